@@ -1,0 +1,205 @@
+// umwelt/corpus.h — the corpus file: one SQLite database holding every chunk
+// of a project's record, the threads they belong to, the links between them,
+// and each source's sync state. docs/CORPUS.md documents the format.
+//
+// Contract:
+// - Only this module speaks SQL. Sources hand it records; readers ask it
+//   questions through the methods below.
+// - One writer, many readers. A Corpus opened kReadWrite may hand out one
+//   WriteBatch at a time; a batch is one transaction and either commits whole
+//   or leaves the file as it was. Readers in other processes see the last
+//   committed state (WAL mode).
+// - A Corpus object is not safe for concurrent use from several threads; open
+//   one per thread (opening is cheap).
+// - A file in the reference system's schema (meta, chunks, chunks_fts only)
+//   opens read-only; thread metadata is then simply absent.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "umwelt/status.h"
+
+struct sqlite3;
+
+namespace umwelt {
+
+inline constexpr int kSchemaVersion = 1;
+
+// One row of `chunks`: a message, comment, issue body, commit, window, ...
+struct Chunk {
+  int64_t id = 0;         // assigned by the corpus
+  std::string source;     // github, discord, code, wandb, web, narrative
+  std::string kind;       // issue, pr, comment, review, review-comment, ...
+  std::string ref;        // unique; parts of a long record are "<ref>:p<i>"
+  std::string parent;     // the thread ref this chunk belongs to
+  std::string title;
+  std::string author;
+  std::string date;       // ISO-8601 UTC
+  std::string url;        // canonical permalink; parts share it
+  std::string text;
+  int part = 0;
+  int n_parts = 1;
+  std::string syms;       // split words of identifiers in text
+};
+
+// One row of `threads`: an issue, PR, channel, file, run or page — what a
+// hover card shows.
+struct Thread {
+  std::string ref;        // "owner/repo#123"
+  std::string source;
+  std::string kind;       // issue, pr, ...
+  std::string state;      // open, closed, merged, draft
+  std::string state_reason;  // completed, not_planned, reopened, ...
+  std::string title;
+  std::string author;
+  std::string author_association;
+  std::string url;
+  std::vector<std::string> labels;
+  std::vector<std::string> assignees;
+  std::string created, updated, closed, merged;
+  std::string parent;                 // epic / parent issue ref, or ""
+  std::vector<std::string> children;  // sub-issue refs
+  std::string description;            // one line
+};
+
+// A cross-reference from a chunk to a thread (`#1234`, an issue url, ...).
+struct Link {
+  std::string from_ref;  // chunk ref
+  std::string to_ref;    // thread ref
+  std::string kind = "mention";  // mention, cross-reference, sub-issue, ...
+};
+
+struct SyncState {
+  std::string source;        // "github:owner/repo"
+  std::string cursor;        // opaque to the corpus
+  std::string last_success;  // ISO time or ""
+  std::string last_error;
+  std::string error_since;   // when the current run of failures began
+};
+
+struct CorpusStats {
+  struct Count {
+    std::string source, kind;
+    int64_t chunks = 0;
+  };
+  std::vector<Count> counts;
+  int64_t total_chunks = 0;
+  int64_t threads = 0;
+  int64_t links = 0;
+  std::string built_at;      // ISO time of the last committed write
+  std::string schema_version;
+  std::string spaces_json;   // meta.spaces, "" when none
+  std::vector<SyncState> sync;
+};
+
+// Splits `c` into parts at paragraph boundaries once its text passes
+// `max_chars` (then at line, sentence or space boundaries for huge paragraphs).
+// Parts get refs "<ref>:p<i>" and share the url. A short chunk is returned as is.
+std::vector<Chunk> SplitIntoParts(const Chunk& c, size_t max_chars = 4000);
+
+class WriteBatch;
+
+class Corpus {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+
+  // Opens (and with kReadWrite, creates or migrates) the corpus at `path`.
+  // Fails with a message naming `path` when it is not SQLite, carries a newer
+  // schema_version, or cannot be opened.
+  static Result<std::unique_ptr<Corpus>> Open(const std::string& path, Mode mode);
+
+  ~Corpus();
+  Corpus(const Corpus&) = delete;
+  Corpus& operator=(const Corpus&) = delete;
+
+  const std::string& path() const { return path_; }
+  bool read_only() const { return read_only_; }
+  // True when the file has umwelt's own tables (threads, links, sync_state).
+  bool native() const { return native_; }
+
+  // Starts the one transaction of a batch. REQUIRES: !read_only() and no other
+  // batch of this Corpus is open.
+  Result<std::unique_ptr<WriteBatch>> BeginWrite();
+
+  // Readers. Each returns the last committed state.
+  Result<std::optional<Chunk>> ChunkByRef(const std::string& ref);
+  Result<std::optional<Chunk>> ChunkByUrl(const std::string& url);
+  // The chunks of one thread (parent), in date then part order.
+  Result<std::vector<Chunk>> ThreadChunks(const std::string& parent);
+  Result<std::vector<Chunk>> ChunksById(const std::vector<int64_t>& ids);
+  Result<std::optional<Thread>> GetThread(const std::string& ref);
+  // Refs of chunks that link to thread `ref`, with their urls, newest first.
+  Result<std::vector<Chunk>> LinkedFrom(const std::string& ref, int limit = 50);
+  Result<std::optional<SyncState>> GetSyncState(const std::string& source);
+  Result<CorpusStats> Stats();
+  Result<std::string> GetMeta(const std::string& key);
+
+  // Visits every chunk in id order with the fields the keyword index needs.
+  struct IndexRow {
+    int64_t id;
+    std::string_view source, kind, author, date, url, title, text, syms;
+  };
+  Status ForEachChunk(const std::function<void(const IndexRow&)>& visit);
+
+  // A string that changes whenever the chunks change: the key side indexes
+  // are cached under.
+  Result<std::string> ContentKey();
+
+  // The raw handle, for benchmarks comparing against FTS5 directly.
+  sqlite3* raw_handle() { return db_; }
+
+ private:
+  friend class WriteBatch;
+  Corpus() = default;
+  Status Init(Mode mode);
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  bool read_only_ = false;
+  bool native_ = false;
+  bool batch_open_ = false;
+};
+
+// One write transaction. Destroying it without Commit() rolls back.
+class WriteBatch {
+ public:
+  ~WriteBatch();
+  WriteBatch(const WriteBatch&) = delete;
+  WriteBatch& operator=(const WriteBatch&) = delete;
+
+  // Stores one record given as its parts (all sharing a base ref, as
+  // SplitIntoParts makes them), replacing whatever the record held before.
+  // Returns true when anything changed. Text is stored as valid UTF-8.
+  Result<bool> PutRecord(const std::vector<Chunk>& parts);
+  // Removes a record and all its parts, and the links from them.
+  Status DeleteRecord(const std::string& ref);
+  // Upserts a thread. Empty parent / children in `t` keep the stored ones.
+  Status PutThread(const Thread& t);
+  // Records that `child` is a sub-issue of `parent`.
+  Status LinkSubIssue(const std::string& parent, const std::string& child);
+  // Replaces the links from chunk `from_ref`.
+  Status PutLinks(const std::string& from_ref, const std::vector<Link>& links);
+  Status AddLink(const Link& link);
+  Status PutSyncState(const SyncState& s);
+  // Refs of the records whose parent is `parent` and whose kind is `kind`.
+  Result<std::vector<std::string>> RecordRefs(const std::string& parent, const std::string& kind);
+
+  // Makes the batch durable. After an error the batch is rolled back.
+  Status Commit();
+
+  int64_t changed() const { return changed_; }
+
+ private:
+  friend class Corpus;
+  explicit WriteBatch(Corpus* c) : corpus_(c) {}
+  Corpus* corpus_;
+  bool done_ = false;
+  int64_t changed_ = 0;
+};
+
+}  // namespace umwelt

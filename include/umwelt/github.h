@@ -1,0 +1,112 @@
+// umwelt/github.h — the GitHub source: REST API JSON (issues, pull requests,
+// issue comments, reviews, review comments, sub-issues, timeline
+// cross-references) turned into corpus records; offline import of saved API
+// output; and incremental live sync of OWNER/REPO.
+//
+// Refs: a thread is "owner/repo#N" (its body chunk has the same ref); a comment
+// is "owner/repo#N/c<id>", a review "owner/repo#N/r<id>", a review comment
+// "owner/repo#N/rc<id>".
+//
+// Parsing never touches the corpus; import and sync write through one
+// WriteBatch per file or per sync page, so a failure leaves the corpus as it
+// was before that batch.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "umwelt/corpus.h"
+#include "umwelt/http.h"
+#include "umwelt/status.h"
+
+namespace umwelt::github {
+
+// Bodies longer than this are cut, with a warning naming the record.
+inline constexpr size_t kMaxBodyBytes = 1u << 20;
+
+// What a page of API JSON yields.
+struct Records {
+  std::vector<std::vector<Chunk>> records;  // each record as its parts
+  std::vector<Thread> threads;
+  std::vector<Link> links;                  // cross-references from chunks
+  std::vector<std::pair<std::string, std::string>> sub_issues;  // (parent, child)
+  int skipped = 0;                          // labels, events, unknown shapes
+  std::vector<std::string> warnings;
+};
+
+// Parses one JSON document (an object or an array of them) as the API returned
+// it. `api_path` is the request path when known ("/repos/o/r/issues/5/sub_issues");
+// it supplies context the records lack (the parent of a sub-issue listing, the
+// target of timeline cross-references). `origin` names the file or URL in
+// errors. Appends to `out`.
+Status ParsePage(std::string_view json, std::string_view api_path, const std::string& origin,
+                 Records* out);
+
+// Splits a stream of concatenated JSON values (what `gh api --paginate`
+// writes, or JSON Lines) into the text of each value. Fails naming `origin` and
+// the byte offset on an unterminated value.
+Result<std::vector<std::string_view>> SplitJsonValues(std::string_view text,
+                                                      const std::string& origin);
+
+// One recorded HTTP exchange.
+struct Exchange {
+  std::string method;
+  std::string path;  // with query
+  long status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+// Parses PyGithub replay files (10 lines per exchange) and octokit fixture
+// files (a JSON array of nock recordings).
+Result<std::vector<Exchange>> ParsePyGithubReplay(std::string_view text, const std::string& origin);
+Result<std::vector<Exchange>> ParseOctokitFixture(std::string_view text, const std::string& origin);
+
+struct ImportReport {
+  int files = 0;
+  int64_t records = 0;   // records seen
+  int64_t changed = 0;   // records added or changed
+  int64_t threads = 0;
+  int64_t skipped = 0;
+  std::vector<std::string> warnings;
+};
+
+// Imports saved API output: `gh api --paginate` JSON, JSON Lines, PyGithub
+// replay files or octokit fixtures (detected from content). Each file is one
+// transaction; the first failing file stops the import with an error naming
+// it, and files before it stay imported.
+Status ImportFiles(Corpus& corpus, const std::vector<std::string>& paths, ImportReport* report);
+
+struct SyncOptions {
+  std::string repo;                                 // "owner/name"
+  std::string api_base = "https://api.github.com";  // GitHub Enterprise or a test server
+  std::string token;
+  int max_retries = 5;
+  double backoff_seconds = 1.0;     // first retry delay; doubles each time
+  double max_sleep_seconds = 3600;  // longest rate-limit wait before giving up
+  bool fetch_reviews = true;
+  bool fetch_sub_issues = true;
+  // Sleeps; tests substitute a recorder.
+  std::function<void(double seconds)> sleep;
+  // Progress: (what, pages so far). Called on the sync thread.
+  std::function<void(const std::string&, int)> progress;
+};
+
+struct SyncReport {
+  int requests = 0;
+  int not_modified = 0;  // 304s
+  int retries = 0;
+  int64_t changed = 0;
+  int64_t deleted = 0;
+  std::string cursor;    // the new since-cursor
+};
+
+// Incremental sync of one repository: issues, comments and review comments
+// updated since the stored cursor (repository-wide listings), pull request
+// state, reviews and sub-issues of the threads that changed, and removal of
+// comments deleted upstream. The cursor moves only when every page committed.
+// On failure the error is recorded in sync_state and returned.
+Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& options, SyncReport* report);
+
+}  // namespace umwelt::github

@@ -1,0 +1,65 @@
+// umwelt/http.h — a minimal HTTP client contract shared by every source that
+// talks to a remote API, with a libcurl implementation.
+//
+// A transport failure (refused, dropped connection, timeout) is a non-ok
+// Status; any HTTP status, including 4xx and 5xx, is a Response for the caller
+// to judge. Retry policy belongs to the caller, who knows the API's rules.
+//
+// An HttpClient is not safe for concurrent use; create one per thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "umwelt/status.h"
+
+namespace umwelt {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  long timeout_seconds = 60;
+  size_t max_body_bytes = 256u << 20;  // a larger response is an error
+};
+
+struct HttpResponse {
+  long status = 0;
+  std::map<std::string, std::string> headers;  // names lower-cased; last value wins
+  std::string body;
+
+  // The header's value, or "" when absent. `name` must be lower-case.
+  std::string Header(const std::string& name) const;
+};
+
+class HttpClient {
+ public:
+  virtual ~HttpClient() = default;
+  virtual Result<HttpResponse> Send(const HttpRequest& request) = 0;
+};
+
+// A libcurl client. Keeps its connection alive between calls.
+std::unique_ptr<HttpClient> NewCurlHttpClient();
+
+// One `<url>; rel="name"` entry of an RFC 8288 Link header.
+struct LinkRelation {
+  std::string url;
+  std::string rel;
+};
+// Parses a Link header; malformed entries are skipped, never fatal.
+std::vector<LinkRelation> ParseLinkHeader(std::string_view header);
+// The url of the entry with `rel`, or "".
+std::string FindLinkRel(std::string_view header, std::string_view rel);
+
+// Percent-encodes `s` for use in a query string.
+std::string UrlEncode(std::string_view s);
+
+// Replaces every occurrence of the secrets in `s` with "***": anything logged
+// passes through this first.
+std::string Redact(std::string s, const std::vector<std::string>& secrets);
+
+}  // namespace umwelt

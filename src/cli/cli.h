@@ -1,0 +1,41 @@
+// Internal to cli/: the verbs. Each returns a Status; main() maps it to an
+// exit code (0 ok, 1 failure, 2 usage) and prints the error, in one place.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "umwelt/corpus.h"
+#include "umwelt/search.h"
+#include "umwelt/status.h"
+
+namespace umwelt::cli {
+
+// The corpus path: --corpus, else $UMWELT_CORPUS, else the per-user data dir.
+std::string DefaultCorpusPath();
+
+Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode);
+
+Status CmdInit(const std::string& corpus);
+Status CmdImportGithub(const std::string& corpus, const std::vector<std::string>& paths);
+struct SyncGithubArgs {
+  std::string repo;
+  std::string api_base;
+  int max_retries = 5;
+};
+Status CmdSyncGithub(const std::string& corpus, const SyncGithubArgs& args);
+Status CmdSearch(const std::string& corpus, const SearchOptions& options, bool json);
+struct ShowArgs {
+  std::string target;  // url or ref
+  int tail = 0;
+  bool toc = false;
+  bool json = false;
+};
+Status CmdShow(const std::string& corpus, const ShowArgs& args);
+Status CmdStatus(const std::string& corpus, bool json);
+
+// Rebuilds the keyword index after a write so the next search starts warm.
+Status RefreshIndex(Corpus& corpus);
+
+}  // namespace umwelt::cli

@@ -1,0 +1,50 @@
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cli.h"
+#include "umwelt/log.h"
+
+namespace umwelt::cli {
+
+std::string DefaultCorpusPath() {
+  if (const char* p = std::getenv("UMWELT_CORPUS"); p && *p) return p;
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/umwelt/corpus.db";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/share/umwelt/corpus.db";
+  return "umwelt-corpus.db";
+}
+
+Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode) {
+  if (mode == Corpus::Mode::kReadWrite) {
+    // Create the parent folder of a default path on first use.
+    size_t slash = path.rfind('/');
+    if (slash != std::string::npos && slash > 0) {
+      std::string dir = path.substr(0, slash);
+      for (size_t p = 1; p <= dir.size(); ++p) {
+        if (p == dir.size() || dir[p] == '/') {
+          std::string d = dir.substr(0, p);
+          if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) {
+            return Status::Io(d + ": " + std::strerror(errno));
+          }
+        }
+      }
+    }
+  }
+  return Corpus::Open(path, mode);
+}
+
+Status RefreshIndex(Corpus& corpus) {
+  auto index = KeywordIndex::Open(corpus);
+  return index.ok() ? Status::Ok() : index.status().WithContext("keyword index");
+}
+
+Status CmdInit(const std::string& path) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  std::printf("corpus ready: %s (schema_version %d)\n", path.c_str(), kSchemaVersion);
+  return Status::Ok();
+}
+
+}  // namespace umwelt::cli

@@ -1,0 +1,68 @@
+// `import github` and `sync github`.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli.h"
+#include "umwelt/github.h"
+#include "umwelt/log.h"
+
+namespace umwelt::cli {
+namespace {
+
+// GITHUB_TOKEN, else what `gh auth token` prints, else "".
+std::string GithubToken() {
+  if (const char* t = std::getenv("GITHUB_TOKEN"); t && *t) return t;
+  if (const char* t = std::getenv("GH_TOKEN"); t && *t) return t;
+  FILE* p = ::popen("gh auth token 2>/dev/null", "r");
+  if (!p) return "";
+  char buf[512];
+  std::string out;
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  ::pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+Status CmdImportGithub(const std::string& path, const std::vector<std::string>& files) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  github::ImportReport report;
+  Status s = github::ImportFiles(*corpus, files, &report);
+  std::printf("imported %d file(s): %lld records (%lld new or changed), %lld threads, %lld skipped\n",
+              report.files, static_cast<long long>(report.records),
+              static_cast<long long>(report.changed), static_cast<long long>(report.threads),
+              static_cast<long long>(report.skipped));
+  if (report.files > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return s;
+}
+
+Status CmdSyncGithub(const std::string& path, const SyncGithubArgs& args) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  auto http = NewCurlHttpClient();
+  github::SyncOptions o;
+  o.repo = args.repo;
+  o.api_base = args.api_base;
+  o.max_retries = args.max_retries;
+  o.token = GithubToken();
+  if (o.token.empty()) LogWarn("no GITHUB_TOKEN and no `gh auth token`: unauthenticated, 60 requests/hour");
+  bool tty = ::isatty(2);
+  if (tty) {
+    o.progress = [](const std::string& what, int page) {
+      std::fprintf(stderr, "\r\033[Ksync %s: page %d", what.c_str(), page);
+    };
+  }
+  github::SyncReport report;
+  Status s = github::Sync(*corpus, *http, o, &report);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  std::printf("sync github %s: %d requests (%d not modified, %d retried), %lld records changed, "
+              "%lld deleted\n",
+              args.repo.c_str(), report.requests, report.not_modified, report.retries,
+              static_cast<long long>(report.changed), static_cast<long long>(report.deleted));
+  if (report.changed > 0 || report.deleted > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return s;
+}
+
+}  // namespace umwelt::cli

@@ -1,0 +1,69 @@
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "umwelt/text.h"
+
+namespace umwelt::cli {
+namespace {
+
+std::string Age(const std::string& iso) {
+  auto t = ParseIsoTime(iso);
+  if (!t) return "never";
+  int64_t s = NowEpoch() - *t;
+  if (s < 0) s = 0;
+  if (s < 120) return std::to_string(s) + "s ago";
+  if (s < 7200) return std::to_string(s / 60) + "m ago";
+  if (s < 172800) return std::to_string(s / 3600) + "h ago";
+  return std::to_string(s / 86400) + "d ago";
+}
+
+}  // namespace
+
+Status CmdStatus(const std::string& path, bool json) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
+  UMWELT_ASSIGN_OR_RETURN(CorpusStats s, corpus->Stats());
+  if (json) {
+    nlohmann::json out;
+    out["corpus"] = path;
+    out["native"] = corpus->native();
+    out["schema_version"] = s.schema_version;
+    out["chunks"] = s.total_chunks;
+    out["threads"] = s.threads;
+    out["links"] = s.links;
+    out["built_at"] = s.built_at;
+    out["counts"] = nlohmann::json::array();
+    for (const auto& c : s.counts) out["counts"].push_back({{"source", c.source}, {"kind", c.kind}, {"chunks", c.chunks}});
+    out["sources"] = nlohmann::json::array();
+    for (const auto& st : s.sync) {
+      out["sources"].push_back({{"source", st.source}, {"last_success", st.last_success},
+                                {"last_error", st.last_error}, {"error_since", st.error_since}});
+    }
+    out["spaces"] = s.spaces_json.empty() ? nlohmann::json::object()
+                                          : nlohmann::json::parse(s.spaces_json, nullptr, false);
+    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return Status::Ok();
+  }
+  std::printf("corpus   %s%s\n", path.c_str(), corpus->native() ? "" : " (reference schema, read-only)");
+  std::printf("chunks   %lld · threads %lld · links %lld\n", static_cast<long long>(s.total_chunks),
+              static_cast<long long>(s.threads), static_cast<long long>(s.links));
+  std::printf("updated  %s (%s)\n", s.built_at.empty() ? "never" : s.built_at.c_str(), Age(s.built_at).c_str());
+  std::printf("\n%-10s %-16s %10s\n", "source", "kind", "chunks");
+  for (const auto& c : s.counts) {
+    std::printf("%-10s %-16s %10lld\n", c.source.c_str(), c.kind.c_str(), static_cast<long long>(c.chunks));
+  }
+  if (!s.sync.empty()) {
+    std::printf("\n%-32s %-22s %s\n", "sync", "last success", "last error");
+    for (const auto& st : s.sync) {
+      std::string err = st.last_error.empty() ? "-" : st.last_error + " (since " + st.error_since + ")";
+      std::printf("%-32s %-22s %s\n", st.source.c_str(),
+                  st.last_success.empty() ? "never" : (st.last_success + " " + Age(st.last_success)).c_str(),
+                  err.c_str());
+    }
+  }
+  std::printf("\nvector spaces: %s\n", s.spaces_json.empty() ? "none (keyword search only)" : s.spaces_json.c_str());
+  return Status::Ok();
+}
+
+}  // namespace umwelt::cli

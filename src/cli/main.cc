@@ -1,0 +1,117 @@
+// The `umwelt` command. Exit codes: 0 success, 1 failure, 2 usage error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli.h"
+#include "umwelt/log.h"
+
+namespace {
+
+int ExitCode(const umwelt::Status& s) {
+  if (s.ok()) return 0;
+  std::fprintf(stderr, "umwelt: error: %s\n", s.message().c_str());
+  return s.code() == umwelt::Code::kInvalidArgument ? 2 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace umwelt;
+  CLI::App app{"umwelt — a searchable, citable memory of an open-source project"};
+  app.require_subcommand(1);
+  app.footer("Exit codes: 0 success, 1 failure, 2 usage error.\n"
+             "The corpus is --corpus, else $UMWELT_CORPUS, else " + cli::DefaultCorpusPath() + ".");
+  std::string corpus = cli::DefaultCorpusPath();
+  app.add_option("--corpus", corpus, "Corpus file (SQLite)");
+  bool verbose = false, quiet = false;
+  app.add_flag("-v,--verbose", verbose, "Log progress to stderr");
+  app.add_flag("-q,--quiet", quiet, "Log only errors");
+
+  auto* init = app.add_subcommand("init", "Create an empty corpus (or migrate an old one)");
+
+  auto* import = app.add_subcommand("import", "Import saved records from files");
+  import->require_subcommand(1);
+  std::vector<std::string> import_paths;
+  auto* import_gh = import->add_subcommand(
+      "github", "Import GitHub API JSON (`gh api --paginate` output, JSON Lines, or recordings)");
+  import_gh->add_option("paths", import_paths, "Files to import")->required()->check(CLI::ExistingFile);
+
+  auto* sync = app.add_subcommand("sync", "Fetch what changed since the last sync");
+  sync->require_subcommand(1);
+  cli::SyncGithubArgs sync_args;
+  auto* sync_gh = sync->add_subcommand("github", "Sync OWNER/REPO from the GitHub API (GITHUB_TOKEN, else `gh auth token`)");
+  sync_gh->add_option("repo", sync_args.repo, "OWNER/REPO")->required();
+  sync_gh->add_option("--api-base", sync_args.api_base, "API base URL (GitHub Enterprise)")
+      ->default_val("https://api.github.com");
+  sync_gh->add_option("--max-retries", sync_args.max_retries, "Retries per request")->default_val(5);
+
+  auto* search = app.add_subcommand("search", "Keyword search");
+  SearchOptions so;
+  bool search_json = false, vec_only = false;
+  std::string source_list, kind_list;
+  search->add_option("query", so.query, "What to look for")->required();
+  search->add_option("-k", so.k, "Hits to return")->default_val(50)->check(CLI::PositiveNumber);
+  search->add_option("--source", source_list, "Only these sources (comma-separated)");
+  search->add_option("--kind", kind_list, "Only these kinds (comma-separated)");
+  search->add_option("--since", so.since, "Only chunks dated on or after (ISO date)");
+  search->add_option("--until", so.until, "Only chunks dated on or before (ISO date)");
+  search->add_option("--author", so.author, "Only chunks by this author");
+  search->add_flag("--fts-only", so.fts_only, "Keyword leg only");
+  search->add_flag("--vec-only", vec_only, "Vector leg only (needs an embedded corpus)");
+  search->add_flag("--json", search_json, "Emit JSON");
+
+  auto* show = app.add_subcommand("show", "Show a thread whole, by url or ref");
+  cli::ShowArgs show_args;
+  show->add_option("target", show_args.target, "A permalink or ref (owner/repo#123)")->required();
+  show->add_option("--tail", show_args.tail, "Only the last N chunks (the close-out)")
+      ->check(CLI::NonNegativeNumber);
+  show->add_flag("--toc", show_args.toc, "One line per chunk");
+  show->add_flag("--json", show_args.json, "Emit JSON");
+
+  auto* status = app.add_subcommand("status", "Counts, sync health and age of the corpus");
+  bool status_json = false;
+  status->add_flag("--json", status_json, "Emit JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);  // 0 for --help, 2 for usage errors
+  }
+  SetLogLevel(quiet ? LogLevel::kError : verbose ? LogLevel::kInfo : LogLevel::kWarn);
+
+  auto split = [](const std::string& s) {
+    std::vector<std::string> out;
+    size_t p = 0;
+    while (p <= s.size() && !s.empty()) {
+      size_t c = s.find(',', p);
+      std::string part = s.substr(p, c == std::string::npos ? std::string::npos : c - p);
+      if (!part.empty()) out.push_back(part);
+      if (c == std::string::npos) break;
+      p = c + 1;
+    }
+    return out;
+  };
+
+  Status s;
+  if (*init) {
+    s = cli::CmdInit(corpus);
+  } else if (*import_gh) {
+    s = cli::CmdImportGithub(corpus, import_paths);
+  } else if (*sync_gh) {
+    s = cli::CmdSyncGithub(corpus, sync_args);
+  } else if (*search) {
+    if (vec_only) {
+      s = Status::Invalid("--vec-only: this corpus has no vector spaces yet (keyword search only)");
+    } else {
+      so.sources = split(source_list);
+      so.kinds = split(kind_list);
+      so.fts_only = true;
+      s = cli::CmdSearch(corpus, so, search_json);
+    }
+  } else if (*show) {
+    s = cli::CmdShow(corpus, show_args);
+  } else if (*status) {
+    s = cli::CmdStatus(corpus, status_json);
+  }
+  return ExitCode(s);
+}

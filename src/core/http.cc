@@ -1,0 +1,173 @@
+#include "umwelt/http.h"
+
+#include <curl/curl.h>
+
+#include <mutex>
+
+#include "umwelt/text.h"
+
+namespace umwelt {
+
+std::string HttpResponse::Header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+namespace {
+
+struct Sink {
+  std::string* body;
+  size_t max;
+  bool overflow = false;
+};
+
+size_t WriteBody(char* data, size_t size, size_t nmemb, void* user) {
+  auto* sink = static_cast<Sink*>(user);
+  size_t n = size * nmemb;
+  if (sink->body->size() + n > sink->max) {
+    sink->overflow = true;
+    return 0;  // aborts the transfer
+  }
+  sink->body->append(data, n);
+  return n;
+}
+
+size_t WriteHeader(char* data, size_t size, size_t nmemb, void* user) {
+  auto* response = static_cast<HttpResponse*>(user);
+  size_t n = size * nmemb;
+  std::string_view line(data, n);
+  if (line.substr(0, 5) == "HTTP/") {
+    response->headers.clear();  // a new response (after 100-continue or a redirect)
+    return n;
+  }
+  size_t colon = line.find(':');
+  if (colon == std::string_view::npos) return n;
+  std::string name = ToLower(line.substr(0, colon));
+  std::string value = CollapseWhitespace(line.substr(colon + 1));
+  response->headers[name] = value;
+  return n;
+}
+
+class CurlHttpClient final : public HttpClient {
+ public:
+  CurlHttpClient() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    curl_ = curl_easy_init();
+  }
+  ~CurlHttpClient() override { curl_easy_cleanup(curl_); }
+  CurlHttpClient(const CurlHttpClient&) = delete;
+  CurlHttpClient& operator=(const CurlHttpClient&) = delete;
+
+  Result<HttpResponse> Send(const HttpRequest& req) override {
+    if (curl_ == nullptr) return Status::Unavailable("libcurl failed to initialise");
+    curl_easy_reset(curl_);
+    HttpResponse response;
+    Sink sink{&response.body, req.max_body_bytes};
+    curl_easy_setopt(curl_, CURLOPT_URL, req.url.c_str());
+    curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+    curl_easy_setopt(curl_, CURLOPT_WRITEFUNCTION, WriteBody);
+    curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &sink);
+    curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, WriteHeader);
+    curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &response);
+    curl_easy_setopt(curl_, CURLOPT_TIMEOUT, req.timeout_seconds);
+    curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT, 20L);
+    curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl_, CURLOPT_ACCEPT_ENCODING, "");  // gzip, deflate, br as built
+    curl_easy_setopt(curl_, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (!req.body.empty() || req.method == "POST" || req.method == "PUT") {
+      curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, req.body.data());
+      curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+    }
+    struct curl_slist* headers = nullptr;
+    for (const auto& [k, v] : req.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
+    curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers);
+    CURLcode rc = curl_easy_perform(curl_);
+    curl_slist_free_all(headers);
+    if (sink.overflow) {
+      return Status::Unavailable(req.url + ": response larger than " +
+                                 std::to_string(req.max_body_bytes) + " bytes");
+    }
+    if (rc != CURLE_OK) {
+      return Status::Unavailable(req.url + ": " + curl_easy_strerror(rc));
+    }
+    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &response.status);
+    return response;
+  }
+
+ private:
+  CURL* curl_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<HttpClient> NewCurlHttpClient() { return std::make_unique<CurlHttpClient>(); }
+
+std::vector<LinkRelation> ParseLinkHeader(std::string_view h) {
+  std::vector<LinkRelation> out;
+  size_t i = 0;
+  while (i < h.size()) {
+    size_t lt = h.find('<', i);
+    if (lt == std::string_view::npos) break;
+    size_t gt = h.find('>', lt + 1);
+    if (gt == std::string_view::npos) break;
+    LinkRelation link{std::string(h.substr(lt + 1, gt - lt - 1)), ""};
+    size_t next = h.find('<', gt + 1);
+    std::string_view params = h.substr(gt + 1, next == std::string_view::npos ? h.npos : next - gt - 1);
+    size_t r = params.find("rel=");
+    if (r != std::string_view::npos) {
+      std::string_view v = params.substr(r + 4);
+      if (!v.empty() && v[0] == '"') {
+        size_t q = v.find('"', 1);
+        link.rel = std::string(v.substr(1, q == std::string_view::npos ? v.npos : q - 1));
+      } else {
+        size_t e = v.find_first_of(",; ");
+        link.rel = std::string(v.substr(0, e));
+      }
+    }
+    if (!link.url.empty() && !link.rel.empty()) out.push_back(std::move(link));
+    i = next == std::string_view::npos ? h.size() : next;
+  }
+  return out;
+}
+
+std::string FindLinkRel(std::string_view header, std::string_view rel) {
+  for (auto& l : ParseLinkHeader(header)) {
+    // rel may hold several space-separated names.
+    std::string_view names = l.rel;
+    size_t p = 0;
+    while (p <= names.size()) {
+      size_t e = names.find(' ', p);
+      if (names.substr(p, e == std::string_view::npos ? names.npos : e - p) == rel) return l.url;
+      if (e == std::string_view::npos) break;
+      p = e + 1;
+    }
+  }
+  return "";
+}
+
+std::string UrlEncode(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string Redact(std::string s, const std::vector<std::string>& secrets) {
+  for (const auto& secret : secrets) {
+    if (secret.size() < 4) continue;
+    size_t p;
+    while ((p = s.find(secret)) != std::string::npos) s.replace(p, secret.size(), "***");
+  }
+  return s;
+}
+
+}  // namespace umwelt

@@ -1,0 +1,278 @@
+#include "umwelt/corpus.h"
+
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sqlite_util.h"
+#include "umwelt/text.h"
+
+namespace umwelt {
+
+using corpus_internal::Exec;
+using corpus_internal::SqliteError;
+using corpus_internal::Stmt;
+
+namespace {
+
+constexpr const char* kChunkColumns =
+    "id, source, kind, ref, parent, title, author, date, url, text, part, n_parts, syms";
+
+Chunk ReadChunk(const Stmt& q) {
+  Chunk c;
+  c.id = q.Int(0);
+  c.source = q.Text(1);
+  c.kind = q.Text(2);
+  c.ref = q.Text(3);
+  c.parent = q.Text(4);
+  c.title = q.Text(5);
+  c.author = q.Text(6);
+  c.date = q.Text(7);
+  c.url = q.Text(8);
+  c.text = q.Text(9);
+  c.part = static_cast<int>(q.Int(10));
+  c.n_parts = static_cast<int>(q.Int(11));
+  c.syms = q.Text(12);
+  return c;
+}
+
+std::vector<std::string> JsonList(const std::string& s) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  auto j = nlohmann::json::parse(s, nullptr, false);
+  if (!j.is_array()) return out;
+  for (auto& e : j) {
+    if (e.is_string()) out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+bool TableExists(sqlite3* db, const char* name) {
+  Stmt q(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?1");
+  if (!q.ok()) return false;
+  q.Bind(1, std::string_view(name));
+  return q.Step() == SQLITE_ROW;
+}
+
+}  // namespace
+
+Corpus::~Corpus() { sqlite3_close_v2(db_); }
+
+Result<std::unique_ptr<Corpus>> Corpus::Open(const std::string& path, Mode mode) {
+  if (path.empty()) return Status::Invalid("no corpus path given");
+  std::unique_ptr<Corpus> c(new Corpus());
+  c->path_ = path;
+  c->read_only_ = mode == Mode::kReadOnly;
+  UMWELT_RETURN_IF_ERROR(c->Init(mode));
+  return c;
+}
+
+Status Corpus::Init(Mode mode) {
+  struct stat st;
+  if (mode == Mode::kReadOnly && ::stat(path_.c_str(), &st) != 0) {
+    return Status::NotFound(path_ + ": no such corpus (run `umwelt init` or an import first)");
+  }
+  int flags = mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
+                                      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path_.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) return SqliteError(db_, rc, path_);
+  sqlite3_busy_timeout(db_, 10000);
+  // Touching the schema is the first read; a non-database fails here.
+  UMWELT_RETURN_IF_ERROR(Exec(db_, "SELECT count(*) FROM sqlite_master", path_));
+  if (mode == Mode::kReadWrite) {
+    UMWELT_RETURN_IF_ERROR(Exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", path_));
+    UMWELT_RETURN_IF_ERROR(corpus_internal::CreateOrMigrate(db_, path_));
+  } else {
+    if (!TableExists(db_, "chunks")) {
+      return Status::Corrupt(path_ + ": no `chunks` table: not an umwelt or reference corpus");
+    }
+    Stmt q(db_, "SELECT value FROM meta WHERE key='schema_version'");
+    if (q.ok() && q.Step() == SQLITE_ROW) {
+      int v = std::atoi(q.Text(0).c_str());
+      if (v > kSchemaVersion && TableExists(db_, "threads")) {
+        return Status::Unsupported(path_ + ": corpus has schema_version " + std::to_string(v) +
+                                   "; this umwelt understands up to " +
+                                   std::to_string(kSchemaVersion) + " (upgrade umwelt)");
+      }
+    }
+  }
+  UMWELT_RETURN_IF_ERROR(Exec(db_, "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;", path_));
+  native_ = TableExists(db_, "threads") && TableExists(db_, "links") && TableExists(db_, "sync_state");
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<WriteBatch>> Corpus::BeginWrite() {
+  if (read_only_) return Status::Invalid(path_ + ": corpus is open read-only");
+  if (batch_open_) return Status::Invalid(path_ + ": a write batch is already open");
+  UMWELT_RETURN_IF_ERROR(Exec(db_, "BEGIN IMMEDIATE", path_));
+  batch_open_ = true;
+  return std::unique_ptr<WriteBatch>(new WriteBatch(this));
+}
+
+Result<std::optional<Chunk>> Corpus::ChunkByRef(const std::string& ref) {
+  Stmt q(db_, (std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE ref=?1").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, ref);
+  if (q.Step() == SQLITE_ROW) return std::optional<Chunk>(ReadChunk(q));
+  return std::optional<Chunk>();
+}
+
+Result<std::optional<Chunk>> Corpus::ChunkByUrl(const std::string& url) {
+  Stmt q(db_, (std::string("SELECT ") + kChunkColumns +
+               " FROM chunks WHERE url=?1 ORDER BY part LIMIT 1").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, url);
+  if (q.Step() == SQLITE_ROW) return std::optional<Chunk>(ReadChunk(q));
+  return std::optional<Chunk>();
+}
+
+Result<std::vector<Chunk>> Corpus::ThreadChunks(const std::string& parent) {
+  // The thread's own body first, then everything else in time order.
+  Stmt q(db_, (std::string("SELECT ") + kChunkColumns +
+               " FROM chunks WHERE parent=?1 OR ref=?1 OR ref LIKE ?1 || ':p%' "
+               "ORDER BY (kind IN ('issue','pr')) DESC, date, ref, part").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, parent);
+  std::vector<Chunk> out;
+  while (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
+  return out;
+}
+
+Result<std::vector<Chunk>> Corpus::ChunksById(const std::vector<int64_t>& ids) {
+  Stmt q(db_, (std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE id=?1").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  std::vector<Chunk> out;
+  out.reserve(ids.size());
+  for (int64_t id : ids) {
+    q.Bind(1, id);
+    if (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
+    q.Reset();
+  }
+  return out;
+}
+
+Result<std::optional<Thread>> Corpus::GetThread(const std::string& ref) {
+  if (!native_) return std::optional<Thread>();
+  Stmt q(db_,
+         "SELECT ref, source, kind, state, state_reason, title, author, author_association, url,"
+         " labels, assignees, created, updated, closed, merged, parent, children, description"
+         " FROM threads WHERE ref=?1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, ref);
+  if (q.Step() != SQLITE_ROW) return std::optional<Thread>();
+  Thread t;
+  t.ref = q.Text(0);
+  t.source = q.Text(1);
+  t.kind = q.Text(2);
+  t.state = q.Text(3);
+  t.state_reason = q.Text(4);
+  t.title = q.Text(5);
+  t.author = q.Text(6);
+  t.author_association = q.Text(7);
+  t.url = q.Text(8);
+  t.labels = JsonList(q.Text(9));
+  t.assignees = JsonList(q.Text(10));
+  t.created = q.Text(11);
+  t.updated = q.Text(12);
+  t.closed = q.Text(13);
+  t.merged = q.Text(14);
+  t.parent = q.Text(15);
+  t.children = JsonList(q.Text(16));
+  t.description = q.Text(17);
+  return std::optional<Thread>(std::move(t));
+}
+
+Result<std::vector<Chunk>> Corpus::LinkedFrom(const std::string& ref, int limit) {
+  std::vector<Chunk> out;
+  if (!native_) return out;
+  Stmt q(db_, (std::string("SELECT c.id, c.source, c.kind, c.ref, c.parent, c.title, c.author,"
+                           " c.date, c.url, '', c.part, c.n_parts, ''"
+                           " FROM links l JOIN chunks c ON c.ref = l.from_ref"
+                           " WHERE l.to_ref=?1 AND (c.parent IS NULL OR c.parent<>?1)"
+                           " ORDER BY c.date DESC LIMIT ?2")).c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, ref).Bind(2, limit);
+  while (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
+  return out;
+}
+
+Result<std::optional<SyncState>> Corpus::GetSyncState(const std::string& source) {
+  if (!native_) return std::optional<SyncState>();
+  Stmt q(db_, "SELECT source, cursor, last_success, last_error, error_since FROM sync_state"
+              " WHERE source=?1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, source);
+  if (q.Step() != SQLITE_ROW) return std::optional<SyncState>();
+  return std::optional<SyncState>(
+      SyncState{q.Text(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4)});
+}
+
+Result<std::string> Corpus::GetMeta(const std::string& key) {
+  Stmt q(db_, "SELECT value FROM meta WHERE key=?1");
+  if (!q.ok()) return std::string();  // a reference file may lack meta
+  q.Bind(1, key);
+  return q.Step() == SQLITE_ROW ? q.Text(0) : std::string();
+}
+
+Result<CorpusStats> Corpus::Stats() {
+  CorpusStats s;
+  Stmt q(db_, "SELECT source, kind, count(*) FROM chunks GROUP BY source, kind ORDER BY source, kind");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  while (q.Step() == SQLITE_ROW) {
+    s.counts.push_back({q.Text(0), q.Text(1), q.Int(2)});
+    s.total_chunks += q.Int(2);
+  }
+  UMWELT_ASSIGN_OR_RETURN(s.schema_version, GetMeta("schema_version"));
+  UMWELT_ASSIGN_OR_RETURN(s.spaces_json, GetMeta("spaces"));
+  UMWELT_ASSIGN_OR_RETURN(std::string built, GetMeta("built_at_epoch"));
+  if (!built.empty()) s.built_at = FormatIsoTime(std::atoll(built.c_str()));
+  if (native_) {
+    Stmt t(db_, "SELECT (SELECT count(*) FROM threads), (SELECT count(*) FROM links)");
+    UMWELT_RETURN_IF_ERROR(t.PrepareStatus(path_));
+    if (t.Step() == SQLITE_ROW) {
+      s.threads = t.Int(0);
+      s.links = t.Int(1);
+    }
+    Stmt ss(db_, "SELECT source, cursor, last_success, last_error, error_since FROM sync_state"
+                 " ORDER BY source");
+    UMWELT_RETURN_IF_ERROR(ss.PrepareStatus(path_));
+    while (ss.Step() == SQLITE_ROW) {
+      s.sync.push_back({ss.Text(0), ss.Text(1), ss.Text(2), ss.Text(3), ss.Text(4)});
+    }
+  }
+  return s;
+}
+
+Status Corpus::ForEachChunk(const std::function<void(const IndexRow&)>& visit) {
+  Stmt q(db_, "SELECT id, source, kind, author, date, url, title, text, syms FROM chunks ORDER BY id");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    visit(IndexRow{q.Int(0), q.View(1), q.View(2), q.View(3), q.View(4), q.View(5), q.View(6),
+                   q.View(7), q.View(8)});
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_);
+  return Status::Ok();
+}
+
+Result<std::string> Corpus::ContentKey() {
+  Stmt q(db_, "SELECT count(*), coalesce(max(id), 0) FROM chunks");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  if (q.Step() != SQLITE_ROW) return SqliteError(db_, sqlite3_errcode(db_), path_);
+  std::string key = "n=" + std::to_string(q.Int(0)) + ";max=" + std::to_string(q.Int(1));
+  UMWELT_ASSIGN_OR_RETURN(std::string gen, GetMeta("generation"));
+  if (!gen.empty() && native_) {
+    key += ";gen=" + gen;
+  } else {
+    // A file written by another program: its size and mtime stand in for a
+    // generation counter.
+    struct stat st;
+    if (::stat(path_.c_str(), &st) == 0) {
+      key += ";size=" + std::to_string(st.st_size) + ";mtime=" + std::to_string(st.st_mtim.tv_sec) +
+             "." + std::to_string(st.st_mtim.tv_nsec);
+    }
+  }
+  return key;
+}
+
+}  // namespace umwelt

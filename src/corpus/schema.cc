@@ -1,0 +1,96 @@
+// The corpus schema and its migrations. docs/CORPUS.md describes each table.
+// A migration is appended, never edited: migration i takes schema_version i-1
+// to i.
+#include <string>
+
+#include "sqlite_util.h"
+#include "umwelt/corpus.h"
+
+namespace umwelt::corpus_internal {
+namespace {
+
+// Version 1: the reference system's core (meta, chunks, chunks_fts) plus
+// umwelt's threads, links and sync_state.
+const char* kMigration1 = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS chunks(
+  id INTEGER PRIMARY KEY,
+  source TEXT NOT NULL, kind TEXT NOT NULL, ref TEXT NOT NULL, parent TEXT,
+  title TEXT, author TEXT, date TEXT, url TEXT, text TEXT,
+  part INTEGER DEFAULT 0, n_parts INTEGER DEFAULT 1, syms TEXT,
+  embed_space TEXT, embedding BLOB);
+CREATE UNIQUE INDEX IF NOT EXISTS chunks_ref ON chunks(ref);
+CREATE INDEX IF NOT EXISTS chunks_parent ON chunks(parent, date);
+CREATE INDEX IF NOT EXISTS chunks_url ON chunks(url);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  text, title, syms, content='chunks', content_rowid='id');
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, text, title, syms) VALUES (new.id, new.text, new.title, new.syms);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, text, title, syms)
+    VALUES ('delete', old.id, old.text, old.title, old.syms);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF text, title, syms ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, text, title, syms)
+    VALUES ('delete', old.id, old.text, old.title, old.syms);
+  INSERT INTO chunks_fts(rowid, text, title, syms) VALUES (new.id, new.text, new.title, new.syms);
+END;
+CREATE TABLE IF NOT EXISTS threads(
+  ref TEXT PRIMARY KEY, source TEXT, kind TEXT, state TEXT, state_reason TEXT,
+  title TEXT, author TEXT, author_association TEXT, url TEXT,
+  labels TEXT, assignees TEXT,
+  created TEXT, updated TEXT, closed TEXT, merged TEXT,
+  parent TEXT, children TEXT, description TEXT);
+CREATE INDEX IF NOT EXISTS threads_url ON threads(url);
+CREATE TABLE IF NOT EXISTS links(
+  from_ref TEXT NOT NULL, to_ref TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'mention',
+  PRIMARY KEY(from_ref, to_ref, kind)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_to ON links(to_ref);
+CREATE TABLE IF NOT EXISTS sync_state(
+  source TEXT PRIMARY KEY, cursor TEXT, last_success TEXT, last_error TEXT, error_since TEXT);
+)sql";
+
+const char* kMigrations[] = {kMigration1};
+constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);
+static_assert(kNumMigrations == kSchemaVersion, "one migration per schema version");
+
+}  // namespace
+
+Status CreateOrMigrate(sqlite3* db, const std::string& path) {
+  UMWELT_RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE", path));
+  int version = 0;
+  {
+    Stmt has_meta(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'");
+    UMWELT_RETURN_IF_ERROR(has_meta.PrepareStatus(path));
+    if (has_meta.Step() == SQLITE_ROW) {
+      Stmt q(db, "SELECT value FROM meta WHERE key='schema_version'");
+      UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path));
+      if (q.Step() == SQLITE_ROW) version = std::atoi(q.Text(0).c_str());
+    }
+  }
+  if (version > kSchemaVersion) {
+    (void)Exec(db, "ROLLBACK", path);
+    return Status::Unsupported(path + ": corpus has schema_version " + std::to_string(version) +
+                               "; this umwelt understands up to " +
+                               std::to_string(kSchemaVersion) + " (upgrade umwelt)");
+  }
+  for (int v = version; v < kSchemaVersion; ++v) {
+    Status s = Exec(db, kMigrations[v], path + ": migration to schema_version " + std::to_string(v + 1));
+    if (!s.ok()) {
+      (void)Exec(db, "ROLLBACK", path);
+      return s;
+    }
+  }
+  Stmt set(db, "INSERT INTO meta(key, value) VALUES ('schema_version', ?1) "
+               "ON CONFLICT(key) DO UPDATE SET value=excluded.value");
+  set.Bind(1, std::to_string(kSchemaVersion));
+  Status s = set.Run(path);
+  if (!s.ok()) {
+    (void)Exec(db, "ROLLBACK", path);
+    return s;
+  }
+  return Exec(db, "COMMIT", path);
+}
+
+}  // namespace umwelt::corpus_internal

@@ -1,0 +1,68 @@
+// Internal to corpus/: a thin RAII wrapper over sqlite3_stmt.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "umwelt/status.h"
+
+namespace umwelt::corpus_internal {
+
+// Runs `sql` (one or more statements, no results). The error names `context`.
+Status Exec(sqlite3* db, const char* sql, const std::string& context);
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql);
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  bool ok() const { return stmt_ != nullptr; }
+  Status PrepareStatus(const std::string& context) const;
+
+  Stmt& Bind(int i, std::string_view v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& Bind(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Stmt& Bind(int i, int v) { return Bind(i, static_cast<int64_t>(v)); }
+
+  // SQLITE_ROW, SQLITE_DONE or an error code.
+  int Step() { return sqlite3_step(stmt_); }
+  // Steps to completion; a non-DONE result is an error naming `context`.
+  Status Run(const std::string& context);
+  void Reset() {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  std::string Text(int col) const {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string(p, sqlite3_column_bytes(stmt_, col)) : std::string();
+  }
+  std::string_view View(int col) const {
+    auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+    return p ? std::string_view(p, sqlite3_column_bytes(stmt_, col)) : std::string_view();
+  }
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  sqlite3_stmt* get() { return stmt_; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// Maps an SQLite error to a Status naming `context`.
+Status SqliteError(sqlite3* db, int rc, const std::string& context);
+
+// Schema: creates a fresh corpus or migrates an older one to kSchemaVersion.
+Status CreateOrMigrate(sqlite3* db, const std::string& path);
+
+}  // namespace umwelt::corpus_internal

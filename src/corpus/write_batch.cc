@@ -1,0 +1,257 @@
+#include <nlohmann/json.hpp>
+
+#include "sqlite_util.h"
+#include "umwelt/corpus.h"
+#include "umwelt/text.h"
+
+namespace umwelt {
+
+using corpus_internal::Exec;
+using corpus_internal::Stmt;
+
+namespace {
+
+std::string JsonArray(const std::vector<std::string>& v) {
+  nlohmann::json j = nlohmann::json::array();
+  for (auto& s : v) j.push_back(s);
+  return j.dump();
+}
+
+// The range of refs holding a record's parts: "<ref>:p0" ... "<ref>:p~".
+std::string PartLow(const std::string& ref) { return ref + ":p"; }
+std::string PartHigh(const std::string& ref) { return ref + ":q"; }
+
+// Strips a ":p<i>" suffix.
+std::string BaseRef(const std::string& ref) {
+  size_t p = ref.rfind(":p");
+  if (p == std::string::npos) return ref;
+  for (size_t i = p + 2; i < ref.size(); ++i) {
+    if (ref[i] < '0' || ref[i] > '9') return ref;
+  }
+  return p + 2 < ref.size() ? ref.substr(0, p) : ref;
+}
+
+bool SameChunk(const Chunk& a, const Chunk& b) {
+  return a.ref == b.ref && a.source == b.source && a.kind == b.kind && a.parent == b.parent &&
+         a.title == b.title && a.author == b.author && a.date == b.date && a.url == b.url &&
+         a.text == b.text && a.part == b.part && a.n_parts == b.n_parts && a.syms == b.syms;
+}
+
+}  // namespace
+
+WriteBatch::~WriteBatch() {
+  if (!done_) {
+    (void)Exec(corpus_->db_, "ROLLBACK", corpus_->path_);
+    corpus_->batch_open_ = false;
+  }
+}
+
+Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
+  if (in.empty()) return false;
+  sqlite3* db = corpus_->db_;
+  const std::string& path = corpus_->path_;
+  std::string base = BaseRef(in[0].ref);
+  std::vector<Chunk> parts;
+  parts.reserve(in.size());
+  for (const auto& c : in) {
+    if (c.ref.empty()) return Status::Invalid(path + ": record with an empty ref");
+    Chunk s = c;
+    if (!IsValidUtf8(s.text)) s.text = SanitizeUtf8(s.text);
+    if (!IsValidUtf8(s.title)) s.title = SanitizeUtf8(s.title);
+    if (!IsValidUtf8(s.author)) s.author = SanitizeUtf8(s.author);
+    if (s.syms.empty()) s.syms = IdentifierSymbols(s.text);
+    parts.push_back(std::move(s));
+  }
+
+  Stmt existing(db, "SELECT id, source, kind, ref, parent, title, author, date, url, text, part,"
+                    " n_parts, syms FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3) ORDER BY part");
+  UMWELT_RETURN_IF_ERROR(existing.PrepareStatus(path));
+  existing.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
+  std::vector<Chunk> old;
+  while (existing.Step() == SQLITE_ROW) {
+    Chunk c;
+    c.id = existing.Int(0);
+    c.source = existing.Text(1);
+    c.kind = existing.Text(2);
+    c.ref = existing.Text(3);
+    c.parent = existing.Text(4);
+    c.title = existing.Text(5);
+    c.author = existing.Text(6);
+    c.date = existing.Text(7);
+    c.url = existing.Text(8);
+    c.text = existing.Text(9);
+    c.part = static_cast<int>(existing.Int(10));
+    c.n_parts = static_cast<int>(existing.Int(11));
+    c.syms = existing.Text(12);
+    old.push_back(std::move(c));
+  }
+  if (old.size() == parts.size()) {
+    bool same = true;
+    for (size_t i = 0; i < old.size() && same; ++i) same = SameChunk(old[i], parts[i]);
+    if (same) return false;
+  }
+
+  Stmt del(db, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
+  UMWELT_RETURN_IF_ERROR(del.PrepareStatus(path));
+  del.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
+  UMWELT_RETURN_IF_ERROR(del.Run(path + ": replacing " + base));
+
+  Stmt ins(db, "INSERT INTO chunks(source, kind, ref, parent, title, author, date, url, text, part,"
+               " n_parts, syms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+  UMWELT_RETURN_IF_ERROR(ins.PrepareStatus(path));
+  for (const auto& c : parts) {
+    ins.Bind(1, c.source).Bind(2, c.kind).Bind(3, c.ref).Bind(4, c.parent).Bind(5, c.title);
+    ins.Bind(6, c.author).Bind(7, c.date).Bind(8, c.url).Bind(9, c.text).Bind(10, c.part);
+    ins.Bind(11, c.n_parts).Bind(12, c.syms);
+    UMWELT_RETURN_IF_ERROR(ins.Run(path + ": storing " + c.ref));
+  }
+  ++changed_;
+  return true;
+}
+
+Status WriteBatch::DeleteRecord(const std::string& ref) {
+  sqlite3* db = corpus_->db_;
+  const std::string& path = corpus_->path_;
+  std::string base = BaseRef(ref);
+  Stmt dl(db, "DELETE FROM links WHERE from_ref=?1 OR (from_ref>=?2 AND from_ref<?3)");
+  UMWELT_RETURN_IF_ERROR(dl.PrepareStatus(path));
+  dl.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
+  UMWELT_RETURN_IF_ERROR(dl.Run(path + ": deleting links of " + base));
+  Stmt del(db, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
+  UMWELT_RETURN_IF_ERROR(del.PrepareStatus(path));
+  del.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
+  UMWELT_RETURN_IF_ERROR(del.Run(path + ": deleting " + base));
+  if (sqlite3_changes(db) > 0) ++changed_;
+  return Status::Ok();
+}
+
+Status WriteBatch::PutThread(const Thread& t) {
+  Stmt q(corpus_->db_,
+         "INSERT INTO threads(ref, source, kind, state, state_reason, title, author,"
+         " author_association, url, labels, assignees, created, updated, closed, merged, parent,"
+         " children, description) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
+         " nullif(?16,''), nullif(?17,'[]'), ?18)"
+         " ON CONFLICT(ref) DO UPDATE SET source=excluded.source, kind=excluded.kind,"
+         " state=excluded.state, state_reason=excluded.state_reason, title=excluded.title,"
+         " author=excluded.author, author_association=excluded.author_association,"
+         " url=excluded.url, labels=excluded.labels, assignees=excluded.assignees,"
+         " created=excluded.created, updated=excluded.updated, closed=excluded.closed,"
+         " merged=excluded.merged, parent=coalesce(excluded.parent, threads.parent),"
+         " children=coalesce(excluded.children, threads.children),"
+         " description=excluded.description");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, t.ref).Bind(2, t.source).Bind(3, t.kind).Bind(4, t.state).Bind(5, t.state_reason);
+  q.Bind(6, t.title).Bind(7, t.author).Bind(8, t.author_association).Bind(9, t.url);
+  q.Bind(10, JsonArray(t.labels)).Bind(11, JsonArray(t.assignees)).Bind(12, t.created);
+  q.Bind(13, t.updated).Bind(14, t.closed).Bind(15, t.merged).Bind(16, t.parent);
+  q.Bind(17, JsonArray(t.children)).Bind(18, t.description);
+  return q.Run(corpus_->path_ + ": storing thread " + t.ref);
+}
+
+Status WriteBatch::LinkSubIssue(const std::string& parent, const std::string& child) {
+  sqlite3* db = corpus_->db_;
+  const std::string& path = corpus_->path_;
+  // Rows may not exist yet (the sub-issue listing can come before the issue).
+  Stmt ensure(db, "INSERT OR IGNORE INTO threads(ref, source) VALUES (?1, 'github')");
+  UMWELT_RETURN_IF_ERROR(ensure.PrepareStatus(path));
+  ensure.Bind(1, parent);
+  UMWELT_RETURN_IF_ERROR(ensure.Run(path));
+  ensure.Bind(1, child);
+  UMWELT_RETURN_IF_ERROR(ensure.Run(path));
+  Stmt set_parent(db, "UPDATE threads SET parent=?2 WHERE ref=?1");
+  UMWELT_RETURN_IF_ERROR(set_parent.PrepareStatus(path));
+  set_parent.Bind(1, child).Bind(2, parent);
+  UMWELT_RETURN_IF_ERROR(set_parent.Run(path));
+  Stmt get(db, "SELECT children FROM threads WHERE ref=?1");
+  UMWELT_RETURN_IF_ERROR(get.PrepareStatus(path));
+  get.Bind(1, parent);
+  std::vector<std::string> children;
+  if (get.Step() == SQLITE_ROW) {
+    auto j = nlohmann::json::parse(get.Text(0), nullptr, false);
+    if (j.is_array()) {
+      for (auto& e : j) {
+        if (e.is_string()) children.push_back(e.get<std::string>());
+      }
+    }
+  }
+  get.Reset();
+  for (auto& c : children) {
+    if (c == child) return Status::Ok();
+  }
+  children.push_back(child);
+  Stmt set_children(db, "UPDATE threads SET children=?2 WHERE ref=?1");
+  UMWELT_RETURN_IF_ERROR(set_children.PrepareStatus(path));
+  set_children.Bind(1, parent).Bind(2, JsonArray(children));
+  UMWELT_RETURN_IF_ERROR(set_children.Run(path));
+  return AddLink({child, parent, "sub-issue"});
+}
+
+Status WriteBatch::PutLinks(const std::string& from_ref, const std::vector<Link>& links) {
+  Stmt del(corpus_->db_, "DELETE FROM links WHERE from_ref=?1 AND kind='mention'");
+  UMWELT_RETURN_IF_ERROR(del.PrepareStatus(corpus_->path_));
+  del.Bind(1, from_ref);
+  UMWELT_RETURN_IF_ERROR(del.Run(corpus_->path_));
+  for (const auto& l : links) UMWELT_RETURN_IF_ERROR(AddLink(l));
+  return Status::Ok();
+}
+
+Status WriteBatch::AddLink(const Link& l) {
+  Stmt q(corpus_->db_, "INSERT OR IGNORE INTO links(from_ref, to_ref, kind) VALUES (?1, ?2, ?3)");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, l.from_ref).Bind(2, l.to_ref).Bind(3, l.kind);
+  return q.Run(corpus_->path_ + ": storing link " + l.from_ref + " -> " + l.to_ref);
+}
+
+Status WriteBatch::PutSyncState(const SyncState& s) {
+  Stmt q(corpus_->db_,
+         "INSERT INTO sync_state(source, cursor, last_success, last_error, error_since)"
+         " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(source) DO UPDATE SET cursor=excluded.cursor,"
+         " last_success=excluded.last_success, last_error=excluded.last_error,"
+         " error_since=excluded.error_since");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, s.source).Bind(2, s.cursor).Bind(3, s.last_success).Bind(4, s.last_error);
+  q.Bind(5, s.error_since);
+  return q.Run(corpus_->path_ + ": storing sync state of " + s.source);
+}
+
+Result<std::vector<std::string>> WriteBatch::RecordRefs(const std::string& parent,
+                                                        const std::string& kind) {
+  Stmt q(corpus_->db_, "SELECT DISTINCT ref FROM chunks WHERE parent=?1 AND kind=?2");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, parent).Bind(2, kind);
+  std::vector<std::string> out;
+  std::string last;
+  while (q.Step() == SQLITE_ROW) {
+    std::string base = BaseRef(q.Text(0));
+    if (base != last) out.push_back(base);
+    last = base;
+  }
+  return out;
+}
+
+Status WriteBatch::Commit() {
+  sqlite3* db = corpus_->db_;
+  const std::string& path = corpus_->path_;
+  Status s = Status::Ok();
+  if (changed_ > 0) {
+    s = Exec(db,
+             "INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT(key) DO UPDATE"
+             " SET value = CAST(value AS INTEGER) + 1;"
+             "INSERT INTO meta(key, value) VALUES ('chunks', (SELECT count(*) FROM chunks))"
+             " ON CONFLICT(key) DO UPDATE SET value=excluded.value;",
+             path);
+    if (s.ok()) {
+      Stmt built(db, "INSERT INTO meta(key, value) VALUES ('built_at_epoch', ?1)"
+                     " ON CONFLICT(key) DO UPDATE SET value=excluded.value");
+      s = built.PrepareStatus(path);
+      if (s.ok()) s = built.Bind(1, std::to_string(NowEpoch())).Run(path);
+    }
+  }
+  if (s.ok()) s = Exec(db, "COMMIT", path + ": commit");
+  if (!s.ok()) (void)Exec(db, "ROLLBACK", path);
+  done_ = true;
+  corpus_->batch_open_ = false;
+  return s;
+}
+
+}  // namespace umwelt

@@ -1,0 +1,56 @@
+// Internal to index/: the on-disk layout of the keyword index (docs/CORPUS.md,
+// "Keyword index"). Little-endian, every section 8-byte aligned, mapped
+// read-only. A file whose magic, version or content key differs is rebuilt.
+#pragma once
+
+#include <cstdint>
+
+namespace umwelt::index_internal {
+
+inline constexpr char kMagic[8] = {'U', 'M', 'W', 'K', 'W', 'I', 'D', 'X'};
+inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr float kTitleWeight = 3.0f;  // a title word counts as three text words
+
+enum Section : int {
+  kChunkIds = 0,   // int64[n_docs]
+  kLenExact,       // uint32[n_docs]  weighted length of text + title
+  kLenSyms,        // uint32[n_docs]
+  kSourceIds,      // uint8[n_docs]
+  kKindIds,        // uint8[n_docs]
+  kDates,          // int64[n_docs]   epoch seconds, INT64_MIN when unknown
+  kAuthorIds,      // uint32[n_docs]
+  kUrlIds,         // uint32[n_docs]  docs sharing a url share an id
+  kTermOffsets,    // uint32[n_terms + 1] into kTermBlob
+  kTermBlob,       // sorted terms, concatenated
+  kTermPostings,   // TermEntry[n_terms]
+  kPostDocs,       // uint32[n_postings]
+  kPostTf,         // uint16[n_postings]  (weighted tf, saturated)
+  kStrOffsets,     // uint32[n_strings + 1]: sources, then kinds, then authors
+  kStrBlob,
+  kNumSections,
+};
+
+struct TermEntry {
+  uint64_t exact_off;
+  uint32_t exact_n;
+  uint32_t syms_n;
+  uint64_t syms_off;
+};
+
+struct Header {
+  char magic[8];
+  uint32_t version;
+  uint32_t n_docs;
+  uint64_t content_hash;
+  uint32_t n_terms;
+  uint32_t n_sources;
+  uint32_t n_kinds;
+  uint32_t n_authors;
+  uint64_t n_postings;
+  double avg_len_exact;
+  double avg_len_syms;
+  uint64_t offset[kNumSections];
+  uint64_t size[kNumSections];
+};
+
+}  // namespace umwelt::index_internal

@@ -1,0 +1,223 @@
+// Builds the keyword index file from a corpus.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <xxhash.h>
+
+#include "index_format.h"
+#include "umwelt/search.h"
+#include "umwelt/text.h"
+
+namespace umwelt {
+namespace ii = index_internal;
+
+namespace {
+
+struct Posting {
+  uint32_t doc;
+  uint16_t tf;
+};
+
+class Interner {
+ public:
+  uint32_t Id(std::string_view s) {
+    auto it = ids_.find(std::string(s));
+    if (it != ids_.end()) return it->second;
+    uint32_t id = static_cast<uint32_t>(names_.size());
+    names_.emplace_back(s);
+    ids_.emplace(names_.back(), id);
+    return id;
+  }
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::vector<std::string> names_;
+};
+
+struct TermPostings {
+  std::vector<Posting> exact, syms;
+};
+
+uint16_t Saturate(float tf) {
+  return static_cast<uint16_t>(std::min(65535.0f, tf + 0.5f));
+}
+
+class Writer {
+ public:
+  explicit Writer(int fd) : fd_(fd) {}
+  Status Put(const void* data, size_t n) {
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+      ssize_t w = ::write(fd_, p, n);
+      if (w < 0) return Status::Io(std::string("writing keyword index: ") + std::strerror(errno));
+      p += w;
+      n -= static_cast<size_t>(w);
+      pos_ += static_cast<uint64_t>(w);
+    }
+    return Status::Ok();
+  }
+  Status Align() {
+    static const char zeros[8] = {};
+    size_t pad = (8 - pos_ % 8) % 8;
+    return pad ? Put(zeros, pad) : Status::Ok();
+  }
+  uint64_t pos() const { return pos_; }
+
+ private:
+  int fd_;
+  uint64_t pos_ = 0;
+};
+
+}  // namespace
+
+Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
+  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
+  std::vector<int64_t> chunk_ids;
+  std::vector<uint32_t> len_exact, len_syms, author_ids, url_ids;
+  std::vector<uint8_t> source_ids, kind_ids;
+  std::vector<int64_t> dates;
+  Interner terms, sources, kinds, authors;
+  std::unordered_map<uint64_t, uint32_t> url_hash_ids;
+  std::vector<TermPostings> postings;
+  std::unordered_map<uint32_t, float> tf_exact;
+  std::unordered_map<uint32_t, float> tf_syms;
+
+  auto add_tokens = [&](std::string_view text, float weight, std::unordered_map<uint32_t, float>& tf) {
+    float total = 0;
+    for (auto& t : Tokenize(text)) {
+      tf[terms.Id(t)] += weight;
+      total += weight;
+    }
+    return total;
+  };
+
+  Status s = corpus.ForEachChunk([&](const Corpus::IndexRow& r) {
+    uint32_t doc = static_cast<uint32_t>(chunk_ids.size());
+    chunk_ids.push_back(r.id);
+    tf_exact.clear();
+    tf_syms.clear();
+    float le = add_tokens(r.text, 1.0f, tf_exact) + add_tokens(r.title, ii::kTitleWeight, tf_exact);
+    float ls = add_tokens(r.syms, 1.0f, tf_syms);
+    len_exact.push_back(static_cast<uint32_t>(le));
+    len_syms.push_back(static_cast<uint32_t>(ls));
+    if (postings.size() < terms.names().size()) postings.resize(terms.names().size());
+    for (auto& [t, tf] : tf_exact) postings[t].exact.push_back({doc, Saturate(tf)});
+    for (auto& [t, tf] : tf_syms) postings[t].syms.push_back({doc, Saturate(tf)});
+    source_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, sources.Id(r.source))));
+    kind_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, kinds.Id(r.kind))));
+    auto t = ParseIsoTime(r.date);
+    dates.push_back(t ? *t : std::numeric_limits<int64_t>::min());
+    author_ids.push_back(authors.Id(r.author));
+    uint64_t uh = r.url.empty() ? XXH3_64bits(&r.id, sizeof r.id) ^ 0x9e3779b97f4a7c15ull
+                                : XXH3_64bits(r.url.data(), r.url.size());
+    auto [it, fresh] = url_hash_ids.emplace(uh, static_cast<uint32_t>(url_hash_ids.size()));
+    url_ids.push_back(it->second);
+  });
+  UMWELT_RETURN_IF_ERROR(s);
+  postings.resize(terms.names().size());
+
+  // Sort terms so lookups can binary-search.
+  const auto& names = terms.names();
+  std::vector<uint32_t> order(names.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
+
+  ii::Header h{};
+  std::memcpy(h.magic, ii::kMagic, sizeof h.magic);
+  h.version = ii::kFormatVersion;
+  h.n_docs = static_cast<uint32_t>(chunk_ids.size());
+  h.content_hash = XXH3_64bits(key.data(), key.size());
+  h.n_terms = static_cast<uint32_t>(names.size());
+  h.n_sources = static_cast<uint32_t>(sources.names().size());
+  h.n_kinds = static_cast<uint32_t>(kinds.names().size());
+  h.n_authors = static_cast<uint32_t>(authors.names().size());
+  double sum_e = 0, sum_s = 0;
+  for (auto v : len_exact) sum_e += v;
+  for (auto v : len_syms) sum_s += v;
+  h.avg_len_exact = h.n_docs ? std::max(1.0, sum_e / h.n_docs) : 1.0;
+  h.avg_len_syms = h.n_docs ? std::max(1.0, sum_s / h.n_docs) : 1.0;
+
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return Status::Io(tmp + ": " + std::strerror(errno));
+  Writer w(fd);
+  auto fail = [&](Status st) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return st;
+  };
+  Status st = w.Put(&h, sizeof h);
+  auto section = [&](int id, const void* data, size_t bytes) -> Status {
+    UMWELT_RETURN_IF_ERROR(w.Align());
+    h.offset[id] = w.pos();
+    h.size[id] = bytes;
+    return bytes ? w.Put(data, bytes) : Status::Ok();
+  };
+  auto vec = [&](int id, const auto& v) { return section(id, v.data(), v.size() * sizeof(v[0])); };
+  if (st.ok()) st = vec(ii::kChunkIds, chunk_ids);
+  if (st.ok()) st = vec(ii::kLenExact, len_exact);
+  if (st.ok()) st = vec(ii::kLenSyms, len_syms);
+  if (st.ok()) st = vec(ii::kSourceIds, source_ids);
+  if (st.ok()) st = vec(ii::kKindIds, kind_ids);
+  if (st.ok()) st = vec(ii::kDates, dates);
+  if (st.ok()) st = vec(ii::kAuthorIds, author_ids);
+  if (st.ok()) st = vec(ii::kUrlIds, url_ids);
+  // Terms, their entries, and postings.
+  std::vector<uint32_t> term_off;
+  std::string blob;
+  std::vector<ii::TermEntry> entries;
+  std::vector<uint32_t> post_docs;
+  std::vector<uint16_t> post_tf;
+  for (uint32_t t : order) {
+    term_off.push_back(static_cast<uint32_t>(blob.size()));
+    blob += names[t];
+    ii::TermEntry e{};
+    e.exact_off = post_docs.size();
+    e.exact_n = static_cast<uint32_t>(postings[t].exact.size());
+    for (auto& p : postings[t].exact) post_docs.push_back(p.doc), post_tf.push_back(p.tf);
+    e.syms_off = post_docs.size();
+    e.syms_n = static_cast<uint32_t>(postings[t].syms.size());
+    for (auto& p : postings[t].syms) post_docs.push_back(p.doc), post_tf.push_back(p.tf);
+    entries.push_back(e);
+    postings[t] = TermPostings();  // free as we go
+  }
+  term_off.push_back(static_cast<uint32_t>(blob.size()));
+  h.n_postings = post_docs.size();
+  if (st.ok()) st = vec(ii::kTermOffsets, term_off);
+  if (st.ok()) st = section(ii::kTermBlob, blob.data(), blob.size());
+  if (st.ok()) st = vec(ii::kTermPostings, entries);
+  if (st.ok()) st = vec(ii::kPostDocs, post_docs);
+  if (st.ok()) st = vec(ii::kPostTf, post_tf);
+  std::vector<uint32_t> str_off;
+  std::string str_blob;
+  for (const auto* list : {&sources.names(), &kinds.names(), &authors.names()}) {
+    for (const auto& n : *list) {
+      str_off.push_back(static_cast<uint32_t>(str_blob.size()));
+      str_blob += n;
+    }
+  }
+  str_off.push_back(static_cast<uint32_t>(str_blob.size()));
+  if (st.ok()) st = vec(ii::kStrOffsets, str_off);
+  if (st.ok()) st = section(ii::kStrBlob, str_blob.data(), str_blob.size());
+  if (!st.ok()) return fail(st);
+  // Rewrite the header with the section table filled in.
+  if (::pwrite(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || ::fsync(fd) != 0) {
+    return fail(Status::Io(tmp + ": " + std::strerror(errno)));
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return Status::Io(path + ": " + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+}  // namespace umwelt

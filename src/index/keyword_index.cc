@@ -1,0 +1,323 @@
+// Opens the keyword index (building it when stale) and ranks queries over it.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <unordered_set>
+
+#include <xxhash.h>
+
+#include "index_format.h"
+#include "umwelt/search.h"
+#include "umwelt/text.h"
+
+namespace umwelt {
+namespace ii = index_internal;
+
+namespace {
+
+constexpr double kK1 = 1.2;
+constexpr double kB = 0.75;
+constexpr double kExpandedWeight = 0.3;  // an identifier part counts less than a whole word
+
+std::string CacheDir(const std::string& override_dir) {
+  if (!override_dir.empty()) return override_dir;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/umwelt";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/umwelt";
+  return "/tmp/umwelt-cache";
+}
+
+Status MakeDirs(const std::string& dir) {
+  for (size_t p = 1; p <= dir.size(); ++p) {
+    if (p == dir.size() || dir[p] == '/') {
+      std::string d = dir.substr(0, p);
+      if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) {
+        return Status::Io(d + ": " + std::strerror(errno));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+class MappedIndex final : public KeywordIndex {
+ public:
+  ~MappedIndex() override {
+    if (base_) ::munmap(const_cast<char*>(base_), size_);
+  }
+
+  // Maps `path`; returns NotFound when absent, Corrupt when unusable.
+  static Result<std::unique_ptr<MappedIndex>> Map(const std::string& path, uint64_t want_hash) {
+    int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) return Status::NotFound(path);
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(ii::Header))) {
+      ::close(fd);
+      return Status::Corrupt(path + ": too small");
+    }
+    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (p == MAP_FAILED) return Status::Io(path + ": mmap: " + std::strerror(errno));
+    std::unique_ptr<MappedIndex> m(new MappedIndex());
+    m->base_ = static_cast<const char*>(p);
+    m->size_ = static_cast<size_t>(st.st_size);
+    UMWELT_RETURN_IF_ERROR(m->Validate(path, want_hash));
+    return m;
+  }
+
+  size_t num_docs() const override { return h_.n_docs; }
+
+  Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override;
+
+ private:
+  template <typename T>
+  const T* Sec(int id) const {
+    return reinterpret_cast<const T*>(base_ + h_.offset[id]);
+  }
+
+  Status Validate(const std::string& path, uint64_t want_hash) {
+    std::memcpy(&h_, base_, sizeof h_);
+    if (std::memcmp(h_.magic, ii::kMagic, sizeof h_.magic) != 0 || h_.version != ii::kFormatVersion) {
+      return Status::Corrupt(path + ": not a keyword index of this version");
+    }
+    if (h_.content_hash != want_hash) return Status::Corrupt(path + ": stale");
+    for (int i = 0; i < ii::kNumSections; ++i) {
+      if (h_.offset[i] % 8 != 0 || h_.offset[i] > size_ || h_.size[i] > size_ - h_.offset[i]) {
+        return Status::Corrupt(path + ": section " + std::to_string(i) + " out of bounds");
+      }
+    }
+    uint64_t n = h_.n_docs;
+    bool ok = h_.size[ii::kChunkIds] == n * 8 && h_.size[ii::kLenExact] == n * 4 &&
+              h_.size[ii::kLenSyms] == n * 4 && h_.size[ii::kSourceIds] == n &&
+              h_.size[ii::kKindIds] == n && h_.size[ii::kDates] == n * 8 &&
+              h_.size[ii::kAuthorIds] == n * 4 && h_.size[ii::kUrlIds] == n * 4 &&
+              h_.size[ii::kTermOffsets] == (uint64_t{h_.n_terms} + 1) * 4 &&
+              h_.size[ii::kTermPostings] == uint64_t{h_.n_terms} * sizeof(ii::TermEntry) &&
+              h_.size[ii::kPostDocs] == h_.n_postings * 4 && h_.size[ii::kPostTf] == h_.n_postings * 2;
+    uint64_t n_str = uint64_t{h_.n_sources} + h_.n_kinds + h_.n_authors;
+    ok = ok && h_.size[ii::kStrOffsets] == (n_str + 1) * 4;
+    if (!ok) return Status::Corrupt(path + ": section sizes disagree with the header");
+    const uint32_t* toff = Sec<uint32_t>(ii::kTermOffsets);
+    if (toff[h_.n_terms] != h_.size[ii::kTermBlob]) return Status::Corrupt(path + ": term table");
+    const uint32_t* soff = Sec<uint32_t>(ii::kStrOffsets);
+    if (soff[n_str] != h_.size[ii::kStrBlob]) return Status::Corrupt(path + ": string table");
+    const auto* entries = Sec<ii::TermEntry>(ii::kTermPostings);
+    for (uint32_t t = 0; t < h_.n_terms; ++t) {
+      const auto& e = entries[t];
+      if (e.exact_off + e.exact_n > h_.n_postings || e.syms_off + e.syms_n > h_.n_postings) {
+        return Status::Corrupt(path + ": postings out of bounds");
+      }
+    }
+    return Status::Ok();
+  }
+
+  std::string_view Term(uint32_t i) const {
+    const uint32_t* off = Sec<uint32_t>(ii::kTermOffsets);
+    return std::string_view(Sec<char>(ii::kTermBlob) + off[i], off[i + 1] - off[i]);
+  }
+  std::string_view Str(uint32_t i) const {
+    const uint32_t* off = Sec<uint32_t>(ii::kStrOffsets);
+    return std::string_view(Sec<char>(ii::kStrBlob) + off[i], off[i + 1] - off[i]);
+  }
+  const ii::TermEntry* Find(std::string_view term) const {
+    uint32_t lo = 0, hi = h_.n_terms;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (Term(mid) < term) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < h_.n_terms && Term(lo) == term) return Sec<ii::TermEntry>(ii::kTermPostings) + lo;
+    return nullptr;
+  }
+  // Ids (within [first, first+count)) of strings in `names`.
+  std::vector<bool> Allowed(uint32_t first, uint32_t count, const std::vector<std::string>& names) const {
+    std::vector<bool> allowed(count, names.empty());
+    for (uint32_t i = 0; i < count; ++i) {
+      for (const auto& n : names) {
+        if (Str(first + i) == n) allowed[i] = true;
+      }
+    }
+    return allowed;
+  }
+
+  const char* base_ = nullptr;
+  size_t size_ = 0;
+  ii::Header h_{};
+};
+
+// Accumulates one channel of one term into `acc`.
+void Accumulate(const uint32_t* docs, const uint16_t* tfs, uint32_t n, double idf, double weight,
+                const uint32_t* lens, double avg_len, float* acc, std::vector<uint32_t>* touched) {
+  const double norm = kK1 * (1 - kB);
+  const double slope = kK1 * kB / avg_len;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t d = docs[i];
+    double tf = tfs[i];
+    double s = weight * idf * tf * (kK1 + 1) / (tf + norm + slope * lens[d]);
+    if (acc[d] == 0) touched->push_back(d);
+    acc[d] += static_cast<float>(s);
+  }
+}
+
+Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t limit) const {
+  std::vector<std::string> words = Tokenize(o.query);
+  if (words.empty()) {
+    return Status::Invalid("the query `" + std::string(TruncateUtf8(o.query, 80)) +
+                           "` has no searchable words");
+  }
+  if (words.size() > 64) words.resize(64);  // a pasted page is not 10,000 terms
+  // Exact words, and the identifier parts of each word (query-side expansion).
+  std::vector<std::string> exact, expanded;
+  std::unordered_set<std::string> seen_exact, seen_expanded;
+  for (const auto& w : words) {
+    if (seen_exact.insert(w).second) exact.push_back(w);
+  }
+  // Parts come from the original spelling so camelCase survives lower-casing.
+  {
+    std::string_view q = o.query;
+    size_t i = 0;
+    while (i < q.size()) {
+      while (i < q.size() && !(std::isalnum(static_cast<unsigned char>(q[i])) || q[i] == '_')) ++i;
+      size_t s = i;
+      while (i < q.size() && (std::isalnum(static_cast<unsigned char>(q[i])) || q[i] == '_')) ++i;
+      auto parts = SplitIdentifier(q.substr(s, i - s));
+      if (parts.size() < 2) continue;
+      for (auto& p : parts) {
+        if (!seen_exact.count(p) && seen_expanded.insert(p).second) expanded.push_back(p);
+      }
+      if (expanded.size() > 64) break;
+    }
+  }
+
+  const uint32_t n = h_.n_docs;
+  std::vector<float> acc_exact(n, 0.0f), acc_expanded(n, 0.0f);
+  std::vector<uint32_t> touched_exact, touched_expanded;
+  const uint32_t* docs = Sec<uint32_t>(ii::kPostDocs);
+  const uint16_t* tfs = Sec<uint16_t>(ii::kPostTf);
+  const uint32_t* len_e = Sec<uint32_t>(ii::kLenExact);
+  const uint32_t* len_s = Sec<uint32_t>(ii::kLenSyms);
+  auto idf = [&](uint32_t df) { return std::log(1.0 + (n - df + 0.5) / (df + 0.5)); };
+  for (const auto& w : exact) {
+    const ii::TermEntry* e = Find(w);
+    if (!e) continue;
+    Accumulate(docs + e->exact_off, tfs + e->exact_off, e->exact_n, idf(e->exact_n), 1.0, len_e,
+               h_.avg_len_exact, acc_exact.data(), &touched_exact);
+    // Index-side expansion: the word as a part of a stored identifier.
+    Accumulate(docs + e->syms_off, tfs + e->syms_off, e->syms_n, idf(e->syms_n + e->exact_n),
+               kExpandedWeight, len_s, h_.avg_len_syms, acc_expanded.data(), &touched_expanded);
+  }
+  for (const auto& w : expanded) {
+    const ii::TermEntry* e = Find(w);
+    if (!e) continue;
+    Accumulate(docs + e->exact_off, tfs + e->exact_off, e->exact_n, idf(e->exact_n), kExpandedWeight,
+               len_e, h_.avg_len_exact, acc_expanded.data(), &touched_expanded);
+    Accumulate(docs + e->syms_off, tfs + e->syms_off, e->syms_n, idf(e->syms_n + e->exact_n),
+               kExpandedWeight, len_s, h_.avg_len_syms, acc_expanded.data(), &touched_expanded);
+  }
+
+  // Filters.
+  std::vector<bool> src_ok = Allowed(0, h_.n_sources, o.sources);
+  std::vector<bool> kind_ok = Allowed(h_.n_sources, h_.n_kinds, o.kinds);
+  int64_t since = std::numeric_limits<int64_t>::min(), until = std::numeric_limits<int64_t>::max();
+  if (!o.since.empty()) {
+    auto t = ParseIsoTime(o.since);
+    if (!t) return Status::Invalid("--since `" + o.since + "` is not an ISO-8601 date");
+    since = *t;
+  }
+  if (!o.until.empty()) {
+    auto t = ParseIsoTime(o.until);
+    if (!t) return Status::Invalid("--until `" + o.until + "` is not an ISO-8601 date");
+    until = *t + (o.until.size() == 10 ? 86399 : 0);
+  }
+  int64_t author = -1;
+  if (!o.author.empty()) {
+    author = -2;  // matches nothing unless found
+    for (uint32_t i = 0; i < h_.n_authors; ++i) {
+      if (Str(h_.n_sources + h_.n_kinds + i) == o.author) author = i;
+    }
+  }
+  const uint8_t* src = Sec<uint8_t>(ii::kSourceIds);
+  const uint8_t* kind = Sec<uint8_t>(ii::kKindIds);
+  const int64_t* dates = Sec<int64_t>(ii::kDates);
+  const uint32_t* authors = Sec<uint32_t>(ii::kAuthorIds);
+  bool date_filter = !o.since.empty() || !o.until.empty();
+  auto pass = [&](uint32_t d) {
+    if (!src_ok[src[d]] || !kind_ok[kind[d]]) return false;
+    if (date_filter && (dates[d] < since || dates[d] > until)) return false;
+    if (author != -1 && static_cast<int64_t>(authors[d]) != author) return false;
+    return true;
+  };
+
+  struct Cand {
+    uint32_t doc;
+    bool exact;
+    float score;
+  };
+  std::vector<Cand> cands;
+  cands.reserve(touched_exact.size() + touched_expanded.size());
+  for (uint32_t d : touched_exact) {
+    if (pass(d)) cands.push_back({d, true, acc_exact[d] + acc_expanded[d]});
+  }
+  for (uint32_t d : touched_expanded) {
+    if (acc_exact[d] == 0 && pass(d)) cands.push_back({d, false, acc_expanded[d]});
+  }
+  auto better = [](const Cand& a, const Cand& b) {
+    if (a.exact != b.exact) return a.exact;
+    if (a.score != b.score) return a.score > b.score;
+    return a.doc < b.doc;
+  };
+  // Take a margin above `limit` so one-hit-per-url still fills it; widen if not.
+  const uint32_t* url_ids = Sec<uint32_t>(ii::kUrlIds);
+  const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);
+  std::vector<ScoredDoc> out;
+  size_t want = std::min(cands.size(), limit * 4 + 16);
+  while (true) {
+    std::partial_sort(cands.begin(), cands.begin() + static_cast<long>(want), cands.end(), better);
+    out.clear();
+    std::unordered_set<uint32_t> urls;
+    for (size_t i = 0; i < want && out.size() < limit; ++i) {
+      if (urls.insert(url_ids[cands[i].doc]).second) {
+        out.push_back({chunk_ids[cands[i].doc], cands[i].score, cands[i].exact});
+      }
+    }
+    if (out.size() >= limit || want == cands.size()) break;
+    want = std::min(cands.size(), want * 4);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string KeywordIndex::PathFor(const Corpus& corpus, const std::string& cache_dir) {
+  const std::string& p = corpus.path();
+  std::string dir = p.find('/') == std::string::npos ? "." : p.substr(0, p.rfind('/'));
+  if (dir.empty()) dir = "/";
+  if (cache_dir.empty() && ::access(dir.c_str(), W_OK) == 0) {
+    return p + ".kwidx";
+  }
+  char* real = ::realpath(p.c_str(), nullptr);
+  std::string abs = real ? real : p;
+  std::free(real);
+  char name[40];
+  std::snprintf(name, sizeof name, "kw-%016llx.idx",
+                static_cast<unsigned long long>(XXH3_64bits(abs.data(), abs.size())));
+  return CacheDir(cache_dir) + "/" + name;
+}
+
+Result<std::unique_ptr<KeywordIndex>> KeywordIndex::Open(Corpus& corpus, const std::string& cache_dir) {
+  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
+  uint64_t hash = XXH3_64bits(key.data(), key.size());
+  std::string path = PathFor(corpus, cache_dir);
+  auto mapped = MappedIndex::Map(path, hash);
+  if (mapped.ok()) return std::unique_ptr<KeywordIndex>(std::move(mapped).value());
+  if (path.find('/') != std::string::npos) UMWELT_RETURN_IF_ERROR(MakeDirs(path.substr(0, path.rfind('/'))));
+  UMWELT_RETURN_IF_ERROR(Build(corpus, path));
+  UMWELT_ASSIGN_OR_RETURN(auto built, MappedIndex::Map(path, hash));
+  return std::unique_ptr<KeywordIndex>(std::move(built));
+}
+
+}  // namespace umwelt

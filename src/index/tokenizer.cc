@@ -1,0 +1,45 @@
+#include <string_view>
+
+#include "umwelt/search.h"
+
+namespace umwelt {
+namespace {
+inline bool WordByte(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c >= 0x80;
+}
+inline bool Digit(char c) { return c >= '0' && c <= '9'; }
+}  // namespace
+
+std::vector<std::string> Tokenize(std::string_view s) {
+  std::vector<std::string> out;
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    while (i < n && !WordByte(static_cast<unsigned char>(s[i]))) ++i;
+    size_t start = i;
+    while (i < n) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      if (WordByte(c)) {
+        ++i;
+      } else if (c == '.' && i > start && Digit(s[i - 1]) && i + 1 < n && Digit(s[i + 1])) {
+        ++i;  // 0.238, 1.5
+      } else {
+        break;
+      }
+    }
+    size_t len = i - start;
+    if (len == 0 || len > 64) continue;
+    std::string tok(s.substr(start, len));
+    for (auto& c : tok) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    // Leading/trailing underscores carry no meaning ("__init__" -> "init").
+    size_t a = tok.find_first_not_of('_');
+    if (a == std::string::npos) continue;
+    size_t b = tok.find_last_not_of('_');
+    out.push_back(tok.substr(a, b - a + 1));
+  }
+  return out;
+}
+
+}  // namespace umwelt

@@ -1,0 +1,88 @@
+// Offline import of saved GitHub API output, one transaction per file.
+#include <fstream>
+#include <sstream>
+
+#include "store.h"
+#include "umwelt/github.h"
+#include "umwelt/log.h"
+
+namespace umwelt::github {
+namespace {
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Status::Io(path + ": read failed");
+  return ss.str();
+}
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Parses the exchanges of a recording; non-2xx responses are noted, not data.
+Status ParseExchanges(const std::vector<Exchange>& exchanges, const std::string& path, Records* out) {
+  for (size_t i = 0; i < exchanges.size(); ++i) {
+    const auto& ex = exchanges[i];
+    std::string origin = path + " exchange " + std::to_string(i) + " (" + ex.method + " " + ex.path + ")";
+    if (ex.method != "GET") {
+      ++out->skipped;
+      continue;
+    }
+    if (ex.status < 200 || ex.status >= 300) {
+      out->warnings.push_back(origin + ": recorded HTTP " + std::to_string(ex.status) + ", skipped");
+      ++out->skipped;
+      continue;
+    }
+    if (ex.body.empty()) continue;
+    UMWELT_RETURN_IF_ERROR(ParsePage(ex.body, ex.path, origin, out));
+  }
+  return Status::Ok();
+}
+
+Status ParseFile(const std::string& path, const std::string& text, Records* out) {
+  std::string_view head = text;
+  while (!head.empty() && (head[0] == ' ' || head[0] == '\n' || head[0] == '\r' || head[0] == '\t')) {
+    head.remove_prefix(1);
+  }
+  if (head.empty()) return Status::Corrupt(path + ": empty file");
+  if (StartsWith(head, "https\n") || StartsWith(head, "http\n") || StartsWith(head, "https\r\n")) {
+    UMWELT_ASSIGN_OR_RETURN(auto exchanges, ParsePyGithubReplay(text, path));
+    return ParseExchanges(exchanges, path, out);
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto values, SplitJsonValues(text, path));
+  if (values.size() == 1 && head[0] == '[' && head.find("\"rawHeaders\"") != std::string_view::npos &&
+      head.find("\"scope\"") != std::string_view::npos) {
+    UMWELT_ASSIGN_OR_RETURN(auto exchanges, ParseOctokitFixture(values[0], path));
+    return ParseExchanges(exchanges, path, out);
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string origin = values.size() == 1 ? path : path + " page " + std::to_string(i + 1);
+    UMWELT_RETURN_IF_ERROR(ParsePage(values[i], "", origin, out));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ImportFiles(Corpus& corpus, const std::vector<std::string>& paths, ImportReport* report) {
+  for (const auto& path : paths) {
+    UMWELT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    Records records;
+    UMWELT_RETURN_IF_ERROR(ParseFile(path, text, &records));
+    StoreCounts counts;
+    UMWELT_RETURN_IF_ERROR(StoreRecords(corpus, records, &counts).WithContext(path));
+    report->files++;
+    report->records += counts.records;
+    report->changed += counts.changed;
+    report->threads += counts.threads;
+    report->skipped += records.skipped;
+    for (auto& w : records.warnings) {
+      LogWarn(w);
+      report->warnings.push_back(w);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace umwelt::github

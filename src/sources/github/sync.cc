@@ -1,0 +1,336 @@
+// Live, incremental sync of one repository over the REST API.
+//
+// The cursor (sync_state.cursor, JSON) holds, per repository-wide listing, the
+// newest updated_at stored and the ETag of the request that starts from it, plus
+// the thread numbers whose follow-ups (reviews, sub-issues, deleted-comment
+// reconciliation) are still owed. Listings are read oldest-update first and
+// each page commits together with the cursor it advances, so a sync killed at
+// any point resumes from its last committed page without duplicates.
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "store.h"
+#include "umwelt/github.h"
+#include "umwelt/log.h"
+#include "umwelt/text.h"
+
+namespace umwelt::github {
+namespace {
+
+using json = nlohmann::json;
+
+std::string Origin(const std::string& url) {
+  size_t scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  size_t slash = url.find('/', scheme + 3);
+  return url.substr(0, slash);
+}
+
+class Syncer {
+ public:
+  Syncer(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* r)
+      : corpus_(corpus), http_(http), o_(o), report_(r), source_("github:" + o.repo) {
+    while (!o_.api_base.empty() && o_.api_base.back() == '/') o_.api_base.pop_back();
+    if (!o_.sleep) {
+      o_.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+    }
+  }
+
+  Status Run() {
+    if (o_.repo.find('/') == std::string::npos || o_.repo.front() == '/' || o_.repo.back() == '/') {
+      return Status::Invalid("repository must be OWNER/NAME, got `" + o_.repo + "`");
+    }
+    UMWELT_ASSIGN_OR_RETURN(auto state, corpus_.GetSyncState(source_));
+    if (state) {
+      state_ = *state;
+      cursor_ = json::parse(state_.cursor.empty() ? "{}" : state_.cursor, nullptr, false);
+      if (!cursor_.is_object()) cursor_ = json::object();
+    } else {
+      state_.source = source_;
+      cursor_ = json::object();
+    }
+    Status s = Listing("issues", "/issues?state=all&sort=updated&direction=asc&per_page=100");
+    if (s.ok()) s = Listing("comments", "/issues/comments?sort=updated&direction=asc&per_page=100");
+    if (s.ok()) s = Listing("review_comments", "/pulls/comments?sort=updated&direction=asc&per_page=100");
+    if (s.ok()) s = FollowUps();
+    if (!s.ok()) {
+      RecordFailure(s);
+      return s;
+    }
+    state_.last_success = FormatIsoTime(NowEpoch());
+    state_.last_error.clear();
+    state_.error_since.clear();
+    state_.cursor = cursor_.dump();
+    report_->cursor = state_.cursor;
+    UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
+    UMWELT_RETURN_IF_ERROR(batch->PutSyncState(state_));
+    return batch->Commit();
+  }
+
+ private:
+  void RecordFailure(const Status& s) {
+    state_.last_error = s.message();
+    if (state_.error_since.empty()) state_.error_since = FormatIsoTime(NowEpoch());
+    // The cursor in the corpus is the last committed one; keep it.
+    auto stored = corpus_.GetSyncState(source_);
+    if (stored.ok() && *stored) state_.cursor = (*stored)->cursor;
+    auto batch = corpus_.BeginWrite();
+    if (!batch.ok()) return;
+    if ((*batch)->PutSyncState(state_).ok()) (void)(*batch)->Commit();
+  }
+
+  std::string RepoUrl(const std::string& tail) const { return o_.api_base + "/repos/" + o_.repo + tail; }
+
+  // GET with GitHub's rules for retrying. Returns the final response (2xx or
+  // 304); any other outcome is an error naming the url.
+  Result<HttpResponse> Get(const std::string& url, const std::string& etag) {
+    HttpRequest req;
+    req.url = url;
+    req.headers = {{"Accept", "application/vnd.github+json"},
+                   {"X-GitHub-Api-Version", "2022-11-28"},
+                   {"User-Agent", "umwelt"}};
+    if (!o_.token.empty()) req.headers.emplace_back("Authorization", "Bearer " + o_.token);
+    if (!etag.empty()) req.headers.emplace_back("If-None-Match", etag);
+    double backoff = o_.backoff_seconds;
+    for (int attempt = 0;; ++attempt) {
+      report_->requests++;
+      auto r = http_.Send(req);
+      std::string why;
+      double wait = backoff;
+      if (!r.ok()) {
+        why = r.status().message();
+      } else {
+        const HttpResponse& resp = *r;
+        if ((resp.status >= 200 && resp.status < 300) || resp.status == 304) {
+          if (resp.status == 304) report_->not_modified++;
+          return r;
+        }
+        std::string remaining = resp.Header("x-ratelimit-remaining");
+        std::string retry_after = resp.Header("retry-after");
+        if ((resp.status == 403 || resp.status == 429) && !retry_after.empty()) {
+          wait = std::atof(retry_after.c_str());
+          why = "secondary rate limit (Retry-After " + retry_after + "s)";
+        } else if ((resp.status == 403 || resp.status == 429) && remaining == "0") {
+          double reset = std::atof(resp.Header("x-ratelimit-reset").c_str());
+          wait = std::max(1.0, reset - static_cast<double>(NowEpoch()) + 1);
+          why = "rate limit exhausted until " + FormatIsoTime(static_cast<int64_t>(reset));
+          if (wait > o_.max_sleep_seconds) {
+            return Status::Unavailable("GET " + url + ": " + why + "; not waiting " +
+                                       std::to_string(static_cast<int64_t>(wait)) + "s");
+          }
+        } else if (resp.status >= 500 || resp.status == 429) {
+          why = "HTTP " + std::to_string(resp.status);
+        } else {
+          std::string msg;
+          auto body = json::parse(resp.body, nullptr, false);
+          if (body.is_object() && body.contains("message") && body["message"].is_string()) {
+            msg = ": " + body["message"].get<std::string>();
+          }
+          std::string hint = resp.status == 401 ? " (check GITHUB_TOKEN)" : "";
+          return Status::Unavailable("GET " + url + ": HTTP " + std::to_string(resp.status) + msg + hint);
+        }
+      }
+      if (attempt >= o_.max_retries) {
+        return Status::Unavailable("GET " + url + ": " + why + "; gave up after " +
+                                   std::to_string(attempt + 1) + " attempts");
+      }
+      LogInfo("GET " + url + ": " + why + "; retrying in " + std::to_string(wait) + "s");
+      report_->retries++;
+      o_.sleep(wait);
+      backoff *= 2;
+    }
+  }
+
+  // Walks one repository-wide listing from its cursor, committing page by page.
+  Status Listing(const std::string& name, const std::string& tail) {
+    json& cur = cursor_[name];
+    if (!cur.is_object()) cur = json::object();
+    std::string since = cur.value("since", "");
+    std::string url = RepoUrl(tail) + (since.empty() ? "" : "&since=" + UrlEncode(since));
+    std::string first_url = url;
+    std::string etag = cur.value("url", "") == url ? cur.value("etag", "") : "";
+    int page = 0;
+    while (!url.empty()) {
+      UMWELT_ASSIGN_OR_RETURN(HttpResponse resp, Get(url, page == 0 ? etag : ""));
+      if (resp.status == 304) return Status::Ok();  // nothing new since last time
+      ++page;
+      if (o_.progress) o_.progress(name, page);
+      Records records;
+      UMWELT_RETURN_IF_ERROR(ParsePage(resp.body, "/repos/" + o_.repo + tail, "GET " + url, &records));
+      auto doc = json::parse(resp.body, nullptr, false);
+      std::string newest = since;
+      if (doc.is_array()) {
+        for (const auto& item : doc) {
+          if (!item.is_object()) continue;
+          std::string updated = item.value("updated_at", "");
+          if (updated > newest) newest = updated;
+          if (name == "issues") NoteIssue(item);
+        }
+      }
+      std::string next = FindLinkRel(resp.Header("link"), "next");
+      if (!next.empty() && Origin(next) != Origin(o_.api_base)) {
+        return Status::Unavailable("GET " + url + ": next page points off the API host: " + next);
+      }
+      json saved = cur;
+      cur["since"] = newest;
+      if (next.empty() && page == 1) {
+        // A single-page answer: its ETag lets the identical next request cost nothing.
+        cur["url"] = first_url;
+        cur["etag"] = resp.Header("etag");
+      } else if (next.empty()) {
+        cur.erase("etag");
+      }
+      StoreCounts counts;
+      std::string cursor_text = cursor_.dump();
+      Status s = StoreRecords(corpus_, records, &counts, [&](WriteBatch& b) {
+        SyncState st = state_;
+        st.cursor = cursor_text;
+        return b.PutSyncState(st);
+      });
+      if (!s.ok()) {
+        cur = saved;
+        return s;
+      }
+      state_.cursor = cursor_text;
+      report_->changed += counts.changed;
+      for (auto& w : records.warnings) LogWarn(w);
+      url = next;
+    }
+    return Status::Ok();
+  }
+
+  void NoteIssue(const json& item) {
+    if (!item.contains("number") || !item["number"].is_number_integer()) return;
+    int64_t n = item["number"].get<int64_t>();
+    bool is_pr = item.contains("pull_request") && !item["pull_request"].is_null();
+    if (is_pr && o_.fetch_reviews) AddPending("pending_reviews", n);
+    if (o_.fetch_sub_issues && item.contains("sub_issues_summary") &&
+        item["sub_issues_summary"].is_object() &&
+        item["sub_issues_summary"].value("total", 0) > 0) {
+      AddPending("pending_sub_issues", n);
+    }
+    if (item.contains("comments") && item["comments"].is_number_integer()) {
+      // Reconcile only when the corpus may hold comments deleted upstream.
+      std::string parent = o_.repo + "#" + std::to_string(n);
+      pending_counts_[n] = item["comments"].get<int64_t>();
+      AddPending("pending_reconcile", n);
+    }
+  }
+
+  void AddPending(const char* key, int64_t n) {
+    json& list = cursor_[key];
+    if (!list.is_array()) list = json::array();
+    for (const auto& e : list) {
+      if (e == n) return;
+    }
+    list.push_back(n);
+  }
+
+  // Fetches every page of a per-thread listing.
+  Status FetchAll(const std::string& tail, Records* records) {
+    std::string url = RepoUrl(tail);
+    while (!url.empty()) {
+      UMWELT_ASSIGN_OR_RETURN(HttpResponse resp, Get(url, ""));
+      UMWELT_RETURN_IF_ERROR(ParsePage(resp.body, "/repos/" + o_.repo + tail, "GET " + url, records));
+      std::string next = FindLinkRel(resp.Header("link"), "next");
+      if (!next.empty() && Origin(next) != Origin(o_.api_base)) {
+        return Status::Unavailable("GET " + url + ": next page points off the API host: " + next);
+      }
+      url = next;
+    }
+    return Status::Ok();
+  }
+
+  Status FollowUps() {
+    for (const char* key : {"pending_reviews", "pending_sub_issues", "pending_reconcile"}) {
+      if (!cursor_.contains(key)) continue;
+      std::vector<int64_t> numbers;
+      for (const auto& e : cursor_[key]) {
+        if (e.is_number_integer()) numbers.push_back(e.get<int64_t>());
+      }
+      for (int64_t n : numbers) {
+        UMWELT_RETURN_IF_ERROR(FollowUp(key, n));
+        json& list = cursor_[key];
+        for (auto it = list.begin(); it != list.end(); ++it) {
+          if (*it == n) {
+            list.erase(it);
+            break;
+          }
+        }
+      }
+      cursor_.erase(key);
+    }
+    return Status::Ok();
+  }
+
+  Status FollowUp(const std::string& key, int64_t n) {
+    std::string num = std::to_string(n);
+    std::string thread = o_.repo + "#" + num;
+    Records records;
+    std::vector<std::string> stale;
+    if (key == "pending_reviews") {
+      UMWELT_RETURN_IF_ERROR(FetchAll("/pulls/" + num + "/reviews?per_page=100", &records));
+    } else if (key == "pending_sub_issues") {
+      UMWELT_RETURN_IF_ERROR(FetchAll("/issues/" + num + "/sub_issues?per_page=100", &records));
+    } else {
+      // Deleted comments leave no trace in the listings: compare counts, and
+      // re-list the thread's comments only when the corpus holds too many.
+      auto it = pending_counts_.find(n);
+      UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
+      UMWELT_ASSIGN_OR_RETURN(auto stored, batch->RecordRefs(thread, "comment"));
+      batch.reset();
+      if (it != pending_counts_.end() && static_cast<int64_t>(stored.size()) <= it->second) {
+        return Status::Ok();
+      }
+      UMWELT_RETURN_IF_ERROR(FetchAll("/issues/" + num + "/comments?per_page=100", &records));
+      std::set<std::string> live;
+      for (const auto& parts : records.records) {
+        if (!parts.empty()) live.insert(parts[0].ref.substr(0, parts[0].ref.rfind(":p") == std::string::npos ? std::string::npos : parts[0].ref.rfind(":p")));
+      }
+      for (const auto& ref : stored) {
+        if (!live.count(ref)) stale.push_back(ref);
+      }
+    }
+    StoreCounts counts;
+    json next_cursor = cursor_;
+    auto& list = next_cursor[key];
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      if (*it == n) {
+        list.erase(it);
+        break;
+      }
+    }
+    std::string cursor_text = next_cursor.dump();
+    UMWELT_RETURN_IF_ERROR(StoreRecords(corpus_, records, &counts, [&](WriteBatch& b) {
+      for (const auto& ref : stale) UMWELT_RETURN_IF_ERROR(b.DeleteRecord(ref));
+      SyncState st = state_;
+      st.cursor = cursor_text;
+      return b.PutSyncState(st);
+    }));
+    report_->changed += counts.changed;
+    report_->deleted += static_cast<int64_t>(stale.size());
+    return Status::Ok();
+  }
+
+  Corpus& corpus_;
+  HttpClient& http_;
+  SyncOptions o_;
+  SyncReport* report_;
+  std::string source_;
+  SyncState state_;
+  json cursor_;
+  std::map<int64_t, int64_t> pending_counts_;
+};
+
+}  // namespace
+
+Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& options, SyncReport* report) {
+  if (!options.token.empty()) AddLogSecret(options.token);
+  Syncer s(corpus, http, options, report);
+  return s.Run();
+}
+
+}  // namespace umwelt::github
