@@ -45,6 +45,9 @@ struct Chunk {
   int part = 0;
   int n_parts = 1;
   std::string syms;       // split words of identifiers in text
+  // The source's last-modified time (ISO). Not a chunks column: kept in
+  // record_versions so an older copy of a record never replaces a newer one.
+  std::string updated;
 };
 
 // One row of `threads`: an issue, PR, channel, file, run or page — what a
@@ -173,12 +176,14 @@ class WriteBatch {
   WriteBatch& operator=(const WriteBatch&) = delete;
 
   // Stores one record given as its parts (all sharing a base ref, as
-  // SplitIntoParts makes them), replacing whatever the record held before.
-  // Returns true when anything changed. Text is stored as valid UTF-8.
+  // SplitIntoParts makes them), replacing whatever the record held before —
+  // unless the stored copy has a newer `updated` stamp, in which case nothing
+  // changes. Returns true when anything changed. Text is stored as valid UTF-8.
   Result<bool> PutRecord(const std::vector<Chunk>& parts);
   // Removes a record and all its parts, and the links from them.
   Status DeleteRecord(const std::string& ref);
-  // Upserts a thread. Empty parent / children in `t` keep the stored ones.
+  // Upserts a thread. Empty parent / children in `t` keep the stored ones; a
+  // `t` whose `updated` is older than the stored row's changes nothing.
   Status PutThread(const Thread& t);
   // Records that `child` is a sub-issue of `parent`.
   Status LinkSubIssue(const std::string& parent, const std::string& child);

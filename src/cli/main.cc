@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);  // 0 for --help, 2 for usage errors
+    int code = app.exit(e);     // prints help or the usage error
+    return code == 0 ? 0 : 2;   // documented: 2 for every usage error
   }
   SetLogLevel(quiet ? LogLevel::kError : verbose ? LogLevel::kInfo : LogLevel::kWarn);
 

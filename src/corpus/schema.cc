@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS links(
   from_ref TEXT NOT NULL, to_ref TEXT NOT NULL, kind TEXT NOT NULL DEFAULT 'mention',
   PRIMARY KEY(from_ref, to_ref, kind)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS links_to ON links(to_ref);
+CREATE TABLE IF NOT EXISTS record_versions(ref TEXT PRIMARY KEY, updated TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_state(
   source TEXT PRIMARY KEY, cursor TEXT, last_success TEXT, last_error TEXT, error_since TEXT);
 )sql";

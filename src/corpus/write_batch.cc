@@ -63,6 +63,21 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
     parts.push_back(std::move(s));
   }
 
+  const std::string& updated = parts[0].updated;
+  if (!updated.empty()) {
+    Stmt version(db, "SELECT updated FROM record_versions WHERE ref=?1");
+    UMWELT_RETURN_IF_ERROR(version.PrepareStatus(path));
+    version.Bind(1, base);
+    // Same or older stamp: the stored copy stands (re-imports are idempotent,
+    // and two recordings of one version cannot flip-flop).
+    if (version.Step() == SQLITE_ROW && version.Text(0) >= updated) return false;
+    Stmt set(db, "INSERT INTO record_versions(ref, updated) VALUES (?1, ?2)"
+                 " ON CONFLICT(ref) DO UPDATE SET updated=excluded.updated");
+    UMWELT_RETURN_IF_ERROR(set.PrepareStatus(path));
+    set.Bind(1, base).Bind(2, updated);
+    UMWELT_RETURN_IF_ERROR(set.Run(path + ": versioning " + base));
+  }
+
   Stmt existing(db, "SELECT id, source, kind, ref, parent, title, author, date, url, text, part,"
                     " n_parts, syms FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3) ORDER BY part");
   UMWELT_RETURN_IF_ERROR(existing.PrepareStatus(path));
@@ -117,6 +132,10 @@ Status WriteBatch::DeleteRecord(const std::string& ref) {
   UMWELT_RETURN_IF_ERROR(dl.PrepareStatus(path));
   dl.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
   UMWELT_RETURN_IF_ERROR(dl.Run(path + ": deleting links of " + base));
+  Stmt dv(db, "DELETE FROM record_versions WHERE ref=?1");
+  UMWELT_RETURN_IF_ERROR(dv.PrepareStatus(path));
+  dv.Bind(1, base);
+  UMWELT_RETURN_IF_ERROR(dv.Run(path + ": deleting the version of " + base));
   Stmt del(db, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
   UMWELT_RETURN_IF_ERROR(del.PrepareStatus(path));
   del.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
@@ -138,14 +157,24 @@ Status WriteBatch::PutThread(const Thread& t) {
          " created=excluded.created, updated=excluded.updated, closed=excluded.closed,"
          " merged=excluded.merged, parent=coalesce(excluded.parent, threads.parent),"
          " children=coalesce(excluded.children, threads.children),"
-         " description=excluded.description");
+         " description=excluded.description"
+         " WHERE excluded.updated='' OR coalesce(threads.updated,'')<=excluded.updated");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
   q.Bind(1, t.ref).Bind(2, t.source).Bind(3, t.kind).Bind(4, t.state).Bind(5, t.state_reason);
   q.Bind(6, t.title).Bind(7, t.author).Bind(8, t.author_association).Bind(9, t.url);
   q.Bind(10, JsonArray(t.labels)).Bind(11, JsonArray(t.assignees)).Bind(12, t.created);
   q.Bind(13, t.updated).Bind(14, t.closed).Bind(15, t.merged).Bind(16, t.parent);
   q.Bind(17, JsonArray(t.children)).Bind(18, t.description);
-  return q.Run(corpus_->path_ + ": storing thread " + t.ref);
+  UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": storing thread " + t.ref));
+  if (t.title.empty() || sqlite3_changes(corpus_->db_) == 0) return Status::Ok();
+  // Comments, reviews and messages show their thread's title.
+  Stmt titles(corpus_->db_, "UPDATE chunks SET title=?2 WHERE parent=?1 AND ref<>?1"
+                            " AND ref NOT LIKE ?1 || ':p%' AND coalesce(title,'')<>?2");
+  UMWELT_RETURN_IF_ERROR(titles.PrepareStatus(corpus_->path_));
+  titles.Bind(1, t.ref).Bind(2, t.title);
+  UMWELT_RETURN_IF_ERROR(titles.Run(corpus_->path_ + ": titling chunks of " + t.ref));
+  if (sqlite3_changes(corpus_->db_) > 0) ++changed_;
+  return Status::Ok();
 }
 
 Status WriteBatch::LinkSubIssue(const std::string& parent, const std::string& child) {

@@ -1,10 +1,12 @@
 // Offline import of saved GitHub API output, one transaction per file.
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "store.h"
 #include "umwelt/github.h"
 #include "umwelt/log.h"
+#include "umwelt/text.h"
 
 namespace umwelt::github {
 namespace {
@@ -40,6 +42,22 @@ Status ParseExchanges(const std::vector<Exchange>& exchanges, const std::string&
   return Status::Ok();
 }
 
+// Per-thread listings carry no record of their parent. A file named like
+// `sub-issues-101.json` or `timeline-101.json` supplies it; the repository
+// comes from the records' own html_url.
+std::string ContextFromName(const std::string& path, std::string_view text) {
+  static const std::regex name_re(R"((sub[-_]issues|timeline)[-_](\d+)[^/]*$)", std::regex::icase);
+  static const std::regex repo_re(R"re("html_url"\s*:\s*"https?://[^/"]+/([^/"]+/[^/"]+)/(issues|pull)/)re");
+  std::smatch m;
+  if (!std::regex_search(path, m, name_re)) return "";
+  std::string kind = ToLower(m[1].str()) == "timeline" ? "timeline" : "sub_issues";
+  std::string number = m[2].str();
+  std::string head(text.substr(0, 1u << 16));
+  std::smatch r;
+  if (!std::regex_search(head, r, repo_re)) return "";
+  return "/repos/" + r[1].str() + "/issues/" + number + "/" + kind;
+}
+
 Status ParseFile(const std::string& path, const std::string& text, Records* out) {
   std::string_view head = text;
   while (!head.empty() && (head[0] == ' ' || head[0] == '\n' || head[0] == '\r' || head[0] == '\t')) {
@@ -56,9 +74,10 @@ Status ParseFile(const std::string& path, const std::string& text, Records* out)
     UMWELT_ASSIGN_OR_RETURN(auto exchanges, ParseOctokitFixture(values[0], path));
     return ParseExchanges(exchanges, path, out);
   }
+  std::string api_path = ContextFromName(path, text);
   for (size_t i = 0; i < values.size(); ++i) {
     std::string origin = values.size() == 1 ? path : path + " page " + std::to_string(i + 1);
-    UMWELT_RETURN_IF_ERROR(ParsePage(values[i], "", origin, out));
+    UMWELT_RETURN_IF_ERROR(ParsePage(values[i], api_path, origin, out));
   }
   return Status::Ok();
 }

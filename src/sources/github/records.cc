@@ -199,7 +199,8 @@ class PageParser {
     std::string where = Where(index, j);
     Fields f(j, where);
     Status s;
-    if (f.Has("diff_hunk") || f.Has("pull_request_review_id")) {
+    if (f.Has("diff_hunk") || f.Has("pull_request_review_id") ||
+        (f.Has("original_position") && f.Has("path"))) {
       s = ReviewComment(j, f, where);
     } else if (f.Has("submitted_at") || (f.Has("pull_request_url") && !f.Has("number") && f.Has("state"))) {
       s = Review(j, f, where);
@@ -294,6 +295,7 @@ class PageParser {
     c.date = th.created;
     c.url = th.url;
     c.text = SanitizeUtf8(body);
+    c.updated = th.updated;
     AddRecord(std::move(c), t.repo, ref);
     return Status::Ok();
   }
@@ -317,6 +319,7 @@ class PageParser {
                                "#issuecomment-" + std::to_string(id)
                          : html;
     c.text = SanitizeUtf8(Body(f, where));
+    c.updated = NormalizeIsoTime(f.Str("updated_at"));
     AddRecord(std::move(c), t.repo, ThreadRef(t));
     return Status::Ok();
   }
@@ -344,6 +347,7 @@ class PageParser {
     c.date = NormalizeIsoTime(f.Str("submitted_at"));
     c.url = html;
     c.text = state.empty() ? body : "[" + ToLower(state) + "] " + body;
+    c.updated = c.date;
     AddRecord(std::move(c), t.repo, ThreadRef(t));
     return Status::Ok();
   }
@@ -351,11 +355,22 @@ class PageParser {
   Status ReviewComment(const json& j, Fields& f, const std::string& where) {
     Target t;
     std::string html = f.Str("html_url");
-    if (!ParseTarget(html, &t) && !ParseTarget(f.Str("pull_request_url"), &t)) {
+    std::string pr_link;  // older API versions only carry _links.pull_request.href
+    if (const json* links = f.Obj("_links")) {
+      if (links->contains("pull_request") && (*links)["pull_request"].is_object()) {
+        pr_link = (*links)["pull_request"].value("href", "");
+      }
+    }
+    if (!ParseTarget(html, &t) && !ParseTarget(f.Str("pull_request_url"), &t) &&
+        !ParseTarget(pr_link, &t)) {
       return Status::Corrupt(where + ": cannot tell which pull request the comment belongs to");
     }
     int64_t id = f.Int("id");
     if (id <= 0) return Status::Corrupt(where + ": review comment without a positive `id`");
+    if (html.empty()) {
+      html = "https://github.com/" + t.repo + "/pull/" + std::to_string(t.number) + "#discussion_r" +
+             std::to_string(id);
+    }
     Chunk c;
     c.source = "github";
     c.kind = "review-comment";
@@ -367,6 +382,7 @@ class PageParser {
     std::string path = f.Str("path");
     int64_t line = f.Int("line") ? f.Int("line") : f.Int("original_line");
     c.text = SanitizeUtf8(Body(f, where));
+    c.updated = NormalizeIsoTime(f.Str("updated_at"));
     if (!path.empty()) {
       c.text = "On " + path + (line > 0 ? ":" + std::to_string(line) : "") + ": " + c.text;
     }

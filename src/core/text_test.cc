@@ -1,0 +1,62 @@
+#include "umwelt/text.h"
+
+#include <gtest/gtest.h>
+
+namespace umwelt {
+namespace {
+
+TEST(Utf8, ValidatesAndSanitizes) {
+  EXPECT_TRUE(IsValidUtf8("plain ascii"));
+  EXPECT_TRUE(IsValidUtf8("gr\xC3\xBC\xC3\x9F"));
+  EXPECT_FALSE(IsValidUtf8("bad \xC3"));
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));  // a surrogate
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));      // overlong
+  EXPECT_EQ(SanitizeUtf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_TRUE(IsValidUtf8(SanitizeUtf8("\xF4\x90\x80\x80 x \xE2\x82")));
+}
+
+TEST(Utf8, TruncatesOnBoundaries) {
+  std::string s = "ab\xE2\x82\xAC";  // "ab€"
+  EXPECT_EQ(TruncateUtf8(s, 3), "ab");
+  EXPECT_EQ(TruncateUtf8(s, 5), s);
+}
+
+TEST(IsoTime, ParsesTheFormsSourcesUse) {
+  EXPECT_EQ(ParseIsoTime("1970-01-01T00:00:00Z"), 0);
+  EXPECT_EQ(ParseIsoTime("2024-05-01"), 1714521600);
+  EXPECT_EQ(ParseIsoTime("2024-05-01T02:00:00+02:00"), 1714521600);
+  EXPECT_EQ(ParseIsoTime("2024-05-01T00:00:00.123456Z"), 1714521600);
+  EXPECT_FALSE(ParseIsoTime("2024-13-01").has_value());
+  EXPECT_FALSE(ParseIsoTime("yesterday").has_value());
+  EXPECT_FALSE(ParseIsoTime("2024-05-01T00:00:00Zjunk").has_value());
+  EXPECT_EQ(FormatIsoTime(1714521600), "2024-05-01T00:00:00Z");
+  EXPECT_EQ(NormalizeIsoTime("2021-07-03T10:00:00-05:00"), "2021-07-03T15:00:00Z");
+}
+
+TEST(Identifiers, SplitsCamelSnakeAndDigits) {
+  EXPECT_EQ(SplitIdentifier("parseHTTPResponse2"),
+            (std::vector<std::string>{"parse", "http", "response", "2"}));
+  EXPECT_EQ(SplitIdentifier("flop_utils"), (std::vector<std::string>{"flop", "utils"}));
+  EXPECT_EQ(SplitIdentifier("word"), (std::vector<std::string>{"word"}));
+  std::string syms = IdentifierSymbols("we call computeMfu in flop_utils.py, not plain words");
+  EXPECT_NE(syms.find("compute"), std::string::npos);
+  EXPECT_NE(syms.find("mfu"), std::string::npos);
+  EXPECT_NE(syms.find("flop"), std::string::npos);
+  EXPECT_EQ(syms.find("plain"), std::string::npos);
+}
+
+TEST(Mentions, FindsNumbersReposAndUrls) {
+  auto m = FindThreadMentions(
+      "See #12, octo/cat#7 and https://github.com/a-b/c.d/pull/99#discussion_r1; not abc#5 or &#39;");
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].repo, "");
+  EXPECT_EQ(m[0].number, 12);
+  EXPECT_EQ(m[1].repo, "octo/cat");
+  EXPECT_EQ(m[1].number, 7);
+  EXPECT_EQ(m[2].repo, "a-b/c.d");
+  EXPECT_EQ(m[2].number, 99);
+  EXPECT_TRUE(FindThreadMentions("#123abc is a colour").empty());
+}
+
+}  // namespace
+}  // namespace umwelt

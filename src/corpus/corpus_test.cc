@@ -1,0 +1,214 @@
+#include "umwelt/corpus.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "test_util.h"
+
+namespace umwelt {
+namespace {
+
+Chunk Make(const std::string& ref, const std::string& text, const std::string& parent = "o/r#1") {
+  Chunk c;
+  c.source = "github";
+  c.kind = ref == parent ? "issue" : "comment";
+  c.ref = ref;
+  c.parent = parent;
+  c.title = "A title";
+  c.author = "alice";
+  c.date = "2024-05-01T00:00:00Z";
+  c.url = "https://github.com/o/r/issues/1#" + ref;
+  c.text = text;
+  return c;
+}
+
+int64_t FtsCount(Corpus& c, const char* match) {
+  sqlite3_stmt* st;
+  sqlite3_prepare_v2(c.raw_handle(), "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1", -1, &st, nullptr);
+  sqlite3_bind_text(st, 1, match, -1, SQLITE_TRANSIENT);
+  sqlite3_step(st);
+  int64_t n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return n;
+}
+
+class CorpusTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Corpus::Open(dir_.File("c.db"), Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    corpus_ = std::move(c).value();
+  }
+  void Put(const std::vector<Chunk>& parts) {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE(b.ok());
+    ASSERT_TRUE((*b)->PutRecord(parts).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Corpus> corpus_;
+};
+
+TEST_F(CorpusTest, UpsertReplacesEditedTextAndReindexesFts) {
+  Put({Make("o/r#1/c1", "the original wording")});
+  EXPECT_EQ(FtsCount(*corpus_, "original"), 1);
+  Put({Make("o/r#1/c1", "an edited wording")});
+  auto c = corpus_->ChunkByRef("o/r#1/c1");
+  ASSERT_TRUE(c.ok() && c->has_value());
+  EXPECT_EQ((*c)->text, "an edited wording");
+  EXPECT_EQ(FtsCount(*corpus_, "original"), 0);
+  EXPECT_EQ(FtsCount(*corpus_, "edited"), 1);
+  auto stats = corpus_->Stats();
+  EXPECT_EQ(stats->total_chunks, 1);
+}
+
+TEST_F(CorpusTest, SameRecordTwiceChangesNothing) {
+  auto b = corpus_->BeginWrite();
+  ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c1", "x")}).value());
+  ASSERT_TRUE((*b)->Commit().ok());
+  auto gen1 = corpus_->GetMeta("generation").value();
+  auto b2 = corpus_->BeginWrite();
+  EXPECT_FALSE((*b2)->PutRecord({Make("o/r#1/c1", "x")}).value());
+  ASSERT_TRUE((*b2)->Commit().ok());
+  EXPECT_EQ(corpus_->GetMeta("generation").value(), gen1);
+}
+
+TEST_F(CorpusTest, LongBodiesSplitIntoPartsAndShrinkCleanly) {
+  std::string para(1500, 'a');
+  std::string text = para + "\n\n" + para + "\n\n" + para + "\n\n" + para;
+  auto parts = SplitIntoParts(Make("o/r#1", text, "o/r#1"));
+  ASSERT_GE(parts.size(), 2u);
+  EXPECT_EQ(parts[0].ref, "o/r#1:p0");
+  for (const auto& p : parts) {
+    EXPECT_LE(p.text.size(), 4000u);
+    EXPECT_EQ(p.url, parts[0].url);
+    EXPECT_EQ(p.n_parts, static_cast<int>(parts.size()));
+  }
+  Put(parts);
+  EXPECT_EQ(corpus_->Stats()->total_chunks, static_cast<int64_t>(parts.size()));
+  Put({Make("o/r#1", "now short", "o/r#1")});  // the old parts go
+  EXPECT_EQ(corpus_->Stats()->total_chunks, 1);
+  auto thread = corpus_->ThreadChunks("o/r#1");
+  ASSERT_EQ(thread->size(), 1u);
+  EXPECT_EQ((*thread)[0].text, "now short");
+}
+
+TEST_F(CorpusTest, DeleteRemovesRecordAndLinks) {
+  Put({Make("o/r#1/c1", "mentions #2")});
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->AddLink({"o/r#1/c1", "o/r#2"}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  EXPECT_EQ(corpus_->Stats()->links, 1);
+  auto b = corpus_->BeginWrite();
+  ASSERT_TRUE((*b)->DeleteRecord("o/r#1/c1").ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+  EXPECT_EQ(corpus_->Stats()->total_chunks, 0);
+  EXPECT_EQ(corpus_->Stats()->links, 0);
+  EXPECT_EQ(FtsCount(*corpus_, "mentions"), 0);
+}
+
+TEST_F(CorpusTest, UncommittedBatchRollsBack) {
+  Put({Make("o/r#1/c1", "kept")});
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c2", "lost")}).ok());
+    ASSERT_TRUE((*b)->DeleteRecord("o/r#1/c1").ok());
+  }  // destroyed without Commit
+  EXPECT_EQ(corpus_->Stats()->total_chunks, 1);
+  EXPECT_TRUE(corpus_->ChunkByRef("o/r#1/c1")->has_value());
+  EXPECT_FALSE(corpus_->BeginWrite().ok() == false);  // a new batch can start
+}
+
+TEST_F(CorpusTest, ThreadUpsertKeepsRelationsAndMergedState) {
+  auto b = corpus_->BeginWrite();
+  Thread pr;
+  pr.ref = "o/r#5";
+  pr.kind = "pr";
+  pr.state = "merged";
+  pr.merged = "2024-01-02T00:00:00Z";
+  ASSERT_TRUE((*b)->PutThread(pr).ok());
+  ASSERT_TRUE((*b)->LinkSubIssue("o/r#1", "o/r#5").ok());
+  ASSERT_TRUE((*b)->LinkSubIssue("o/r#1", "o/r#5").ok());  // idempotent
+  Thread again = pr;
+  again.title = "renamed";
+  ASSERT_TRUE((*b)->PutThread(again).ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+  auto t = corpus_->GetThread("o/r#5").value();
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->title, "renamed");
+  EXPECT_EQ(t->parent, "o/r#1");
+  auto parent = corpus_->GetThread("o/r#1").value();
+  ASSERT_TRUE(parent.has_value());
+  EXPECT_EQ(parent->children, std::vector<std::string>{"o/r#5"});
+}
+
+TEST(CorpusOpen, RejectsAFileThatIsNotSqlite) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.File("notes.db"), std::string(4096, 'x'));
+  auto c = Corpus::Open(dir.File("notes.db"), Corpus::Mode::kReadWrite);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("notes.db"), std::string::npos);
+  EXPECT_NE(c.status().message().find("not an SQLite database"), std::string::npos);
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir.File("notes.db")), std::string(4096, 'x'));  // untouched
+}
+
+TEST(CorpusOpen, RejectsANewerSchemaVersionAndKeepsData) {
+  testing::TempDir dir;
+  std::string path = dir.File("future.db");
+  {
+    auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c1", "precious")}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+    ASSERT_EQ(sqlite3_exec((*c)->raw_handle(), "UPDATE meta SET value='99' WHERE key='schema_version'",
+                           nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  for (auto mode : {Corpus::Mode::kReadWrite, Corpus::Mode::kReadOnly}) {
+    auto c = Corpus::Open(path, mode);
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.status().message().find("schema_version 99"), std::string::npos) << c.status().message();
+    EXPECT_EQ(c.status().code(), Code::kUnsupported);
+  }
+  sqlite3* db;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_stmt* st;
+  sqlite3_prepare_v2(db, "SELECT text FROM chunks", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "precious");
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+TEST(CorpusOpen, ReadOnlyMissingFileSaysSo) {
+  auto c = Corpus::Open("/nonexistent/dir/c.db", Corpus::Mode::kReadOnly);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().code(), Code::kNotFound);
+}
+
+TEST(CorpusSchema, MatchesTheReferenceCore) {
+  testing::TempDir dir;
+  auto c = Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok());
+  sqlite3* db = (*c)->raw_handle();
+  auto columns = [&](const char* table) {
+    std::vector<std::string> cols;
+    sqlite3_stmt* st;
+    sqlite3_prepare_v2(db, (std::string("SELECT name FROM pragma_table_info('") + table + "')").c_str(), -1, &st, nullptr);
+    while (sqlite3_step(st) == SQLITE_ROW) cols.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    sqlite3_finalize(st);
+    return cols;
+  };
+  EXPECT_EQ(columns("chunks"),
+            (std::vector<std::string>{"id", "source", "kind", "ref", "parent", "title", "author", "date",
+                                      "url", "text", "part", "n_parts", "syms", "embed_space", "embedding"}));
+  EXPECT_EQ(columns("meta"), (std::vector<std::string>{"key", "value"}));
+  EXPECT_EQ(columns("chunks_fts"), (std::vector<std::string>{"text", "title", "syms"}));
+  EXPECT_EQ((*c)->GetMeta("schema_version").value(), std::to_string(kSchemaVersion));
+  EXPECT_TRUE((*c)->native());
+}
+
+}  // namespace
+}  // namespace umwelt

@@ -1,0 +1,177 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "umwelt/github.h"
+
+namespace umwelt::github {
+namespace {
+
+using json = nlohmann::json;
+
+json Issue(int n, const std::string& body, bool pr = false) {
+  json j = {{"number", n},
+            {"title", "Issue " + std::to_string(n)},
+            {"body", body},
+            {"state", "open"},
+            {"user", {{"login", "alice"}}},
+            {"labels", json::array({{{"name", "epic"}}, {{"name", "infra"}}})},
+            {"assignees", json::array({{{"login", "bob"}}})},
+            {"created_at", "2024-05-01T10:00:00Z"},
+            {"updated_at", "2024-05-02T10:00:00Z"},
+            {"closed_at", nullptr},
+            {"html_url", "https://github.com/o/r/" + std::string(pr ? "pull/" : "issues/") + std::to_string(n)},
+            {"comments", 0},
+            {"some_future_field", {{"nested", true}}}};
+  if (pr) j["pull_request"] = {{"merged_at", "2024-05-03T00:00:00Z"}};
+  return j;
+}
+
+json Comment(int issue, int64_t id, const std::string& body) {
+  return {{"id", id},
+          {"body", body},
+          {"user", {{"login", "carol"}}},
+          {"created_at", "2024-05-02T11:00:00Z"},
+          {"updated_at", "2024-05-02T11:00:00Z"},
+          {"issue_url", "https://api.github.com/repos/o/r/issues/" + std::to_string(issue)},
+          {"html_url", "https://github.com/o/r/issues/" + std::to_string(issue) + "#issuecomment-" + std::to_string(id)}};
+}
+
+TEST(ParsePage, IssuesCommentsAndLinks) {
+  Records r;
+  json page = json::array({Issue(1, "Tracks the data pipeline. See #2 and other/repo#9."), Issue(2, "", true)});
+  ASSERT_TRUE(ParsePage(page.dump(), "", "page.json", &r).ok());
+  ASSERT_EQ(r.threads.size(), 2u);
+  EXPECT_EQ(r.threads[0].ref, "o/r#1");
+  EXPECT_EQ(r.threads[0].kind, "issue");
+  EXPECT_EQ(r.threads[0].labels, (std::vector<std::string>{"epic", "infra"}));
+  EXPECT_EQ(r.threads[0].assignees, std::vector<std::string>{"bob"});
+  EXPECT_EQ(r.threads[0].description, "Tracks the data pipeline.");
+  EXPECT_EQ(r.threads[1].kind, "pr");
+  EXPECT_EQ(r.threads[1].state, "merged");
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[0][0].url, "https://github.com/o/r/issues/1");
+  ASSERT_EQ(r.links.size(), 2u);
+  EXPECT_EQ(r.links[0].to_ref, "o/r#2");
+  EXPECT_EQ(r.links[1].to_ref, "other/repo#9");
+
+  Records c;
+  ASSERT_TRUE(ParsePage(json::array({Comment(1, 77, "LGTM")}).dump(), "", "c.json", &c).ok());
+  ASSERT_EQ(c.records.size(), 1u);
+  EXPECT_EQ(c.records[0][0].ref, "o/r#1/c77");
+  EXPECT_EQ(c.records[0][0].parent, "o/r#1");
+  EXPECT_EQ(c.records[0][0].kind, "comment");
+  EXPECT_EQ(c.records[0][0].url, "https://github.com/o/r/issues/1#issuecomment-77");
+}
+
+TEST(ParsePage, ReviewsReviewCommentsSubIssuesAndTimeline) {
+  Records r;
+  json review = {{"id", 5}, {"user", {{"login", "dan"}}}, {"body", "Ship it"}, {"state", "APPROVED"},
+                 {"submitted_at", "2024-05-03T00:00:00Z"},
+                 {"html_url", "https://github.com/o/r/pull/2#pullrequestreview-5"},
+                 {"pull_request_url", "https://api.github.com/repos/o/r/pulls/2"}};
+  json rc = {{"id", 6}, {"pull_request_review_id", 5}, {"diff_hunk", "@@"}, {"path", "src/a.cc"}, {"line", 12},
+             {"body", "nit"}, {"user", {{"login", "dan"}}}, {"created_at", "2024-05-03T00:00:00Z"},
+             {"html_url", "https://github.com/o/r/pull/2#discussion_r6"}};
+  ASSERT_TRUE(ParsePage(json::array({review, rc}).dump(), "", "x", &r).ok());
+  ASSERT_EQ(r.records.size(), 2u);
+  EXPECT_EQ(r.records[0][0].kind, "review");
+  EXPECT_EQ(r.records[0][0].text, "[approved] Ship it");
+  EXPECT_EQ(r.records[1][0].kind, "review-comment");
+  EXPECT_EQ(r.records[1][0].ref, "o/r#2/rc6");
+  EXPECT_EQ(r.records[1][0].text, "On src/a.cc:12: nit");
+
+  Records s;
+  ASSERT_TRUE(ParsePage(json::array({Issue(8, "child")}).dump(), "/repos/o/r/issues/1/sub_issues", "x", &s).ok());
+  ASSERT_EQ(s.sub_issues.size(), 1u);
+  EXPECT_EQ(s.sub_issues[0], std::make_pair(std::string("o/r#1"), std::string("o/r#8")));
+
+  Records t;
+  json xref = {{"event", "cross-referenced"},
+               {"source", {{"type", "issue"}, {"issue", Issue(40, "mentions")}}}};
+  json noise = {{"event", "labeled"}, {"label", {{"name", "x"}}}};
+  ASSERT_TRUE(ParsePage(json::array({xref, noise}).dump(), "/repos/o/r/issues/1/timeline", "x", &t).ok());
+  ASSERT_EQ(t.links.size(), 1u);
+  EXPECT_EQ(t.links[0].from_ref, "o/r#40");
+  EXPECT_EQ(t.links[0].to_ref, "o/r#1");
+  EXPECT_EQ(t.links[0].kind, "cross-reference");
+  EXPECT_EQ(t.skipped, 1);
+}
+
+TEST(ParsePage, MalformedJsonNamesTheFileAndOffset) {
+  Records r;
+  Status s = ParsePage("[{\"number\": 1, \"title\": ", "", "issues.json", &r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("issues.json"), std::string::npos);
+  EXPECT_NE(s.message().find("malformed JSON at byte"), std::string::npos);
+}
+
+TEST(ParsePage, WrongTypesNameTheRecordAndField) {
+  Records r;
+  json bad = Issue(3, "x");
+  bad["title"] = 42;
+  Status s = ParsePage(json::array({Issue(1, "ok"), bad}).dump(), "", "issues.json", &r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("record 1"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("issues/3"), std::string::npos);
+  EXPECT_NE(s.message().find("`title`"), std::string::npos);
+  Records r2;
+  EXPECT_FALSE(ParsePage("[1, 2]", "", "nums.json", &r2).ok());
+}
+
+TEST(ParsePage, HugeBodyIsCutWithAWarning) {
+  Records r;
+  std::string body(10u << 20, 'y');
+  ASSERT_TRUE(ParsePage(json::array({Issue(1, body)}).dump(), "", "big.json", &r).ok());
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("issues/1"), std::string::npos);
+  size_t total = 0;
+  for (const auto& p : r.records[0]) total += p.text.size();
+  EXPECT_EQ(total, kMaxBodyBytes);
+}
+
+TEST(ParsePage, InvalidUtf8IsReplacedNotFatal) {
+  Records r;
+  std::string page = json::array({Issue(1, "PLACEHOLDER")}).dump();
+  page.replace(page.find("PLACEHOLDER"), 11, "caf\xE9 latte");  // Latin-1 byte
+  ASSERT_TRUE(ParsePage(page, "", "latin1.json", &r).ok());
+  EXPECT_EQ(r.records[0][0].text, "caf\xEF\xBF\xBD latte");
+  ASSERT_FALSE(r.warnings.empty());
+}
+
+TEST(ParsePage, ApiErrorDocumentIsNotData) {
+  Records r;
+  Status s = ParsePage("{\"message\":\"Bad credentials\",\"documentation_url\":\"x\"}", "", "err.json", &r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("Bad credentials"), std::string::npos);
+}
+
+TEST(SplitJsonValues, HandlesPaginateOutputAndTruncation) {
+  auto v = SplitJsonValues("[{\"a\":\"]\"}]\n[{\"b\":2}]{\"c\":\"\\\"}\"}\n", "f");
+  ASSERT_TRUE(v.ok());
+  ASSERT_EQ(v->size(), 3u);
+  EXPECT_EQ((*v)[1], "[{\"b\":2}]");
+  auto bad = SplitJsonValues("[{\"a\":1}][{\"b\":", "pages.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("pages.json"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("byte 9"), std::string::npos);
+  EXPECT_FALSE(SplitJsonValues("garbage", "g").ok());
+}
+
+TEST(Recordings, ParsesPyGithubReplayText) {
+  std::string text =
+      "https\nGET\napi.github.com\nNone\n/repos/o/r/issues/1/comments\n{'Authorization': 'token x'}\nNone\n200\n"
+      "[('link', '<https://api.github.com/repos/o/r/issues/1/comments?page=2>; rel=\"next\"'), ('etag', 'W/\"1\"')]\n"
+      "[]\n\n";
+  auto ex = ParsePyGithubReplay(text, "r.txt");
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  ASSERT_EQ(ex->size(), 1u);
+  EXPECT_EQ((*ex)[0].status, 200);
+  EXPECT_EQ((*ex)[0].path, "/repos/o/r/issues/1/comments");
+  ASSERT_EQ((*ex)[0].headers.size(), 2u);
+  EXPECT_EQ((*ex)[0].headers[1].second, "W/\"1\"");
+  EXPECT_FALSE(ParsePyGithubReplay("https\nGET\n", "short.txt").ok());
+}
+
+}  // namespace
+}  // namespace umwelt::github

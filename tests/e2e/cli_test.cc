@@ -1,0 +1,213 @@
+// Black-box tests of the `umwelt` binary: exit codes, output formats, and
+// crash safety of a sync killed with SIGKILL.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "github_fake.h"
+#include "test_util.h"
+
+namespace umwelt {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs umwelt with `args` (and extra environment) and captures everything.
+RunResult Umwelt(const std::vector<std::string>& args, const std::string& env = "") {
+  testing::TempDir dir;
+  std::string cmd = "env -u UMWELT_CORPUS -u GITHUB_TOKEN -u GH_TOKEN HOME=" + Quote(dir.path()) + " " + env + " " +
+                    Quote(UMWELT_BINARY);
+  for (const auto& a : args) cmd += " " + Quote(a);
+  cmd += " >" + dir.File("out") + " 2>" + dir.File("err") + " </dev/null";
+  int rc = std::system(cmd.c_str());
+  RunResult r;
+  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = testing::ReadFileOrEmpty(dir.File("out"));
+  r.err = testing::ReadFileOrEmpty(dir.File("err"));
+  return r;
+}
+
+std::vector<std::string> ExampleFiles() {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(UMWELT_SOURCE_DIR "/examples/github")) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
+  for (std::vector<std::string> v : {std::vector<std::string>{"--help"}, {"init", "--help"}, {"import", "github", "--help"},
+                                     {"sync", "github", "--help"}, {"search", "--help"}, {"show", "--help"},
+                                     {"status", "--help"}}) {
+    RunResult r = Umwelt(v);
+    EXPECT_EQ(r.code, 0) << v[0] << r.err;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << v[0];
+  }
+  EXPECT_EQ(Umwelt({}).code, 2);
+  EXPECT_EQ(Umwelt({"frobnicate"}).code, 2);
+  EXPECT_EQ(Umwelt({"search"}).code, 2);
+  EXPECT_EQ(Umwelt({"search", "x", "-k", "0"}).code, 2);
+  EXPECT_EQ(Umwelt({"import", "github", "/no/such/file.json"}).code, 2);
+}
+
+TEST(Cli, ImportSearchShowStatus) {
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  std::vector<std::string> args = {"--corpus", db, "import", "github"};
+  for (auto& f : ExampleFiles()) args.push_back(f);
+  RunResult imp = Umwelt(args);
+  ASSERT_EQ(imp.code, 0) << imp.err;
+  EXPECT_TRUE(fs::exists(db + ".kwidx"));  // built once, at import
+
+  RunResult s = Umwelt({"--corpus", db, "search", "checkpoint restore", "--json", "-k", "3"});
+  ASSERT_EQ(s.code, 0) << s.err;
+  json j = json::parse(s.out);
+  ASSERT_EQ(j["hits"].size(), 3u);
+  for (const char* field : {"source", "kind", "ref", "parent", "title", "author", "date", "url", "snippet", "score", "via"}) {
+    EXPECT_TRUE(j["hits"][0].contains(field)) << field;
+  }
+  EXPECT_EQ(j["hits"][0]["url"], "https://github.com/acme/tinylm/issues/104");
+
+  RunResult filtered = Umwelt({"--corpus", db, "search", "MFU", "--kind", "comment", "--author", "omar", "--json"});
+  ASSERT_EQ(filtered.code, 0) << filtered.err;
+  for (auto& h : json::parse(filtered.out)["hits"]) {
+    EXPECT_EQ(h["kind"], "comment");
+    EXPECT_EQ(h["author"], "omar");
+  }
+
+  RunResult show = Umwelt({"--corpus", db, "show", "https://github.com/acme/tinylm/issues/102#issuecomment-5104", "--json"});
+  ASSERT_EQ(show.code, 0) << show.err;
+  json t = json::parse(show.out);
+  EXPECT_EQ(t["ref"], "acme/tinylm#102");
+  EXPECT_EQ(t["thread"]["state"], "closed");
+  EXPECT_EQ(t["thread"]["parent"], "acme/tinylm#101");
+  EXPECT_EQ(t["chunks"].size(), 5u);
+  EXPECT_EQ(t["chunks"][0]["kind"], "issue");
+  RunResult tail = Umwelt({"--corpus", db, "show", "acme/tinylm#102", "--tail", "1"});
+  ASSERT_EQ(tail.code, 0);
+  EXPECT_NE(tail.out.find("Closing: #110"), std::string::npos);
+  EXPECT_EQ(tail.out.find("First trace"), std::string::npos);
+  RunResult toc = Umwelt({"--corpus", db, "show", "acme/tinylm#110", "--toc"});
+  ASSERT_EQ(toc.code, 0);
+  EXPECT_NE(toc.out.find("review-comment"), std::string::npos);
+  EXPECT_NE(toc.out.find("merged"), std::string::npos);
+  RunResult missing = Umwelt({"--corpus", db, "show", "acme/tinylm#999"});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("acme/tinylm#999"), std::string::npos);
+
+  RunResult status = Umwelt({"--corpus", db, "status", "--json"});
+  ASSERT_EQ(status.code, 0) << status.err;
+  json st = json::parse(status.out);
+  EXPECT_EQ(st["chunks"], 24);
+  EXPECT_EQ(st["threads"], 9);
+}
+
+TEST(Cli, ErrorsNameTheCorpusAndExitOne) {
+  testing::TempDir dir;
+  RunResult none = Umwelt({"--corpus", dir.File("absent.db"), "search", "x"});
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.err.find("absent.db"), std::string::npos);
+  testing::WriteFile(dir.File("text.db"), "just some text, not a database, long enough to have a header........");
+  RunResult bad = Umwelt({"--corpus", dir.File("text.db"), "status"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("not an SQLite database"), std::string::npos) << bad.err;
+  RunResult empty_query = Umwelt({"--corpus", dir.File("e.db"), "init"});
+  ASSERT_EQ(empty_query.code, 0);
+  RunResult q = Umwelt({"--corpus", dir.File("e.db"), "search", "?!"});
+  EXPECT_EQ(q.code, 2);
+  EXPECT_NE(q.err.find("no searchable words"), std::string::npos);
+}
+
+TEST(Cli, CorpusFromEnvironment) {
+  testing::TempDir dir;
+  RunResult init = Umwelt({"init"}, "UMWELT_CORPUS=" + Quote(dir.File("env.db")));
+  ASSERT_EQ(init.code, 0) << init.err;
+  EXPECT_TRUE(fs::exists(dir.File("env.db")));
+}
+
+// SIGKILL in the middle of a sync leaves a consistent corpus, and the next
+// sync resumes from the last committed page without duplicates.
+TEST(Cli, KilledSyncResumesWithoutDuplicates) {
+  testing::GithubFake fake;
+  const int kIssues = 600;
+  for (int n = 1; n <= kIssues; ++n) {
+    char updated[32];
+    std::snprintf(updated, sizeof updated, "2024-01-01T%02d:%02d:%02dZ", n / 3600, (n / 60) % 60, n % 60);
+    fake.PutIssue(n, "issue body number " + std::to_string(n), updated);
+  }
+  fake.set_per_page_cap(20);  // 30 pages
+  fake.set_latency_ms(40);
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  std::string token = "ghp_e2e_secret_token";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("GITHUB_TOKEN", token.c_str(), 1);
+    int fd = ::open(dir.File("child.log").c_str(), O_WRONLY | O_CREAT, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execl(UMWELT_BINARY, "umwelt", "-v", "--corpus", db.c_str(), "sync", "github", "o/r", "--api-base",
+            fake.base().c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until some pages have committed, then kill without warning.
+  for (int i = 0; i < 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (fake.server().requests().size() >= 8) break;
+  }
+  ::kill(pid, SIGKILL);
+  int wstatus;
+  ::waitpid(pid, &wstatus, 0);
+  ASSERT_TRUE(WIFSIGNALED(wstatus));
+
+  sqlite3* raw;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  auto scalar = [&](const char* sql) {
+    sqlite3_stmt* st;
+    sqlite3_prepare_v2(raw, sql, -1, &st, nullptr);
+    sqlite3_step(st);
+    std::string v = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+  };
+  EXPECT_EQ(scalar("PRAGMA integrity_check"), "ok");
+  int64_t partial = std::stoll(scalar("SELECT count(*) FROM chunks"));
+  EXPECT_EQ(partial % 20, 0) << "a page committed partly";
+  EXPECT_LT(partial, kIssues) << "the sync finished before it was killed";
+  sqlite3_close(raw);
+
+  size_t before = fake.server().requests().size();
+  fake.set_latency_ms(0);
+  RunResult again = Umwelt({"--corpus", db, "sync", "github", "o/r", "--api-base", fake.base()}, "GITHUB_TOKEN=" + token);
+  ASSERT_EQ(again.code, 0) << again.err;
+  auto reqs = fake.server().requests();
+  if (partial > 0) {
+    EXPECT_NE(reqs[before].find("since="), std::string::npos) << "resumed from scratch: " << reqs[before];
+  }
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  EXPECT_EQ(scalar("SELECT count(*) FROM chunks"), std::to_string(kIssues));
+  EXPECT_EQ(scalar("SELECT count(DISTINCT ref) FROM chunks"), std::to_string(kIssues));
+  EXPECT_EQ(scalar("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'number'"), std::to_string(kIssues));
+  sqlite3_close(raw);
+  std::string log = testing::ReadFileOrEmpty(dir.File("child.log")) + again.out + again.err;
+  EXPECT_EQ(log.find(token), std::string::npos) << "the token reached the output";
+}
+
+}  // namespace
+}  // namespace umwelt

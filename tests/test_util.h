@@ -1,0 +1,114 @@
+// Helpers shared by the tests: temporary folders, the real data in
+// ../shared/data, and a scripted HTTP server on loopback.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace umwelt::testing {
+
+// A fresh folder under $TMPDIR, removed with the object.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + std::string("/umwelt-test-XXXXXX");
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    path_ = ::mkdtemp(buf.data());
+  }
+  ~TempDir() { (void)std::system(("rm -rf '" + path_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+inline void WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+}
+
+inline std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ../shared/data (or $UMWELT_SHARED_DATA), or "" when absent.
+inline std::string SharedData() {
+  std::string dir;
+  if (const char* e = std::getenv("UMWELT_SHARED_DATA"); e && *e) dir = e;
+  else dir = UMWELT_SOURCE_DIR "/../shared/data";
+  struct stat st;
+  return ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) ? dir : "";
+}
+
+#define UMWELT_REQUIRE_SHARED_DATA(var)                                                   \
+  std::string var = ::umwelt::testing::SharedData();                                      \
+  if (var.empty()) GTEST_SKIP() << "../shared/data is absent (set UMWELT_SHARED_DATA to "  \
+                                   "run this test on the real recordings)"
+
+// An HTTP server on 127.0.0.1 with a random port, serving handlers the test
+// installs, in a background thread. Records every request's target.
+class TestServer {
+ public:
+  TestServer() {
+    server_.set_logger([this](const httplib::Request& req, const httplib::Response&) {
+      std::lock_guard<std::mutex> lock(mu_);
+      std::string target = req.path;
+      if (!req.params.empty()) {
+        target += "?";
+        bool first = true;
+        for (const auto& [k, v] : req.params) {
+          target += (first ? "" : "&") + k + "=" + v;
+          first = false;
+        }
+      }
+      log_.push_back(target);
+      auth_.push_back(req.get_header_value("Authorization"));
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~TestServer() {
+    server_.stop();
+    thread_.join();
+  }
+  httplib::Server& server() { return server_; }
+  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int port() const { return port_; }
+  std::vector<std::string> requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return log_;
+  }
+  std::vector<std::string> auth_headers() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return auth_;
+  }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::vector<std::string> log_;
+  std::vector<std::string> auth_;
+};
+
+}  // namespace umwelt::testing
