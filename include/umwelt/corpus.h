@@ -27,6 +27,9 @@
 struct sqlite3;
 
 namespace umwelt {
+namespace corpus_internal {
+class StmtCache;
+}
 
 inline constexpr int kSchemaVersion = 1;
 
@@ -163,6 +166,7 @@ class Corpus {
 
   std::string path_;
   sqlite3* db_ = nullptr;
+  std::unique_ptr<corpus_internal::StmtCache> cache_;  // finalized before db_ closes
   bool read_only_ = false;
   bool native_ = false;
   bool batch_open_ = false;

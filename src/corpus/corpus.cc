@@ -56,7 +56,10 @@ bool TableExists(sqlite3* db, const char* name) {
 
 }  // namespace
 
-Corpus::~Corpus() { sqlite3_close_v2(db_); }
+Corpus::~Corpus() {
+  cache_.reset();
+  sqlite3_close_v2(db_);
+}
 
 Result<std::unique_ptr<Corpus>> Corpus::Open(const std::string& path, Mode mode) {
   if (path.empty()) return Status::Invalid("no corpus path given");
@@ -76,6 +79,7 @@ Status Corpus::Init(Mode mode) {
                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path_.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) return SqliteError(db_, rc, path_);
+  cache_ = std::make_unique<corpus_internal::StmtCache>(db_);
   sqlite3_busy_timeout(db_, 10000);
   // Touching the schema is the first read; a non-database fails here.
   UMWELT_RETURN_IF_ERROR(Exec(db_, "SELECT count(*) FROM sqlite_master", path_));
@@ -256,10 +260,11 @@ Status Corpus::ForEachChunk(const std::function<void(const IndexRow&)>& visit) {
 }
 
 Result<std::string> Corpus::ContentKey() {
-  Stmt q(db_, "SELECT count(*), coalesce(max(id), 0) FROM chunks");
+  // max(id) is one b-tree descent; count(*) would scan the table.
+  Stmt q(db_, "SELECT coalesce(max(id), 0) FROM chunks");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   if (q.Step() != SQLITE_ROW) return SqliteError(db_, sqlite3_errcode(db_), path_);
-  std::string key = "n=" + std::to_string(q.Int(0)) + ";max=" + std::to_string(q.Int(1));
+  std::string key = "max=" + std::to_string(q.Int(0));
   UMWELT_ASSIGN_OR_RETURN(std::string gen, GetMeta("generation"));
   if (!gen.empty() && native_) {
     key += ";gen=" + gen;

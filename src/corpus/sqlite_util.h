@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "umwelt/status.h"
 
@@ -14,10 +15,47 @@ namespace umwelt::corpus_internal {
 // Runs `sql` (one or more statements, no results). The error names `context`.
 Status Exec(sqlite3* db, const char* sql, const std::string& context);
 
+// Prepared statements kept for the life of a connection, keyed by SQL text.
+// Not thread-safe (neither is the connection). A statement is borrowed by one
+// Stmt at a time; code never nests two Stmts of the same SQL.
+class StmtCache {
+ public:
+  explicit StmtCache(sqlite3* db) : db_(db) {}
+  ~StmtCache() {
+    for (auto& [sql, st] : cache_) sqlite3_finalize(st);
+  }
+  StmtCache(const StmtCache&) = delete;
+  StmtCache& operator=(const StmtCache&) = delete;
+  sqlite3* db() const { return db_; }
+  // The prepared statement for `sql`, or nullptr when it does not prepare.
+  sqlite3_stmt* Get(const char* sql) {
+    auto it = cache_.find(sql);
+    if (it != cache_.end()) return it->second;
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, nullptr) != SQLITE_OK) return nullptr;
+    cache_.emplace(sql, st);
+    return st;
+  }
+
+ private:
+  sqlite3* db_;
+  std::unordered_map<std::string, sqlite3_stmt*> cache_;
+};
+
 class Stmt {
  public:
+  // Prepares `sql` for this Stmt alone.
   Stmt(sqlite3* db, const char* sql);
-  ~Stmt() { sqlite3_finalize(stmt_); }
+  // Borrows the cached statement for `sql`; it is reset, not finalized, after.
+  Stmt(StmtCache& cache, const char* sql) : db_(cache.db()), stmt_(cache.Get(sql)), owned_(false) {}
+  ~Stmt() {
+    if (owned_) {
+      sqlite3_finalize(stmt_);
+    } else if (stmt_) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+    }
+  }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
@@ -57,6 +95,7 @@ class Stmt {
  private:
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
+  bool owned_ = true;
 };
 
 // Maps an SQLite error to a Status naming `context`.

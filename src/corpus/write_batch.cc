@@ -65,20 +65,20 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
 
   const std::string& updated = parts[0].updated;
   if (!updated.empty()) {
-    Stmt version(db, "SELECT updated FROM record_versions WHERE ref=?1");
+    Stmt version(*corpus_->cache_, "SELECT updated FROM record_versions WHERE ref=?1");
     UMWELT_RETURN_IF_ERROR(version.PrepareStatus(path));
     version.Bind(1, base);
     // Same or older stamp: the stored copy stands (re-imports are idempotent,
     // and two recordings of one version cannot flip-flop).
     if (version.Step() == SQLITE_ROW && version.Text(0) >= updated) return false;
-    Stmt set(db, "INSERT INTO record_versions(ref, updated) VALUES (?1, ?2)"
+    Stmt set(*corpus_->cache_, "INSERT INTO record_versions(ref, updated) VALUES (?1, ?2)"
                  " ON CONFLICT(ref) DO UPDATE SET updated=excluded.updated");
     UMWELT_RETURN_IF_ERROR(set.PrepareStatus(path));
     set.Bind(1, base).Bind(2, updated);
     UMWELT_RETURN_IF_ERROR(set.Run(path + ": versioning " + base));
   }
 
-  Stmt existing(db, "SELECT id, source, kind, ref, parent, title, author, date, url, text, part,"
+  Stmt existing(*corpus_->cache_, "SELECT id, source, kind, ref, parent, title, author, date, url, text, part,"
                     " n_parts, syms FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3) ORDER BY part");
   UMWELT_RETURN_IF_ERROR(existing.PrepareStatus(path));
   existing.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
@@ -106,12 +106,12 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
     if (same) return false;
   }
 
-  Stmt del(db, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
+  Stmt del(*corpus_->cache_, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
   UMWELT_RETURN_IF_ERROR(del.PrepareStatus(path));
   del.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
   UMWELT_RETURN_IF_ERROR(del.Run(path + ": replacing " + base));
 
-  Stmt ins(db, "INSERT INTO chunks(source, kind, ref, parent, title, author, date, url, text, part,"
+  Stmt ins(*corpus_->cache_, "INSERT INTO chunks(source, kind, ref, parent, title, author, date, url, text, part,"
                " n_parts, syms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
   UMWELT_RETURN_IF_ERROR(ins.PrepareStatus(path));
   for (const auto& c : parts) {
@@ -128,15 +128,15 @@ Status WriteBatch::DeleteRecord(const std::string& ref) {
   sqlite3* db = corpus_->db_;
   const std::string& path = corpus_->path_;
   std::string base = BaseRef(ref);
-  Stmt dl(db, "DELETE FROM links WHERE from_ref=?1 OR (from_ref>=?2 AND from_ref<?3)");
+  Stmt dl(*corpus_->cache_, "DELETE FROM links WHERE from_ref=?1 OR (from_ref>=?2 AND from_ref<?3)");
   UMWELT_RETURN_IF_ERROR(dl.PrepareStatus(path));
   dl.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
   UMWELT_RETURN_IF_ERROR(dl.Run(path + ": deleting links of " + base));
-  Stmt dv(db, "DELETE FROM record_versions WHERE ref=?1");
+  Stmt dv(*corpus_->cache_, "DELETE FROM record_versions WHERE ref=?1");
   UMWELT_RETURN_IF_ERROR(dv.PrepareStatus(path));
   dv.Bind(1, base);
   UMWELT_RETURN_IF_ERROR(dv.Run(path + ": deleting the version of " + base));
-  Stmt del(db, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
+  Stmt del(*corpus_->cache_, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
   UMWELT_RETURN_IF_ERROR(del.PrepareStatus(path));
   del.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
   UMWELT_RETURN_IF_ERROR(del.Run(path + ": deleting " + base));
@@ -145,7 +145,7 @@ Status WriteBatch::DeleteRecord(const std::string& ref) {
 }
 
 Status WriteBatch::PutThread(const Thread& t) {
-  Stmt q(corpus_->db_,
+  Stmt q(*corpus_->cache_,
          "INSERT INTO threads(ref, source, kind, state, state_reason, title, author,"
          " author_association, url, labels, assignees, created, updated, closed, merged, parent,"
          " children, description) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
@@ -168,7 +168,7 @@ Status WriteBatch::PutThread(const Thread& t) {
   UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": storing thread " + t.ref));
   if (t.title.empty() || sqlite3_changes(corpus_->db_) == 0) return Status::Ok();
   // Comments, reviews and messages show their thread's title.
-  Stmt titles(corpus_->db_, "UPDATE chunks SET title=?2 WHERE parent=?1 AND ref<>?1"
+  Stmt titles(*corpus_->cache_, "UPDATE chunks SET title=?2 WHERE parent=?1 AND ref<>?1"
                             " AND ref NOT LIKE ?1 || ':p%' AND coalesce(title,'')<>?2");
   UMWELT_RETURN_IF_ERROR(titles.PrepareStatus(corpus_->path_));
   titles.Bind(1, t.ref).Bind(2, t.title);
@@ -181,17 +181,17 @@ Status WriteBatch::LinkSubIssue(const std::string& parent, const std::string& ch
   sqlite3* db = corpus_->db_;
   const std::string& path = corpus_->path_;
   // Rows may not exist yet (the sub-issue listing can come before the issue).
-  Stmt ensure(db, "INSERT OR IGNORE INTO threads(ref, source) VALUES (?1, 'github')");
+  Stmt ensure(*corpus_->cache_, "INSERT OR IGNORE INTO threads(ref, source) VALUES (?1, 'github')");
   UMWELT_RETURN_IF_ERROR(ensure.PrepareStatus(path));
   ensure.Bind(1, parent);
   UMWELT_RETURN_IF_ERROR(ensure.Run(path));
   ensure.Bind(1, child);
   UMWELT_RETURN_IF_ERROR(ensure.Run(path));
-  Stmt set_parent(db, "UPDATE threads SET parent=?2 WHERE ref=?1");
+  Stmt set_parent(*corpus_->cache_, "UPDATE threads SET parent=?2 WHERE ref=?1");
   UMWELT_RETURN_IF_ERROR(set_parent.PrepareStatus(path));
   set_parent.Bind(1, child).Bind(2, parent);
   UMWELT_RETURN_IF_ERROR(set_parent.Run(path));
-  Stmt get(db, "SELECT children FROM threads WHERE ref=?1");
+  Stmt get(*corpus_->cache_, "SELECT children FROM threads WHERE ref=?1");
   UMWELT_RETURN_IF_ERROR(get.PrepareStatus(path));
   get.Bind(1, parent);
   std::vector<std::string> children;
@@ -208,7 +208,7 @@ Status WriteBatch::LinkSubIssue(const std::string& parent, const std::string& ch
     if (c == child) return Status::Ok();
   }
   children.push_back(child);
-  Stmt set_children(db, "UPDATE threads SET children=?2 WHERE ref=?1");
+  Stmt set_children(*corpus_->cache_, "UPDATE threads SET children=?2 WHERE ref=?1");
   UMWELT_RETURN_IF_ERROR(set_children.PrepareStatus(path));
   set_children.Bind(1, parent).Bind(2, JsonArray(children));
   UMWELT_RETURN_IF_ERROR(set_children.Run(path));
@@ -216,7 +216,7 @@ Status WriteBatch::LinkSubIssue(const std::string& parent, const std::string& ch
 }
 
 Status WriteBatch::PutLinks(const std::string& from_ref, const std::vector<Link>& links) {
-  Stmt del(corpus_->db_, "DELETE FROM links WHERE from_ref=?1 AND kind='mention'");
+  Stmt del(*corpus_->cache_, "DELETE FROM links WHERE from_ref=?1 AND kind='mention'");
   UMWELT_RETURN_IF_ERROR(del.PrepareStatus(corpus_->path_));
   del.Bind(1, from_ref);
   UMWELT_RETURN_IF_ERROR(del.Run(corpus_->path_));
@@ -225,14 +225,14 @@ Status WriteBatch::PutLinks(const std::string& from_ref, const std::vector<Link>
 }
 
 Status WriteBatch::AddLink(const Link& l) {
-  Stmt q(corpus_->db_, "INSERT OR IGNORE INTO links(from_ref, to_ref, kind) VALUES (?1, ?2, ?3)");
+  Stmt q(*corpus_->cache_, "INSERT OR IGNORE INTO links(from_ref, to_ref, kind) VALUES (?1, ?2, ?3)");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
   q.Bind(1, l.from_ref).Bind(2, l.to_ref).Bind(3, l.kind);
   return q.Run(corpus_->path_ + ": storing link " + l.from_ref + " -> " + l.to_ref);
 }
 
 Status WriteBatch::PutSyncState(const SyncState& s) {
-  Stmt q(corpus_->db_,
+  Stmt q(*corpus_->cache_,
          "INSERT INTO sync_state(source, cursor, last_success, last_error, error_since)"
          " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(source) DO UPDATE SET cursor=excluded.cursor,"
          " last_success=excluded.last_success, last_error=excluded.last_error,"
@@ -245,7 +245,7 @@ Status WriteBatch::PutSyncState(const SyncState& s) {
 
 Result<std::vector<std::string>> WriteBatch::RecordRefs(const std::string& parent,
                                                         const std::string& kind) {
-  Stmt q(corpus_->db_, "SELECT DISTINCT ref FROM chunks WHERE parent=?1 AND kind=?2");
+  Stmt q(*corpus_->cache_, "SELECT DISTINCT ref FROM chunks WHERE parent=?1 AND kind=?2");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
   q.Bind(1, parent).Bind(2, kind);
   std::vector<std::string> out;
@@ -270,7 +270,7 @@ Status WriteBatch::Commit() {
              " ON CONFLICT(key) DO UPDATE SET value=excluded.value;",
              path);
     if (s.ok()) {
-      Stmt built(db, "INSERT INTO meta(key, value) VALUES ('built_at_epoch', ?1)"
+      Stmt built(*corpus_->cache_, "INSERT INTO meta(key, value) VALUES ('built_at_epoch', ?1)"
                      " ON CONFLICT(key) DO UPDATE SET value=excluded.value");
       s = built.PrepareStatus(path);
       if (s.ok()) s = built.Bind(1, std::to_string(NowEpoch())).Run(path);

@@ -1,0 +1,242 @@
+// Keyword search benchmark (issue: Foundation). Builds a corpus of N chunks
+// from real text, then reports import rate, FTS5 and keyword-index build
+// times, database size, in-process query latency (ours and FTS5's bm25()),
+// whole-process `umwelt search --json` time, and peak RSS.
+//
+//   keyword_bench [--chunks 221146] [--data ../shared/data] [--dir /tmp/umwelt-bench]
+//                 [--umwelt build/src/cli/umwelt] [--reuse]
+#include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "text_pool.h"
+#include "umwelt/corpus.h"
+#include "umwelt/search.h"
+#include "umwelt/text.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// Fifty queries of the kinds people type: subsystem names, numbers, identifiers.
+const char* kQueries[] = {
+    "fsdp checkpoint",        "float8 training",          "tensor parallel",        "pipeline schedule",
+    "activation checkpointing", "learning rate warmup",   "MoE router load balance", "torch compile",
+    "loss spike",             "data loader",              "tokenizer",              "gradient accumulation",
+    "boundary layer",         "heat transfer",            "supersonic flow",        "information retrieval",
+    "library catalog",        "citation analysis",        "mixed precision bf16",   "memory usage",
+    "throughput regression",  "evaluation harness",       "discord bot",            "welcome",
+    "flash attention",        "rotary embedding",         "weight decay",           "optimizer state",
+    "distributed checkpoint", "async checkpointing",      "context parallel",       "expert parallel",
+    "llama3 8b",              "h100",                     "mxfp8",                  "nccl timeout",
+    "fix typo",               "readme",                   "unit test failure",      "ci",
+    "training config",        "seed",                     "profiler trace",         "garbage collection",
+    "gradient norm clipping", "sharding spec",            "jax pjit",               "haliax named axes",
+    "scaling law",            "float8Linear",
+};
+
+struct Args {
+  size_t chunks = 221146;
+  std::string data = UMWELT_SOURCE_DIR "/../shared/data";
+  std::string dir = "/tmp/umwelt-bench";
+  std::string umwelt = UMWELT_BINARY;
+  bool reuse = false;
+};
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
+  return v[i];
+}
+
+long PeakRssMb(int who) {
+  struct rusage ru;
+  getrusage(who, &ru);
+  return ru.ru_maxrss / 1024;
+}
+
+// Generates `n` chunks deterministically: mostly short comments and messages,
+// some medium comments, a few long bodies split into parts.
+umwelt::Status Generate(umwelt::Corpus& corpus, const umwelt::bench::TextPool& pool, size_t n) {
+  std::mt19937_64 rng(20261130);
+  auto pick = [&](const std::vector<std::string>& v) -> const std::string& { return v[rng() % v.size()]; };
+  static const char* kinds[] = {"comment", "comment", "comment", "message", "message", "review-comment", "issue", "pr", "commit"};
+  size_t made = 0, record = 0;
+  const int64_t t0 = 1672531200;  // 2023-01-01
+  while (made < n) {
+    auto batch = corpus.BeginWrite();
+    if (!batch.ok()) return batch.status();
+    for (int i = 0; i < 10000 && made < n; ++i, ++record) {
+      umwelt::Chunk c;
+      const char* kind = kinds[rng() % 9];
+      c.kind = kind;
+      c.source = c.kind == "message" ? "discord" : c.kind == "commit" ? "code" : "github";
+      size_t thread = record / 7;
+      c.parent = "bench/repo#" + std::to_string(thread);
+      c.ref = c.parent + "/" + std::to_string(record);
+      c.title = pool.sentences[(thread * 2654435761u) % pool.sentences.size()].substr(0, 80);
+      c.author = "user" + std::to_string(rng() % 300);
+      c.date = umwelt::FormatIsoTime(t0 + static_cast<int64_t>(rng() % (2 * 365 * 86400)));
+      c.url = "https://github.com/bench/repo/issues/" + std::to_string(thread) + "#c" + std::to_string(record);
+      int r = static_cast<int>(rng() % 100);
+      if (c.kind == "issue" || c.kind == "pr" || r < 3) {
+        int paras = 2 + static_cast<int>(rng() % (r < 3 ? 12 : 4));
+        for (int p = 0; p < paras; ++p) c.text += pick(pool.paragraphs) + "\n\n";
+      } else {
+        int sentences = c.kind == "message" ? 1 + static_cast<int>(rng() % 2) : 1 + static_cast<int>(rng() % (r < 30 ? 8 : 3));
+        for (int s = 0; s < sentences; ++s) c.text += pick(pool.sentences) + " ";
+      }
+      auto parts = umwelt::SplitIntoParts(c);
+      if (made + parts.size() > n) parts.resize(n - made);
+      auto put = (*batch)->PutRecord(parts);
+      if (!put.ok()) return put.status();
+      made += parts.size();
+    }
+    UMWELT_RETURN_IF_ERROR((*batch)->Commit());
+  }
+  return umwelt::Status::Ok();
+}
+
+// Runs `umwelt --corpus db search --json q -k 50` and returns its wall time.
+double TimeProcess(const Args& a, const std::string& db, const std::string& q) {
+  auto start = Clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    execl(a.umwelt.c_str(), "umwelt", "--corpus", db.c_str(), "search", "--json", "-k", "50", q.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  return Ms(start, Clock::now());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    std::string k = argv[i];
+    auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (k == "--chunks") a.chunks = std::stoull(next());
+    else if (k == "--data") a.data = next();
+    else if (k == "--dir") a.dir = next();
+    else if (k == "--umwelt") a.umwelt = next();
+    else if (k == "--reuse") a.reuse = true;
+    else {
+      std::fprintf(stderr, "usage: keyword_bench [--chunks N] [--data DIR] [--dir DIR] [--umwelt BIN] [--reuse]\n");
+      return 2;
+    }
+  }
+  std::filesystem::create_directories(a.dir);
+  std::string db = a.dir + "/bench-" + std::to_string(a.chunks) + ".db";
+  double import_ms = 0;
+  if (!a.reuse || !std::filesystem::exists(db)) {
+    for (const char* ext : {"", "-wal", "-shm", ".kwidx"}) std::filesystem::remove(db + ext);
+    auto pool = umwelt::bench::LoadTextPool(a.data);
+    if (pool.sentences.empty()) {
+      std::fprintf(stderr, "keyword_bench: no text under %s (is ../shared/data there?)\n", a.data.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "text pool: %zu sentences, %zu paragraphs\n", pool.sentences.size(), pool.paragraphs.size());
+    auto corpus = umwelt::Corpus::Open(db, umwelt::Corpus::Mode::kReadWrite);
+    if (!corpus.ok()) return std::fprintf(stderr, "%s\n", corpus.status().message().c_str()), 1;
+    auto t = Clock::now();
+    umwelt::Status s = Generate(**corpus, pool, a.chunks);
+    if (!s.ok()) return std::fprintf(stderr, "%s\n", s.message().c_str()), 1;
+    import_ms = Ms(t, Clock::now());
+  }
+  long import_rss = PeakRssMb(RUSAGE_SELF);
+  auto corpus = umwelt::Corpus::Open(db, umwelt::Corpus::Mode::kReadWrite);
+  if (!corpus.ok()) return std::fprintf(stderr, "%s\n", corpus.status().message().c_str()), 1;
+  sqlite3* raw = (*corpus)->raw_handle();
+
+  // FTS5 rebuild from scratch (what the import's triggers did incrementally).
+  auto t = Clock::now();
+  sqlite3_exec(raw, "INSERT INTO chunks_fts(chunks_fts) VALUES('rebuild')", nullptr, nullptr, nullptr);
+  double fts_ms = Ms(t, Clock::now());
+
+  std::string idx_path = umwelt::KeywordIndex::PathFor(**corpus);
+  std::filesystem::remove(idx_path);
+  t = Clock::now();
+  auto built = umwelt::KeywordIndex::Open(**corpus);
+  double kw_build_ms = Ms(t, Clock::now());
+  if (!built.ok()) return std::fprintf(stderr, "%s\n", built.status().message().c_str()), 1;
+  auto& index = **built;
+
+  // In-process latency, warm: one pass to warm up, then three measured passes.
+  std::vector<double> ours, ours_rank, fts;
+  for (int pass = 0; pass < 4; ++pass) {
+    for (const char* q : kQueries) {
+      umwelt::SearchOptions o;
+      o.query = q;
+      o.k = 50;
+      auto t1 = Clock::now();
+      auto hits = umwelt::Search(**corpus, index, o);
+      auto t2 = Clock::now();
+      auto ranked = index.Rank(o, 50);
+      auto t3 = Clock::now();
+      if (!hits.ok()) return std::fprintf(stderr, "%s: %s\n", q, hits.status().message().c_str()), 1;
+      // FTS5's own ranking: an OR of the query's words, top 200 by bm25().
+      std::string match;
+      for (const auto& w : umwelt::Tokenize(q)) match += (match.empty() ? "\"" : " OR \"") + w + "\"";
+      sqlite3_stmt* st;
+      sqlite3_prepare_v2(raw, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY bm25(chunks_fts) LIMIT 200",
+                         -1, &st, nullptr);
+      sqlite3_bind_text(st, 1, match.c_str(), -1, SQLITE_TRANSIENT);
+      auto t4 = Clock::now();
+      while (sqlite3_step(st) == SQLITE_ROW) {
+      }
+      auto t5 = Clock::now();
+      sqlite3_finalize(st);
+      if (pass == 0) continue;
+      ours.push_back(Ms(t1, t2));
+      ours_rank.push_back(Ms(t2, t3));
+      fts.push_back(Ms(t4, t5));
+    }
+  }
+  // Whole process: the first run after the index is built, then warm runs.
+  std::vector<double> proc;
+  double cold = TimeProcess(a, db, kQueries[0]);
+  for (int i = 0; i < 3; ++i) {
+    for (const char* q : kQueries) proc.push_back(TimeProcess(a, db, q));
+  }
+  long child_rss = PeakRssMb(RUSAGE_CHILDREN);
+  struct stat st;
+  ::stat(db.c_str(), &st);
+  double db_mb = st.st_size / 1048576.0;
+  ::stat(idx_path.c_str(), &st);
+  double idx_mb = st.st_size / 1048576.0;
+
+  std::printf("| measure (%zu chunks, %zu docs indexed) | value |\n|---|---|\n", a.chunks, index.num_docs());
+  if (import_ms > 0) {
+    std::printf("| import (PutRecord, FTS5 triggers on) | %.1f s, %.0f chunks/s |\n", import_ms / 1000, a.chunks / (import_ms / 1000));
+  }
+  std::printf("| FTS5 rebuild from scratch | %.1f s |\n", fts_ms / 1000);
+  std::printf("| keyword index build | %.1f s |\n", kw_build_ms / 1000);
+  if (import_ms > 0) std::printf("| import + keyword index | %.1f s |\n", (import_ms + kw_build_ms) / 1000);
+  std::printf("| corpus file / keyword index | %.0f MB / %.0f MB |\n", db_mb, idx_mb);
+  std::printf("| keyword search, k=50, with rows and snippets: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours, 0.5), Percentile(ours, 0.95));
+  std::printf("| keyword ranking only: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours_rank, 0.5), Percentile(ours_rank, 0.95));
+  std::printf("| FTS5 bm25() OR-query top 200: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(fts, 0.5), Percentile(fts, 0.95));
+  std::printf("| whole process `umwelt search --json`: first / warm p50 / p95 | %.0f ms / %.0f ms / %.0f ms |\n", cold,
+              Percentile(proc, 0.5), Percentile(proc, 0.95));
+  std::printf("| peak RSS: bench (import+build) / `umwelt search` | %ld MB / %ld MB |\n", std::max(import_rss, PeakRssMb(RUSAGE_SELF)), child_rss);
+  return 0;
+}
