@@ -9,10 +9,11 @@ DATA="${UMWELT_SHARED_DATA:-../shared/data}"
 BUILD=build-fuzz
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DUMWELT_BUILD_FUZZ=ON -DUMWELT_BUILD_TESTS=OFF -DUMWELT_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" --target fuzz_github_page fuzz_recordings fuzz_link_header >/dev/null
+cmake --build "$BUILD" --target fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown >/dev/null
 
 SEEDS="$BUILD/seeds"
-rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{page,recordings,link}
+rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{page,recordings,link,markdown}
+cp examples/*.md tests/golden/*.html "$SEEDS/markdown/" 2>/dev/null || true
 cp examples/github/*.json "$SEEDS/page/"
 printf '<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=9>; rel="last"' > "$SEEDS/link/gh"
 printf 'See #12, o/r#7 and https://github.com/a/b/pull/9 on 2024-05-01T10:00:00+02:00 parseHTTPResponse' > "$SEEDS/link/text"
@@ -34,9 +35,9 @@ else
 fi
 
 status=0
-for target in fuzz_github_page fuzz_recordings fuzz_link_header; do
+for target in fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown; do
   case $target in
-    fuzz_github_page) seeds=page ;; fuzz_recordings) seeds=recordings ;; *) seeds=link ;;
+    fuzz_github_page) seeds=page ;; fuzz_recordings) seeds=recordings ;; fuzz_markdown) seeds=markdown ;; *) seeds=link ;;
   esac
   work="$BUILD/corpus-$target"; mkdir -p "$work"
   log="$BUILD/$target.log"

@@ -139,6 +139,8 @@ class Corpus {
   Result<std::vector<Chunk>> ThreadChunks(const std::string& parent);
   Result<std::vector<Chunk>> ChunksById(const std::vector<int64_t>& ids);
   Result<std::optional<Thread>> GetThread(const std::string& ref);
+  // The thread whose own url is `url` (no fragment).
+  Result<std::optional<Thread>> ThreadByUrl(const std::string& url);
   // Refs of chunks that link to thread `ref`, with their urls, newest first.
   Result<std::vector<Chunk>> LinkedFrom(const std::string& ref, int limit = 50);
   Result<std::optional<SyncState>> GetSyncState(const std::string& source);

@@ -34,6 +34,17 @@ struct ShowArgs {
 };
 Status CmdShow(const std::string& corpus, const ShowArgs& args);
 Status CmdStatus(const std::string& corpus, bool json);
+struct PublishArgs {
+  std::string input;
+  std::string out;
+  std::string title, author, system, question, date;
+  bool check_only = false;
+  bool strict = false;
+  bool no_corpus = false;
+  bool no_math = false;
+  bool gist = false;
+};
+Status CmdPublish(const std::string& corpus, const PublishArgs& args);
 
 // Rebuilds the keyword index after a write so the next search starts warm.
 Status RefreshIndex(Corpus& corpus);

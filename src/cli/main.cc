@@ -72,6 +72,21 @@ int main(int argc, char** argv) {
   bool status_json = false;
   status->add_flag("--json", status_json, "Emit JSON");
 
+  auto* publish = app.add_subcommand("publish", "Render a cited Markdown report as a self-contained HTML page");
+  cli::PublishArgs pub;
+  publish->add_option("report", pub.input, "The Markdown report")->required()->check(CLI::ExistingFile);
+  publish->add_option("--out,-o", pub.out, "The page to write (default: REPORT.html)");
+  publish->add_option("--title", pub.title, "Title (else front matter, else the leading # heading)");
+  publish->add_option("--author", pub.author, "Who posed the question");
+  publish->add_option("--system", pub.system, "Who answered (default umwelt)");
+  publish->add_option("--question", pub.question, "The question, shown in the prompt box");
+  publish->add_option("--date", pub.date, "Publish date, YYYY-MM-DD (default today)");
+  publish->add_flag("--check", pub.check_only, "Only check citations; write nothing");
+  publish->add_flag("--strict", pub.strict, "Warnings fail too");
+  publish->add_flag("--no-corpus", pub.no_corpus, "No corpus: no hover cards, corpus links are errors");
+  publish->add_flag("--no-math", pub.no_math, "Leave $math$ as code");
+  publish->add_flag("--gist", pub.gist, "Upload the page as a secret gist with `gh`");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -113,6 +128,8 @@ int main(int argc, char** argv) {
     s = cli::CmdShow(corpus, show_args);
   } else if (*status) {
     s = cli::CmdStatus(corpus, status_json);
+  } else if (*publish) {
+    s = cli::CmdPublish(corpus, pub);
   }
   return ExitCode(s);
 }

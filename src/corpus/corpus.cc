@@ -186,6 +186,15 @@ Result<std::optional<Thread>> Corpus::GetThread(const std::string& ref) {
   return std::optional<Thread>(std::move(t));
 }
 
+Result<std::optional<Thread>> Corpus::ThreadByUrl(const std::string& url) {
+  if (!native_) return std::optional<Thread>();
+  Stmt q(db_, "SELECT ref FROM threads WHERE url=?1 LIMIT 1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, url);
+  if (q.Step() != SQLITE_ROW) return std::optional<Thread>();
+  return GetThread(q.Text(0));
+}
+
 Result<std::vector<Chunk>> Corpus::LinkedFrom(const std::string& ref, int limit) {
   std::vector<Chunk> out;
   if (!native_) return out;
@@ -266,8 +275,9 @@ Result<std::string> Corpus::ContentKey() {
   if (q.Step() != SQLITE_ROW) return SqliteError(db_, sqlite3_errcode(db_), path_);
   std::string key = "max=" + std::to_string(q.Int(0));
   UMWELT_ASSIGN_OR_RETURN(std::string gen, GetMeta("generation"));
-  if (!gen.empty() && native_) {
-    key += ";gen=" + gen;
+  UMWELT_ASSIGN_OR_RETURN(std::string id, GetMeta("corpus_id"));
+  if (native_ && !id.empty()) {
+    key += ";id=" + id + ";gen=" + (gen.empty() ? "0" : gen);
   } else {
     // A file written by another program: its size and mtime stand in for a
     // generation counter.

@@ -1,6 +1,8 @@
 // The corpus schema and its migrations. docs/CORPUS.md describes each table.
 // A migration is appended, never edited: migration i takes schema_version i-1
 // to i.
+#include <cstdio>
+#include <random>
 #include <string>
 
 #include "sqlite_util.h"
@@ -78,6 +80,19 @@ Status CreateOrMigrate(sqlite3* db, const std::string& path) {
   }
   for (int v = version; v < kSchemaVersion; ++v) {
     Status s = Exec(db, kMigrations[v], path + ": migration to schema_version " + std::to_string(v + 1));
+    if (!s.ok()) {
+      (void)Exec(db, "ROLLBACK", path);
+      return s;
+    }
+  }
+  if (version == 0) {
+    // Tells this corpus apart from any other at the same path, for side indexes.
+    std::random_device rd;
+    char id[40];
+    std::snprintf(id, sizeof id, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
+    Stmt set_id(db, "INSERT OR IGNORE INTO meta(key, value) VALUES ('corpus_id', ?1)");
+    set_id.Bind(1, std::string_view(id));
+    Status s = set_id.Run(path);
     if (!s.ok()) {
       (void)Exec(db, "ROLLBACK", path);
       return s;

@@ -309,15 +309,22 @@ std::string KeywordIndex::PathFor(const Corpus& corpus, const std::string& cache
 }
 
 Result<std::unique_ptr<KeywordIndex>> KeywordIndex::Open(Corpus& corpus, const std::string& cache_dir) {
-  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
-  uint64_t hash = XXH3_64bits(key.data(), key.size());
   std::string path = PathFor(corpus, cache_dir);
-  auto mapped = MappedIndex::Map(path, hash);
-  if (mapped.ok()) return std::unique_ptr<KeywordIndex>(std::move(mapped).value());
-  if (path.find('/') != std::string::npos) UMWELT_RETURN_IF_ERROR(MakeDirs(path.substr(0, path.rfind('/'))));
-  UMWELT_RETURN_IF_ERROR(Build(corpus, path));
-  UMWELT_ASSIGN_OR_RETURN(auto built, MappedIndex::Map(path, hash));
-  return std::unique_ptr<KeywordIndex>(std::move(built));
+  Status last;
+  // A writer committing between the key and the build makes the fresh file
+  // stale at once; one rebuild settles it.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
+    uint64_t hash = XXH3_64bits(key.data(), key.size());
+    auto mapped = MappedIndex::Map(path, hash);
+    if (mapped.ok()) return std::unique_ptr<KeywordIndex>(std::move(mapped).value());
+    last = mapped.status();
+    if (attempt == 0 && path.find('/') != std::string::npos) {
+      UMWELT_RETURN_IF_ERROR(MakeDirs(path.substr(0, path.rfind('/'))));
+    }
+    if (attempt < 2) UMWELT_RETURN_IF_ERROR(Build(corpus, path));
+  }
+  return last.WithContext("keyword index");
 }
 
 }  // namespace umwelt

@@ -54,7 +54,7 @@ std::vector<std::string> ExampleFiles() {
 TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
   for (std::vector<std::string> v : {std::vector<std::string>{"--help"}, {"init", "--help"}, {"import", "github", "--help"},
                                      {"sync", "github", "--help"}, {"search", "--help"}, {"show", "--help"},
-                                     {"status", "--help"}}) {
+                                     {"status", "--help"}, {"publish", "--help"}}) {
     RunResult r = Umwelt(v);
     EXPECT_EQ(r.code, 0) << v[0] << r.err;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << v[0];
@@ -139,6 +139,62 @@ TEST(Cli, CorpusFromEnvironment) {
   RunResult init = Umwelt({"init"}, "UMWELT_CORPUS=" + Quote(dir.File("env.db")));
   ASSERT_EQ(init.code, 0) << init.err;
   EXPECT_TRUE(fs::exists(dir.File("env.db")));
+}
+
+TEST(Cli, PublishChecksWritesAndShares) {
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  std::vector<std::string> args = {"--corpus", db, "import", "github"};
+  for (auto& f : ExampleFiles()) args.push_back(f);
+  ASSERT_EQ(Umwelt(args).code, 0);
+
+  std::string report = UMWELT_SOURCE_DIR "/examples/report.md";
+  RunResult ok = Umwelt({"--corpus", db, "publish", report, "--out", dir.File("r.html")});
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  std::string page = testing::ReadFileOrEmpty(dir.File("r.html"));
+  EXPECT_NE(page.find("<h1 class=\"title\">When will the 1B run reach 100B tokens?</h1>"), std::string::npos);
+  EXPECT_NE(page.find("Throughput: MFU stuck at 31% on 64 H100s"), std::string::npos);  // a card
+  EXPECT_EQ(Umwelt({"--corpus", db, "publish", report, "--check", "--strict"}).code, 0);
+
+  // A planted bad link and an uncited paragraph.
+  std::string bad = testing::ReadFileOrEmpty(report);
+  bad.replace(bad.find("## Data"), 7, "## Data\n\nSee also [#4242](https://github.com/acme/tinylm/issues/4242).\n\n"
+                                         "The run used 64 nodes for 9 days.\n");
+  testing::WriteFile(dir.File("bad.md"), bad);
+  RunResult check = Umwelt({"--corpus", db, "publish", dir.File("bad.md"), "--check"});
+  EXPECT_EQ(check.code, 1);
+  EXPECT_NE(check.err.find("issues/4242: not in the corpus"), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("uncited claim"), std::string::npos) << check.err;
+  EXPECT_NE(check.err.find("bad.md:"), std::string::npos);
+  RunResult refused = Umwelt({"--corpus", db, "publish", dir.File("bad.md"), "--out", dir.File("bad.html")});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_FALSE(fs::exists(dir.File("bad.html")));
+
+  // Warnings alone publish, unless --strict.
+  std::string warn = testing::ReadFileOrEmpty(report);
+  warn.replace(warn.find("## Data"), 7, "## Data\n\nThe run used 64 nodes for 9 days.\n");
+  testing::WriteFile(dir.File("warn.md"), warn);
+  EXPECT_EQ(Umwelt({"--corpus", db, "publish", dir.File("warn.md"), "--out", dir.File("w.html")}).code, 0);
+  EXPECT_EQ(Umwelt({"--corpus", db, "publish", dir.File("warn.md"), "--strict", "--out", dir.File("w2.html")}).code, 1);
+  EXPECT_FALSE(fs::exists(dir.File("w2.html")));
+
+  // --gist hands the page to `gh gist create` (a scripted gh on PATH).
+  fs::create_directories(dir.File("bin"));
+  testing::WriteFile(dir.File("bin/gh"), "#!/bin/sh\necho \"$@\" > \"$(dirname \"$0\")/args\"\n"
+                                         "echo 'https://gist.github.com/ann/abc123'\n");
+  fs::permissions(dir.File("bin/gh"), fs::perms::owner_all);
+  RunResult gist = Umwelt({"--corpus", db, "publish", report, "--out", dir.File("g.html"), "--gist"},
+                          "PATH=" + Quote(dir.File("bin")) + ":/usr/bin:/bin");
+  ASSERT_EQ(gist.code, 0) << gist.err;
+  EXPECT_NE(gist.out.find("https://gist.github.com/ann/abc123"), std::string::npos);
+  std::string gh_args = testing::ReadFileOrEmpty(dir.File("bin/args"));
+  EXPECT_NE(gh_args.find("gist create"), std::string::npos);
+  EXPECT_EQ(gh_args.find("--public"), std::string::npos);  // secret by default
+  EXPECT_NE(gh_args.find("g.html"), std::string::npos);
+
+  RunResult no_corpus = Umwelt({"--corpus", dir.File("none.db"), "publish", report});
+  EXPECT_EQ(no_corpus.code, 1);
+  EXPECT_NE(no_corpus.err.find("--no-corpus"), std::string::npos);
 }
 
 // SIGKILL in the middle of a sync leaves a consistent corpus, and the next

@@ -47,6 +47,18 @@ TEST(Import, PaginateOutputDuplicatesAndOutOfOrderPages) {
   EXPECT_EQ((*linked)[0].ref, "o/r#1");
 }
 
+TEST(Import, AnOlderPageNeverOverwritesANewerRecord) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.File("new.json"), json::array({Issue(1, "edited text", "2024-06-01T00:00:00Z")}).dump());
+  testing::WriteFile(dir.File("old.json"), json::array({Issue(1, "original text", "2024-05-01T00:00:00Z")}).dump());
+  auto corpus = OpenRw(dir.File("c.db"));
+  ImportReport r;
+  ASSERT_TRUE(ImportFiles(*corpus, {dir.File("new.json"), dir.File("old.json")}, &r).ok());
+  EXPECT_EQ(r.changed, 1);
+  EXPECT_EQ((*corpus->ChunkByRef("o/r#1"))->text, "edited text");
+  EXPECT_EQ((*corpus->GetThread("o/r#1").value()).updated, "2024-06-01T00:00:00Z");
+}
+
 TEST(Import, AFailingFileLeavesTheCorpusAsItWas) {
   testing::TempDir dir;
   testing::WriteFile(dir.File("good.json"), json::array({Issue(1, "kept")}).dump());

@@ -130,7 +130,7 @@ TEST_F(SyncTest, HardErrorsKeepCorpusAndCursorAndAreRecorded) {
   ASSERT_TRUE(RunSync().ok());
   std::string cursor = (*corpus_->GetSyncState("github:o/r").value()).cursor;
   fake_.PutIssue(2, "y", "2024-02-01T00:00:00Z");
-  for (int code : {404, 422, 401}) {
+  for (int code : {404, 422, 401, 403}) {  // 403 without rate-limit headers: forbidden
     fake_.AddFault({"/repos/o/r/issues", code});
     Status s = RunSync();
     ASSERT_FALSE(s.ok());

@@ -1,0 +1,72 @@
+// umwelt/publish.h — a cited Markdown report becomes one self-contained,
+// typeset HTML page: inline CSS and JS, nothing fetched, hover cards for every
+// link the corpus knows, margin sidenotes, numbered references, light and dark
+// themes, and a muted provenance footer.
+//
+// Markdown is GitHub-flavoured (cmark-gfm: tables, autolinks, strikethrough,
+// footnotes). Raw HTML in it is dropped and dangerous urls (javascript:, ...)
+// are removed; everything from the corpus is escaped. Additions:
+//   - front matter between `---` lines: title, author, system, date, question;
+//   - a leading `# H1` becomes the page title;
+//   - `::: sidenote` ... `:::` blocks become margin notes;
+//   - `$…$` / `$$…$$` math, rendered with KaTeX (as MathML) when it is
+//     installed, else kept as code with a warning;
+//   - everything after a `<!--provenance-->` line is the footer.
+//
+// Publishing always runs the citation check; errors refuse the page.
+// Functions are thread-compatible: a Corpus is not shared across threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "umwelt/corpus.h"
+#include "umwelt/status.h"
+
+namespace umwelt {
+
+struct PublishOptions {
+  // Each overrides the front matter's value when non-empty.
+  std::string title;
+  std::string author;                  // "Posed by"
+  std::string system;                  // "answered by"; default "umwelt"
+  std::string date;                    // YYYY-MM-DD; default: the generation date
+  std::string question;                // the prompt box
+  int64_t generated_at = 0;            // epoch seconds; 0 = now
+  bool math = true;                    // try KaTeX for $…$
+  std::string node = "node";           // the Node.js binary KaTeX runs in
+};
+
+struct CheckProblem {
+  enum class Severity { kWarning, kError };
+  Severity severity = Severity::kError;
+  int line = 0;          // 1-based line in the Markdown, 0 when not known
+  std::string url;       // the link at fault, if any
+  std::string message;
+};
+
+struct PublishResult {
+  std::string html;
+  std::vector<CheckProblem> problems;  // warnings and errors of the check
+  int links = 0;                       // links in the body
+  int cards = 0;                       // links that got a hover card
+  bool has_errors() const;
+};
+
+// Renders `markdown` to a page, with cards and checks from `corpus` (which
+// may be null: then no cards, and every corpus link is an error). Fails only
+// on an internal error; citation problems are in the result.
+Result<PublishResult> Publish(std::string_view markdown, const PublishOptions& options, Corpus* corpus);
+
+// The citation check alone: every GitHub, Discord, code or W&B link must
+// resolve to the corpus (its thread, with a warning, when the exact permalink
+// is absent); every other web link must be a fetched page or named in the
+// provenance; a body paragraph stating a fact with no link is a warning.
+std::vector<CheckProblem> CheckCitations(std::string_view markdown, Corpus* corpus);
+
+// Escapes &, <, >, " and ' for HTML text and attribute values.
+std::string HtmlEscape(std::string_view s);
+
+}  // namespace umwelt

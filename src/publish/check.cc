@@ -1,0 +1,171 @@
+// The citation check: links must resolve; facts must be cited.
+#include <cmark-gfm-core-extensions.h>
+#include <cmark-gfm.h>
+
+#include <mutex>
+
+#include "cards.h"
+#include "document.h"
+#include "umwelt/publish.h"
+#include "umwelt/text.h"
+
+namespace umwelt {
+namespace pi = publish_internal;
+
+namespace {
+
+// Sections whose paragraphs are judgement, not reported fact.
+bool ExemptHeading(const std::string& heading) {
+  std::string h = ToLower(heading);
+  for (const char* k : {"caveat", "method", "what would move", "open question", "confidence",
+                        "next step", "limitation", "assumption"}) {
+    if (h.find(k) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string NodeText(cmark_node* node) {
+  std::string out;
+  cmark_iter* it = cmark_iter_new(node);
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    cmark_node* n = cmark_iter_get_node(it);
+    if (ev != CMARK_EVENT_ENTER) continue;
+    cmark_node_type t = cmark_node_get_type(n);
+    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE) {
+      if (const char* lit = cmark_node_get_literal(n)) out += lit;
+    } else if (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK) {
+      out += ' ';
+    }
+  }
+  cmark_iter_free(it);
+  return out;
+}
+
+bool HasCitation(cmark_node* node) {
+  bool found = false;
+  cmark_iter* it = cmark_iter_new(node);
+  cmark_event_type ev;
+  while (!found && (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    cmark_node* n = cmark_iter_get_node(it);
+    cmark_node_type t = cmark_node_get_type(n);
+    found = t == CMARK_NODE_LINK || t == CMARK_NODE_FOOTNOTE_REFERENCE;
+  }
+  cmark_iter_free(it);
+  return found;
+}
+
+// A paragraph states a fact worth a citation when it carries a number or is
+// a full declarative sentence of some length.
+bool LooksFactual(const std::string& text) {
+  std::string t = CollapseWhitespace(text);
+  if (t.empty() || t.back() == '?' || t.back() == ':') return false;
+  size_t words = 1;
+  bool digit = false;
+  for (char c : t) {
+    words += c == ' ';
+    digit |= std::isdigit(static_cast<unsigned char>(c)) != 0;
+  }
+  return (digit && words >= 4) || words >= 15;
+}
+
+void Add(std::vector<CheckProblem>* out, CheckProblem::Severity s, int line, std::string url, std::string msg) {
+  out->push_back({s, line, std::move(url), std::move(msg)});
+}
+
+void CheckLink(Corpus* corpus, const std::string& url, int line, const std::string& provenance,
+               std::vector<CheckProblem>* out) {
+  using S = CheckProblem::Severity;
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) return;  // anchors, mailto
+  if (pi::IsCorpusLink(url)) {
+    if (!corpus) {
+      Add(out, S::kError, line, url, "no corpus to check this link against");
+      return;
+    }
+    auto chunk = corpus->ChunkByUrl(url);
+    if (chunk.ok() && chunk->has_value()) return;
+    if (pi::LookupCard(*corpus, url)) {
+      Add(out, S::kWarning, line, url, "this permalink is not in the corpus; its thread is");
+      return;
+    }
+    Add(out, S::kError, line, url, "not in the corpus");
+    return;
+  }
+  if (corpus) {
+    auto page = corpus->ChunkByUrl(url);
+    if (page.ok() && page->has_value()) return;
+  }
+  if (provenance.find(url) != std::string::npos) return;
+  Add(out, S::kError, line, url, "web source neither fetched into the corpus nor listed in the provenance");
+}
+
+}  // namespace
+
+std::vector<CheckProblem> CheckCitations(std::string_view markdown, Corpus* corpus) {
+  static std::once_flag once;
+  std::call_once(once, [] { cmark_gfm_core_extensions_ensure_registered(); });
+  pi::Document doc = pi::ParseDocument(markdown);
+  std::vector<CheckProblem> out;
+  int options = CMARK_OPT_FOOTNOTES;
+  cmark_parser* parser = cmark_parser_new(options);
+  for (const char* name : {"table", "autolink", "strikethrough"}) {
+    if (cmark_syntax_extension* ext = cmark_find_syntax_extension(name)) {
+      cmark_parser_attach_syntax_extension(parser, ext);
+    }
+  }
+  // Sidenotes are checked in place: append them, line numbers lost (0).
+  std::string text = doc.body;
+  cmark_parser_feed(parser, text.data(), text.size());
+  cmark_node* root = cmark_parser_finish(parser);
+
+  std::string heading;
+  cmark_iter* it = cmark_iter_new(root);
+  cmark_event_type ev;
+  int footnote_depth = 0;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    cmark_node* n = cmark_iter_get_node(it);
+    cmark_node_type t = cmark_node_get_type(n);
+    if (t == CMARK_NODE_FOOTNOTE_DEFINITION) {
+      footnote_depth += ev == CMARK_EVENT_ENTER ? 1 : -1;
+      continue;
+    }
+    if (ev != CMARK_EVENT_ENTER) continue;
+    int line = cmark_node_get_start_line(n);
+    if (t == CMARK_NODE_HEADING) {
+      heading = NodeText(n);
+    } else if (t == CMARK_NODE_LINK) {
+      const char* url = cmark_node_get_url(n);
+      if (url) CheckLink(corpus, url, line, doc.provenance, &out);
+    } else if (t == CMARK_NODE_PARAGRAPH && footnote_depth == 0 && !ExemptHeading(heading)) {
+      std::string p = NodeText(n);
+      bool token = p.rfind("UMWELTSIDENOTE", 0) == 0;
+      if (!token && LooksFactual(p) && !HasCitation(n)) {
+        std::string excerpt(TruncateUtf8(CollapseWhitespace(p), 70));
+        Add(&out, CheckProblem::Severity::kWarning, line, "", "uncited claim: \"" + excerpt + "…\"");
+      }
+    }
+  }
+  cmark_iter_free(it);
+  cmark_node_free(root);
+  cmark_parser_free(parser);
+  // Links inside sidenotes.
+  for (const auto& note : doc.sidenotes) {
+    cmark_parser* np = cmark_parser_new(options);
+    if (cmark_syntax_extension* ext = cmark_find_syntax_extension("autolink")) cmark_parser_attach_syntax_extension(np, ext);
+    cmark_parser_feed(np, note.data(), note.size());
+    cmark_node* nr = cmark_parser_finish(np);
+    cmark_iter* ni = cmark_iter_new(nr);
+    while ((ev = cmark_iter_next(ni)) != CMARK_EVENT_DONE) {
+      cmark_node* n = cmark_iter_get_node(ni);
+      if (ev == CMARK_EVENT_ENTER && cmark_node_get_type(n) == CMARK_NODE_LINK && cmark_node_get_url(n)) {
+        CheckLink(corpus, cmark_node_get_url(n), 0, doc.provenance, &out);
+      }
+    }
+    cmark_iter_free(ni);
+    cmark_node_free(nr);
+    cmark_parser_free(np);
+  }
+  return out;
+}
+
+}  // namespace umwelt

@@ -1,0 +1,231 @@
+#include "umwelt/publish.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace umwelt {
+namespace {
+
+class PublishTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Corpus::Open(dir_.File("c.db"), Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    corpus_ = std::move(c).value();
+    auto b = corpus_->BeginWrite();
+    Thread t;
+    t.ref = "o/r#7";
+    t.source = "github";
+    t.kind = "issue";
+    t.state = "closed";
+    t.title = "Loss spike at step 2k";
+    t.author = "ann";
+    t.url = "https://github.com/o/r/issues/7";
+    t.description = "The loss jumps at step 2000.";
+    ASSERT_TRUE((*b)->PutThread(t).ok());
+    Thread evil = t;
+    evil.ref = "o/r#8";
+    evil.state = "open";
+    evil.title = "<img src=x onerror=alert(1)>";
+    evil.description = "\"><script>alert(2)</script>";
+    evil.url = "https://github.com/o/r/issues/8";
+    ASSERT_TRUE((*b)->PutThread(evil).ok());
+    Chunk body;
+    body.source = "github";
+    body.kind = "issue";
+    body.ref = body.parent = "o/r#7";
+    body.url = "https://github.com/o/r/issues/7";
+    body.text = "The loss jumps.";
+    ASSERT_TRUE((*b)->PutRecord({body}).ok());
+    Chunk comment = body;
+    comment.kind = "comment";
+    comment.ref = "o/r#7/c1";
+    comment.author = "bo";
+    comment.date = "2024-03-02T00:00:00Z";
+    comment.url = "https://github.com/o/r/issues/7#issuecomment-1";
+    comment.text = "Fixed by lowering the learning rate to 3e-4.";
+    ASSERT_TRUE((*b)->PutRecord({comment}).ok());
+    Chunk evil_body = body;
+    evil_body.ref = evil_body.parent = "o/r#8";
+    evil_body.url = "https://github.com/o/r/issues/8";
+    ASSERT_TRUE((*b)->PutRecord({evil_body}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  PublishResult Run(const std::string& md, PublishOptions o = {}) {
+    o.generated_at = 1700000000;  // 2023-11-14 22:13 UTC
+    auto r = Publish(md, o, corpus_.get());
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? std::move(r).value() : PublishResult{};
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Corpus> corpus_;
+};
+
+const char* kReport = R"md(---
+author: ann
+question: Why did the loss spike?
+---
+# Loss spike report
+
+## Short answer
+
+**The learning rate was too high**; lowering it to 3e-4 fixed it ([#7](https://github.com/o/r/issues/7#issuecomment-1)).
+
+| lr | result |
+|---|---:|
+| 1e-3 | spike |
+| 3e-4 | stable |
+
+## Evidence
+
+The spike appeared at step 2000 in two runs[^1].
+
+::: sidenote
+Seen before in [#7](https://github.com/o/r/issues/7).
+:::
+
+## Short answer
+
+A repeated heading gets its own id.
+
+[^1]: [Loss spike at step 2k](https://github.com/o/r/issues/7)
+
+<!--provenance-->
+> Data: test corpus — 3 chunks
+
+Query: "why did the loss spike"
+)md";
+
+TEST_F(PublishTest, PageStructure) {
+  PublishResult r = Run(kReport);
+  const std::string& h = r.html;
+  EXPECT_FALSE(r.has_errors());
+  EXPECT_NE(h.find("<h1 class=\"title\">Loss spike report</h1>"), std::string::npos);
+  EXPECT_NE(h.find("Posed by <em>ann</em>, answered by <em>umwelt</em>"), std::string::npos);
+  EXPECT_NE(h.find("title=\"Generated 2023-11-14 22:13 UTC\">Published 2023-11-14</time>"), std::string::npos);
+  EXPECT_NE(h.find("<div class=\"prompt\"><p>Why did the loss spike?</p></div>"), std::string::npos);
+  EXPECT_NE(h.find("<h2 id=\"short-answer\">"), std::string::npos);
+  EXPECT_NE(h.find("<h2 id=\"short-answer-2\">"), std::string::npos);
+  EXPECT_NE(h.find("<h2 id=\"evidence\">"), std::string::npos);
+  EXPECT_NE(h.find("<table>"), std::string::npos);
+  // Cards: the comment permalink shows its thread's title, state and the comment's author.
+  EXPECT_NE(h.find("<span class=\"badge badge-done\">closed</span>"), std::string::npos);
+  EXPECT_NE(h.find("<span class=\"card-title\">Loss spike at step 2k</span>"), std::string::npos);
+  EXPECT_NE(h.find("comment by bo, 2024-03-02"), std::string::npos);
+  EXPECT_EQ(r.cards, r.links);
+  // Footnote -> numbered citation with a card, and a references list.
+  EXPECT_NE(h.find("<sup class=\"cite-ref\"><span class=\"cite\"><a href=\"#fn-1\""), std::string::npos);
+  EXPECT_NE(h.find(">[1]</a>"), std::string::npos);
+  EXPECT_NE(h.find("<section class=\"references\" id=\"references\"><h2>References</h2>"), std::string::npos);
+  EXPECT_NE(h.find("<span class=\"ref-url\">https://github.com/o/r/issues/7</span>"), std::string::npos);
+  // Sidenote with its narrow-screen toggle.
+  EXPECT_NE(h.find("<label for=\"sn-1\" class=\"sidenote-toggle\">"), std::string::npos);
+  EXPECT_NE(h.find("<aside class=\"sidenote\"><p>Seen before in"), std::string::npos);
+  // Footer.
+  EXPECT_NE(h.find("<footer class=\"provenance\">"), std::string::npos);
+  EXPECT_NE(h.find("Viewing: <span id=\"viewing\">"), std::string::npos);
+  EXPECT_NE(h.find("<blockquote>\n<p>Data: test corpus"), std::string::npos);
+  // Self-contained: no external fetches.
+  EXPECT_EQ(h.find("<link"), std::string::npos);
+  EXPECT_EQ(h.find("src=\"http"), std::string::npos);
+  EXPECT_EQ(h.find("@import"), std::string::npos);
+}
+
+TEST_F(PublishTest, Golden) {
+  PublishResult r = Run(kReport);
+  std::string path = UMWELT_SOURCE_DIR "/tests/golden/report.html";
+  if (std::getenv("UMWELT_UPDATE_GOLDEN")) testing::WriteFile(path, r.html);
+  std::string golden = testing::ReadFileOrEmpty(path);
+  ASSERT_FALSE(golden.empty()) << "missing " << path << " (run with UMWELT_UPDATE_GOLDEN=1)";
+  EXPECT_EQ(r.html, golden) << "the page changed; review, then rerun with UMWELT_UPDATE_GOLDEN=1";
+}
+
+TEST_F(PublishTest, RawHtmlAndScriptUrlsAreFiltered) {
+  PublishResult r = Run(
+      "# T\n\n<script>alert(1)</script>\n\n<iframe src=\"https://evil\"></iframe>\n\n"
+      "<style>body{display:none}</style>\n\nText <img src=x onerror=alert(1)> and "
+      "[click](javascript:alert(1)) and <a href=\"#\" onclick=\"alert(1)\">x</a>.\n",
+      {});
+  std::string body = r.html.substr(r.html.find("<article"), r.html.find("</article>") - r.html.find("<article"));
+  for (const char* bad : {"<script", "<iframe", "<style", "onerror", "javascript:", "onclick"}) {
+    EXPECT_EQ(body.find(bad), std::string::npos) << bad;
+  }
+}
+
+TEST_F(PublishTest, CorpusTextIsEscapedInCards) {
+  PublishResult r = Run("# T\n\nSee [#8](https://github.com/o/r/issues/8).\n");
+  EXPECT_EQ(r.cards, 1);
+  EXPECT_NE(r.html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
+  EXPECT_NE(r.html.find("&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"), std::string::npos);
+  EXPECT_EQ(r.html.find("<img src=x"), std::string::npos);
+  EXPECT_EQ(r.html.find("<script>alert(2)"), std::string::npos);
+}
+
+TEST_F(PublishTest, CheckCatchesBadLinksAndUncitedClaims) {
+  std::string md =
+      "# T\n"                                                                    // 1
+      "\n"                                                                       // 2
+      "Known ([#7](https://github.com/o/r/issues/7#issuecomment-1)).\n"          // 3
+      "\n"                                                                       // 4
+      "Planted ([#99](https://github.com/o/r/issues/99)).\n"                     // 5
+      "\n"                                                                       // 6
+      "Thread known, comment not ([c](https://github.com/o/r/issues/7#issuecomment-42)).\n"  // 7
+      "\n"                                                                       // 8
+      "The run reached 41% MFU on 64 GPUs last week.\n"                          // 9
+      "\n"                                                                       // 10
+      "A paper ([p](https://arxiv.org/abs/1234.5678)) and a listed one ([q](https://example.org/post)).\n"  // 11
+      "\n"                                                                       // 12
+      "## Caveats\n"                                                             // 13
+      "\n"                                                                       // 14
+      "Numbers from 2 runs only.\n"                                              // 15
+      "<!--provenance-->\n"
+      "Web sources: https://example.org/post\n";
+  auto problems = CheckCitations(md, corpus_.get());
+  auto find = [&](int line, CheckProblem::Severity s) {
+    for (const auto& p : problems) {
+      if (p.line == line && p.severity == s) return true;
+    }
+    return false;
+  };
+  using S = CheckProblem::Severity;
+  EXPECT_TRUE(find(5, S::kError));    // not in the corpus
+  EXPECT_TRUE(find(7, S::kWarning));  // thread only
+  EXPECT_TRUE(find(9, S::kWarning));  // uncited claim
+  EXPECT_TRUE(find(11, S::kError));   // arxiv: not fetched, not listed
+  EXPECT_FALSE(find(3, S::kError) || find(3, S::kWarning));
+  EXPECT_FALSE(find(15, S::kWarning));  // caveats are judgement
+  EXPECT_EQ(problems.size(), 4u);
+  for (const auto& p : problems) EXPECT_FALSE(p.message.empty());
+  PublishResult r = Run(md);
+  EXPECT_TRUE(r.has_errors());
+}
+
+TEST_F(PublishTest, WithoutACorpusCorpusLinksAreErrors) {
+  auto problems = CheckCitations("See [#7](https://github.com/o/r/issues/7).\n", nullptr);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].severity, CheckProblem::Severity::kError);
+}
+
+TEST_F(PublishTest, MathRendersWithKatexOrFallsBackToCode) {
+  std::string md = "# T\n\nThe cost is $O(n^2)$ but $5 and $10 stay text.\n\n$$\n\\sum_i x_i\n$$\n\n`$not math$`\n";
+  PublishOptions missing;
+  missing.node = "/nonexistent/node";
+  PublishResult fallback = Run(md, missing);
+  EXPECT_NE(fallback.html.find("<code class=\"math\">O(n^2)</code>"), std::string::npos);
+  EXPECT_NE(fallback.html.find("$5 and $10 stay text"), std::string::npos);
+  EXPECT_NE(fallback.html.find("<code>$not math$</code>"), std::string::npos);
+  bool warned = false;
+  for (const auto& p : fallback.problems) warned |= p.message.find("math left as code") != std::string::npos;
+  EXPECT_TRUE(warned);
+  if (std::system("node -e \"require('/usr/share/nodejs/katex')\" >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "KaTeX (Debian package katex) is not installed";
+  }
+  PublishResult r = Run(md);
+  EXPECT_NE(r.html.find("<span class=\"math\"><span class=\"katex\"><math"), std::string::npos);
+  EXPECT_NE(r.html.find("<div class=\"math-display\">"), std::string::npos);
+  EXPECT_NE(r.html.find("$5 and $10 stay text"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace umwelt
