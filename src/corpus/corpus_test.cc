@@ -118,7 +118,7 @@ TEST_F(CorpusTest, UncommittedBatchRollsBack) {
   }  // destroyed without Commit
   EXPECT_EQ(corpus_->Stats()->total_chunks, 1);
   EXPECT_TRUE(corpus_->ChunkByRef("o/r#1/c1")->has_value());
-  EXPECT_FALSE(corpus_->BeginWrite().ok() == false);  // a new batch can start
+  EXPECT_TRUE(corpus_->BeginWrite().ok());  // and a new batch can start
 }
 
 TEST_F(CorpusTest, ThreadUpsertKeepsRelationsAndMergedState) {

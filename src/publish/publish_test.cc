@@ -1,7 +1,9 @@
 #include "umwelt/publish.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include "corpus_fixtures.h"
 #include "test_util.h"
 
 namespace umwelt {
@@ -14,43 +16,21 @@ class PublishTest : public ::testing::Test {
     ASSERT_TRUE(c.ok());
     corpus_ = std::move(c).value();
     auto b = corpus_->BeginWrite();
-    Thread t;
-    t.ref = "o/r#7";
-    t.source = "github";
-    t.kind = "issue";
-    t.state = "closed";
-    t.title = "Loss spike at step 2k";
-    t.author = "ann";
-    t.url = "https://github.com/o/r/issues/7";
-    t.description = "The loss jumps at step 2000.";
+    using testing::GithubChunk;
+    using testing::GithubThread;
+    Thread t = GithubThread("o/r#7", "issue", "closed", "Loss spike at step 2k", "ann", "The loss jumps at step 2000.");
     ASSERT_TRUE((*b)->PutThread(t).ok());
-    Thread evil = t;
-    evil.ref = "o/r#8";
-    evil.state = "open";
-    evil.title = "<img src=x onerror=alert(1)>";
-    evil.description = "\"><script>alert(2)</script>";
-    evil.url = "https://github.com/o/r/issues/8";
-    ASSERT_TRUE((*b)->PutThread(evil).ok());
-    Chunk body;
-    body.source = "github";
-    body.kind = "issue";
-    body.ref = body.parent = "o/r#7";
-    body.url = "https://github.com/o/r/issues/7";
-    body.text = "The loss jumps.";
-    ASSERT_TRUE((*b)->PutRecord({body}).ok());
-    Chunk comment = body;
-    comment.kind = "comment";
-    comment.ref = "o/r#7/c1";
-    comment.author = "bo";
-    comment.date = "2024-03-02T00:00:00Z";
-    comment.url = "https://github.com/o/r/issues/7#issuecomment-1";
-    comment.text = "Fixed by lowering the learning rate to 3e-4.";
-    ASSERT_TRUE((*b)->PutRecord({comment}).ok());
-    Chunk evil_body = body;
-    evil_body.ref = evil_body.parent = "o/r#8";
-    evil_body.url = "https://github.com/o/r/issues/8";
-    ASSERT_TRUE((*b)->PutRecord({evil_body}).ok());
+    ASSERT_TRUE((*b)->PutThread(GithubThread("o/r#8", "issue", "open", "<img src=x onerror=alert(1)>", "ann",
+                                             "\"><script>alert(2)</script>")).ok());
+    ASSERT_TRUE((*b)->PutRecord({GithubChunk("o/r#7", "o/r#7", "issue", t.url, "The loss jumps.")}).ok());
+    ASSERT_TRUE((*b)->PutRecord({GithubChunk("o/r#7/c1", "o/r#7", "comment", t.url + "#issuecomment-1",
+                                             "Fixed by lowering the learning rate to 3e-4.", "bo",
+                                             "2024-03-02T00:00:00Z")}).ok());
+    ASSERT_TRUE((*b)->PutRecord({GithubChunk("o/r#8", "o/r#8", "issue", "https://github.com/o/r/issues/8", "x")}).ok());
     ASSERT_TRUE((*b)->Commit().ok());
+    // A fixed corpus time, so the golden page does not depend on the clock.
+    ASSERT_EQ(sqlite3_exec(corpus_->raw_handle(), "UPDATE meta SET value='1699990000' WHERE key='built_at_epoch'",
+                           nullptr, nullptr, nullptr), SQLITE_OK);
   }
   PublishResult Run(const std::string& md, PublishOptions o = {}) {
     o.generated_at = 1700000000;  // 2023-11-14 22:13 UTC

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "corpus_fixtures.h"
 #include "test_util.h"
 #include "umwelt/publish.h"
 
@@ -40,23 +41,10 @@ TEST(Browser, PublishedPageRendersWithCardsClockAndNoScriptErrors) {
   ASSERT_TRUE(corpus.ok());
   {
     auto b = (*corpus)->BeginWrite();
-    Thread t;
-    t.ref = "o/r#7";
-    t.source = "github";
-    t.kind = "pr";
-    t.state = "merged";
-    t.title = "Overlap all-gather with compute";
-    t.author = "omar";
-    t.url = "https://github.com/o/r/pull/7";
-    t.description = "Prefetch the next layer's parameters.";
+    Thread t = testing::GithubThread("o/r#7", "pr", "merged", "Overlap all-gather with compute", "omar",
+                                     "Prefetch the next layer's parameters.");
     ASSERT_TRUE((*b)->PutThread(t).ok());
-    Chunk c;
-    c.source = "github";
-    c.kind = "pr";
-    c.ref = c.parent = "o/r#7";
-    c.url = t.url;
-    c.text = "Prefetch the next layer's parameters.";
-    ASSERT_TRUE((*b)->PutRecord({c}).ok());
+    ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk("o/r#7", "o/r#7", "pr", t.url, t.description)}).ok());
     ASSERT_TRUE((*b)->Commit().ok());
   }
   std::string md =
