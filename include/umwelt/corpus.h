@@ -157,6 +157,25 @@ class Corpus {
   // A string that changes whenever the chunks change: the key side indexes
   // are cached under.
   Result<std::string> ContentKey();
+  // The same for the vectors of one space.
+  Result<std::string> VectorKey(const std::string& space);
+
+  // Visits, in id order, the chunks whose source `covers` accepts and that
+  // have no vector in `space` (all of them when `only_missing` is false).
+  struct TextRow {
+    int64_t id;
+    std::string_view source, title, text;
+  };
+  Status ForEachText(const std::string& space, bool only_missing,
+                     const std::function<bool(std::string_view source)>& covers,
+                     const std::function<void(const TextRow&)>& visit);
+  // Visits every vector of `space` in id order.
+  Status ForEachVector(const std::string& space,
+                       const std::function<void(int64_t id, const float* v, int dim)>& visit);
+
+  // SQLite FTS5's own ranking, default bm25(), of an OR of `words`: chunk
+  // ids, best first (the baseline evaluations compare against).
+  Result<std::vector<int64_t>> Fts5Rank(const std::vector<std::string>& words, int limit);
 
   // The raw handle, for benchmarks comparing against FTS5 directly.
   sqlite3* raw_handle() { return db_; }
@@ -197,6 +216,11 @@ class WriteBatch {
   Status PutLinks(const std::string& from_ref, const std::vector<Link>& links);
   Status AddLink(const Link& link);
   Status PutSyncState(const SyncState& s);
+  Status PutMeta(const std::string& key, const std::string& value);
+  // Stores chunk `id`'s vector in `space` (float32, little-endian).
+  Status PutEmbedding(int64_t id, const std::string& space, const std::vector<float>& v);
+  // Drops every vector of `space` (its model changed).
+  Status ClearSpace(const std::string& space);
   // Refs of the records whose parent is `parent` and whose kind is `kind`.
   Result<std::vector<std::string>> RecordRefs(const std::string& parent, const std::string& kind);
 
@@ -211,6 +235,7 @@ class WriteBatch {
   Corpus* corpus_;
   bool done_ = false;
   int64_t changed_ = 0;
+  int64_t vectors_changed_ = 0;
 };
 
 }  // namespace umwelt

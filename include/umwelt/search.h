@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ struct SearchOptions {
   int k = 50;
   std::vector<std::string> sources;  // empty: any
   std::vector<std::string> kinds;    // empty: any
+  std::vector<std::string> exclude_sources;  // never these (the prose lane leaves out code)
   std::string since;                 // ISO date or date-time, inclusive; "" = open
   std::string until;                 // inclusive (a bare date means the whole day)
   std::string author;                // exact login / name; "" = any
@@ -67,11 +69,20 @@ class KeywordIndex {
   // url, at most `limit`. Fails on a query with no searchable words.
   virtual Result<std::vector<ScoredDoc>> Rank(const SearchOptions& options, size_t limit) const = 0;
   virtual size_t num_docs() const = 0;
+
+  // For other legs (vectors): maps a chunk id to its url id when the chunk
+  // passes `options`' filters, else to -1. Fails on bad filter values.
+  using DocFilter = std::function<int64_t(int64_t chunk_id)>;
+  virtual Result<DocFilter> Filter(const SearchOptions& options) const = 0;
 };
 
 // Keyword search: ranks, then reads each hit's row for display, with a
 // snippet around the first matching word.
 Result<std::vector<Hit>> Search(Corpus& corpus, const KeywordIndex& index, const SearchOptions& options);
+
+// Reads the rows of `ranked` chunks (skipping any removed since) and cuts
+// snippets around the words of `query`.
+Result<std::vector<Hit>> LoadHits(Corpus& corpus, const std::vector<ScoredDoc>& ranked, const std::string& query);
 
 // The words keyword search matches on: lower-case runs of letters, digits and
 // `_` (and a `.` between digits), as the index tokenizes them.

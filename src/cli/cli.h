@@ -25,7 +25,38 @@ struct SyncGithubArgs {
   int max_retries = 5;
 };
 Status CmdSyncGithub(const std::string& corpus, const SyncGithubArgs& args);
-Status CmdSearch(const std::string& corpus, const SearchOptions& options, bool json);
+struct SearchArgs {
+  SearchOptions search;
+  bool json = false;
+  bool fts_only = false;
+  bool vec_only = false;
+  std::vector<std::string> vec_texts;
+  std::vector<std::string> embedders;
+  double vec_weight = 1.0;
+};
+Status CmdSearch(const std::string& corpus, const SearchArgs& args);
+Status CmdSearchMulti(const std::string& corpus, const std::vector<std::string>& queries, const SearchArgs& args,
+                      int total);
+struct IndexArgs {
+  std::vector<std::string> embedders;
+  bool retrain = false;
+  int dim = 100;
+  int epochs = 5;
+};
+Status CmdIndex(const std::string& corpus, const IndexArgs& args);
+struct EvalArgs {
+  std::string collection;  // cranfield, cisi
+  std::string data;        // the folder holding cranfield/ and cisi/
+  std::string questions;   // question files instead of a collection
+  std::vector<std::string> embedders;
+  std::string run;         // TREC run file to write
+  std::string work;        // keep the evaluation corpus here
+  double vec_weight = 1.0;
+  int epochs = 10;
+  int dim = 100;
+  bool json = false;
+};
+Status CmdEvalRetrieval(const std::string& corpus, const EvalArgs& args);
 struct ShowArgs {
   std::string target;  // url or ref
   int tail = 0;

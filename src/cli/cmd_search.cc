@@ -1,42 +1,214 @@
+// `search` and `search-multi`: keyword, or hybrid when the corpus has vector
+// spaces (unless --fts-only).
+#include <unistd.h>
+
 #include <cstdio>
+#include <future>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "umwelt/vector.h"
 
 namespace umwelt::cli {
+namespace {
 
-Status CmdSearch(const std::string& path, const SearchOptions& options, bool json) {
-  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
-  UMWELT_ASSIGN_OR_RETURN(auto index, KeywordIndex::Open(*corpus));
-  UMWELT_ASSIGN_OR_RETURN(auto hits, Search(*corpus, *index, options));
-  if (json) {
-    nlohmann::json out;
-    out["query"] = options.query;
-    out["k"] = options.k;
-    out["hits"] = nlohmann::json::array();
-    for (const auto& h : hits) {
-      out["hits"].push_back({{"source", h.source}, {"kind", h.kind}, {"ref", h.ref},
-                             {"parent", h.parent}, {"title", h.title}, {"author", h.author},
-                             {"date", h.date}, {"url", h.url}, {"snippet", h.snippet},
-                             {"score", h.score}, {"via", h.via}});
-    }
-    std::string text = out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fputc('\n', stdout);
-    return Status::Ok();
-  }
-  if (hits.empty()) {
-    std::printf("no hits for \"%s\"\n", options.query.c_str());
-    return Status::Ok();
-  }
+using json = nlohmann::json;
+
+json HitJson(const Hit& h) {
+  return {{"source", h.source}, {"kind", h.kind}, {"ref", h.ref}, {"parent", h.parent}, {"title", h.title},
+          {"author", h.author}, {"date", h.date}, {"url", h.url}, {"snippet", h.snippet}, {"score", h.score},
+          {"via", h.via}};
+}
+
+void PrintHits(const std::vector<Hit>& hits, size_t first_number) {
   for (size_t i = 0; i < hits.size(); ++i) {
     const Hit& h = hits[i];
     std::string when = h.date.substr(0, 10);
-    std::printf("%2zu. [%s/%s] %s\n    %s%s%s\n    %s\n    %s\n", i + 1, h.source.c_str(),
+    std::string via;
+    for (const auto& v : h.via) via += (via.empty() ? "" : "+") + v;
+    std::printf("%2zu. [%s/%s] %s\n    %s%s%s · via %s\n    %s\n    %s\n", first_number + i, h.source.c_str(),
                 h.kind.c_str(), h.title.empty() ? h.ref.c_str() : h.title.c_str(), h.author.c_str(),
-                h.author.empty() || when.empty() ? "" : " · ", when.c_str(), h.url.c_str(),
+                h.author.empty() || when.empty() ? "" : " · ", when.c_str(), via.c_str(), h.url.c_str(),
                 h.snippet.c_str());
+  }
+}
+
+void Print(const std::string& s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+  std::fputc('\n', stdout);
+}
+
+std::vector<std::string> EmbedderSpecs(const SearchArgs& a) {
+  std::vector<std::string> specs = a.embedders;
+  if (specs.empty()) {
+    if (const char* env = std::getenv("UMWELT_EMBEDDERS"); env && *env) specs.push_back(env);
+  }
+  return specs;
+}
+
+// One query, start to finish, on its own connection (so queries can run in
+// parallel threads).
+Result<HybridResult> RunOne(const std::string& path, const SearchArgs& a, const std::string& query,
+                            bool* hybrid) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
+  UMWELT_ASSIGN_OR_RETURN(auto keyword, KeywordIndex::Open(*corpus));
+  HybridResult r;
+  std::vector<Space> spaces;
+  if (!a.fts_only) {
+    UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(EmbedderSpecs(a)));
+    UMWELT_ASSIGN_OR_RETURN(spaces, LoadSpaces(*corpus, configs, &r.notes));
+  }
+  SearchOptions so = a.search;
+  so.query = query;
+  *hybrid = !spaces.empty() || a.vec_only;
+  if (!*hybrid) {
+    if (!a.vec_texts.empty() && !a.fts_only) r.notes.push_back("--vec-text ignored: no vector space");
+    UMWELT_ASSIGN_OR_RETURN(r.hits, Search(*corpus, *keyword, so));
+    return r;
+  }
+  HybridOptions ho;
+  ho.search = so;
+  ho.vec_only = a.vec_only;
+  ho.vec_texts = a.vec_texts;
+  ho.vector_weight = a.vec_weight;
+  std::vector<std::string> load_notes = r.notes;
+  UMWELT_ASSIGN_OR_RETURN(HybridResult hr, HybridSearch(*corpus, *keyword, spaces, ho));
+  hr.notes.insert(hr.notes.begin(), load_notes.begin(), load_notes.end());
+  return hr;
+}
+
+}  // namespace
+
+Status CmdSearch(const std::string& path, const SearchArgs& a) {
+  bool hybrid = false;
+  UMWELT_ASSIGN_OR_RETURN(HybridResult r, RunOne(path, a, a.search.query, &hybrid));
+  for (const auto& n : r.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  if (a.json) {
+    json out = {{"query", a.search.query}, {"k", a.search.k}, {"mode", hybrid ? "hybrid" : "keyword"}};
+    out["hits"] = json::array();
+    for (const auto& h : r.hits) out["hits"].push_back(HitJson(h));
+    if (hybrid) {
+      out["code_main"] = json::array();
+      out["code_branches"] = json::array();
+      for (const auto& h : r.code_main) out["code_main"].push_back(HitJson(h));
+      for (const auto& h : r.code_branches) out["code_branches"].push_back(HitJson(h));
+    }
+    out["notes"] = r.notes;
+    Print(out.dump(-1, ' ', false, json::error_handler_t::replace));
+    return Status::Ok();
+  }
+  if (r.hits.empty()) std::printf("no hits for \"%s\"\n", a.search.query.c_str());
+  PrintHits(r.hits, 1);
+  if (!r.code_main.empty()) {
+    std::printf("\ncode on the default branch:\n");
+    PrintHits(r.code_main, 1);
+  }
+  if (!r.code_branches.empty()) {
+    std::printf("\ncode in flight on branches (not what main does):\n");
+    PrintHits(r.code_branches, 1);
+  }
+  return Status::Ok();
+}
+
+Status CmdSearchMulti(const std::string& path, const std::vector<std::string>& queries, const SearchArgs& a,
+                      int total) {
+  if (queries.empty()) return Status::Invalid("search-multi needs at least one query");
+  if (total <= 0) return Status::Invalid("--total must be positive");
+  std::vector<std::future<Result<HybridResult>>> jobs;
+  std::vector<bool> hybrid(queries.size());
+  for (size_t i = 0; i < queries.size(); ++i) {
+    jobs.push_back(std::async(std::launch::async, [&, i] {
+      bool h = false;
+      auto r = RunOne(path, a, queries[i], &h);
+      hybrid[i] = h;
+      return r;
+    }));
+  }
+  // Merge by url: reciprocal rank across the sub-queries' lists.
+  struct Merged {
+    Hit hit;
+    double score = 0;
+    std::vector<std::string> queries;
+  };
+  std::map<std::string, Merged> by_url;
+  std::vector<std::string> notes;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    auto r = jobs[i].get();
+    if (!r.ok()) return r.status().WithContext("sub-query \"" + queries[i] + "\"");
+    for (auto& n : r->notes) notes.push_back(n);
+    for (size_t rank = 0; rank < r->hits.size(); ++rank) {
+      Hit& h = r->hits[rank];
+      Merged& m = by_url[h.url.empty() ? h.ref : h.url];
+      if (m.queries.empty()) m.hit = h;
+      m.score += 1.0 / (60.0 + static_cast<double>(rank + 1));
+      m.queries.push_back(queries[i]);
+      for (const auto& v : h.via) {
+        if (std::find(m.hit.via.begin(), m.hit.via.end(), v) == m.hit.via.end()) m.hit.via.push_back(v);
+      }
+    }
+  }
+  std::vector<Merged> merged;
+  for (auto& [url, m] : by_url) merged.push_back(std::move(m));
+  std::sort(merged.begin(), merged.end(), [](const Merged& x, const Merged& y) {
+    return x.score != y.score ? x.score > y.score : x.hit.url < y.hit.url;
+  });
+  if (merged.size() > static_cast<size_t>(total)) merged.resize(static_cast<size_t>(total));
+  std::sort(notes.begin(), notes.end());
+  notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
+  for (const auto& n : notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  if (a.json) {
+    json out = {{"queries", queries}, {"total", total}, {"hits", json::array()}, {"notes", notes}};
+    for (auto& m : merged) {
+      json h = HitJson(m.hit);
+      h["score"] = m.score;
+      h["queries"] = m.queries;
+      out["hits"].push_back(h);
+    }
+    Print(out.dump(-1, ' ', false, json::error_handler_t::replace));
+    return Status::Ok();
+  }
+  for (size_t i = 0; i < merged.size(); ++i) {
+    std::string found;
+    for (const auto& q : merged[i].queries) found += (found.empty() ? "\"" : ", \"") + q + "\"";
+    std::printf("%2zu. [%s/%s] %s\n    %s\n    found by %s\n    %s\n", i + 1, merged[i].hit.source.c_str(),
+                merged[i].hit.kind.c_str(), merged[i].hit.title.c_str(), merged[i].hit.url.c_str(), found.c_str(),
+                merged[i].hit.snippet.c_str());
+  }
+  return Status::Ok();
+}
+
+Status CmdIndex(const std::string& path, const IndexArgs& a) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  std::vector<std::string> specs = a.embedders;
+  if (specs.empty()) {
+    const char* env = std::getenv("UMWELT_EMBEDDERS");
+    specs.push_back(env && *env ? env : "prose=builtin");
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(specs));
+  IndexOptions o;
+  o.retrain = a.retrain;
+  o.builtin.dim = a.dim;
+  o.builtin.epoch = a.epochs;
+  bool tty = ::isatty(2);
+  if (tty) {
+    o.progress = [](const std::string& space, int64_t done, int64_t total) {
+      std::fprintf(stderr, "\r\033[Kindex %s: %lld/%lld", space.c_str(), static_cast<long long>(done),
+                   static_cast<long long>(total));
+    };
+  }
+  IndexReport report;
+  Status s = IndexSpaces(*corpus, configs, o, &report);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  for (const auto& sp : report.spaces) {
+    std::printf("space %s (%s): %lld chunks embedded in %.1f s\n", sp.space.c_str(), sp.model.c_str(),
+                static_cast<long long>(sp.embedded), sp.seconds);
+  }
+  UMWELT_RETURN_IF_ERROR(s);
+  for (const auto& c : configs) {
+    auto v = VectorIndex::Open(*corpus, c.space);  // build the side file now, not at the first search
+    if (!v.ok()) return v.status();
   }
   return Status::Ok();
 }

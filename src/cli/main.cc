@@ -45,20 +45,38 @@ int main(int argc, char** argv) {
       ->default_val("https://api.github.com");
   sync_gh->add_option("--max-retries", sync_args.max_retries, "Retries per request")->default_val(5);
 
-  auto* search = app.add_subcommand("search", "Keyword search");
-  SearchOptions so;
-  bool search_json = false, vec_only = false;
+  auto* search = app.add_subcommand("search", "Search: keyword, fused with vectors when the corpus has them");
+  cli::SearchArgs sa;
   std::string source_list, kind_list;
-  search->add_option("query", so.query, "What to look for")->required();
-  search->add_option("-k", so.k, "Hits to return")->default_val(50)->check(CLI::PositiveNumber);
-  search->add_option("--source", source_list, "Only these sources (comma-separated)");
-  search->add_option("--kind", kind_list, "Only these kinds (comma-separated)");
-  search->add_option("--since", so.since, "Only chunks dated on or after (ISO date)");
-  search->add_option("--until", so.until, "Only chunks dated on or before (ISO date)");
-  search->add_option("--author", so.author, "Only chunks by this author");
-  search->add_flag("--fts-only", so.fts_only, "Keyword leg only");
-  search->add_flag("--vec-only", vec_only, "Vector leg only (needs an embedded corpus)");
-  search->add_flag("--json", search_json, "Emit JSON");
+  auto add_search_flags = [&](CLI::App* cmd) {
+    cmd->add_option("-k", sa.search.k, "Hits to return")->default_val(50)->check(CLI::PositiveNumber);
+    cmd->add_option("--source", source_list, "Only these sources (comma-separated)");
+    cmd->add_option("--kind", kind_list, "Only these kinds (comma-separated)");
+    cmd->add_option("--since", sa.search.since, "Only chunks dated on or after (ISO date)");
+    cmd->add_option("--until", sa.search.until, "Only chunks dated on or before (ISO date)");
+    cmd->add_option("--author", sa.search.author, "Only chunks by this author");
+    cmd->add_flag("--fts-only", sa.fts_only, "Keyword leg only");
+    cmd->add_flag("--vec-only", sa.vec_only, "Vector legs only");
+    cmd->add_option("--vec-text", sa.vec_texts, "Hypothetical answer text for the vector leg (repeatable)");
+    cmd->add_option("--embedder", sa.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
+    cmd->add_option("--vec-weight", sa.vec_weight, "Fusion weight of each vector leg (keyword: 1)")->default_val(1.0);
+    cmd->add_flag("--json", sa.json, "Emit JSON");
+  };
+  search->add_option("query", sa.search.query, "What to look for")->required();
+  add_search_flags(search);
+  auto* multi = app.add_subcommand("search-multi", "Several queries at once, merged and de-duplicated");
+  std::vector<std::string> multi_queries;
+  int multi_total = 60;
+  multi->add_option("queries", multi_queries, "The sub-queries")->required();
+  multi->add_option("--total", multi_total, "Hits to return in all")->default_val(60)->check(CLI::PositiveNumber);
+  add_search_flags(multi);
+
+  auto* index = app.add_subcommand("index", "Embed new and changed chunks into the vector spaces");
+  cli::IndexArgs ia;
+  index->add_option("--embedder", ia.embedders, "SPACE=PROVIDER (default prose=builtin, or $UMWELT_EMBEDDERS)");
+  index->add_flag("--retrain", ia.retrain, "Train the builtin model again (re-embeds its space)");
+  index->add_option("--dim", ia.dim, "Builtin model dimension")->default_val(100)->check(CLI::Range(8, 1024));
+  index->add_option("--epochs", ia.epochs, "Builtin training epochs")->default_val(5)->check(CLI::Range(1, 100));
 
   auto* show = app.add_subcommand("show", "Show a thread whole, by url or ref");
   cli::ShowArgs show_args;
@@ -86,6 +104,20 @@ int main(int argc, char** argv) {
   publish->add_flag("--no-corpus", pub.no_corpus, "No corpus: no hover cards, corpus links are errors");
   publish->add_flag("--no-math", pub.no_math, "Leave $math$ as code");
   publish->add_flag("--gist", pub.gist, "Upload the page as a secret gist with `gh`");
+
+  auto* eval = app.add_subcommand("eval", "Measure quality");
+  eval->require_subcommand(1);
+  auto* eval_retrieval = eval->add_subcommand("retrieval", "Ranking quality on a test collection, or citation recall on question files");
+  cli::EvalArgs ea;
+  eval_retrieval->add_option("--collection", ea.collection, "cranfield or cisi");
+  eval_retrieval->add_option("--data", ea.data, "Folder holding cranfield/ and cisi/ (default ../shared/data)");
+  eval_retrieval->add_option("--questions", ea.questions, "Question files (a folder or one file) instead of a collection");
+  eval_retrieval->add_option("--embedder", ea.embedders, "SPACE=PROVIDER for --questions");
+  eval_retrieval->add_option("--run", ea.run, "Also write the rankings in TREC run format");
+  eval_retrieval->add_option("--work", ea.work, "Keep the evaluation corpus in this folder");
+  eval_retrieval->add_option("--vec-weight", ea.vec_weight, "Fusion weight of the vector leg")->default_val(1.0);
+  eval_retrieval->add_option("--epochs", ea.epochs, "Builtin training epochs")->default_val(10);
+  eval_retrieval->add_flag("--json", ea.json, "Emit JSON");
 
   try {
     app.parse(argc, argv);
@@ -115,15 +147,24 @@ int main(int argc, char** argv) {
     s = cli::CmdImportGithub(corpus, import_paths);
   } else if (*sync_gh) {
     s = cli::CmdSyncGithub(corpus, sync_args);
-  } else if (*search) {
-    if (vec_only) {
-      s = Status::Invalid("--vec-only: this corpus has no vector spaces yet (keyword search only)");
+  } else if (*search || *multi) {
+    sa.search.sources = split(source_list);
+    sa.search.kinds = split(kind_list);
+    if (sa.fts_only && sa.vec_only) {
+      s = Status::Invalid("--fts-only and --vec-only exclude each other");
+    } else if (*search) {
+      s = cli::CmdSearch(corpus, sa);
     } else {
-      so.sources = split(source_list);
-      so.kinds = split(kind_list);
-      so.fts_only = true;
-      s = cli::CmdSearch(corpus, so, search_json);
+      s = cli::CmdSearchMulti(corpus, multi_queries, sa, multi_total);
     }
+  } else if (*eval_retrieval) {
+    if (ea.collection.empty() == ea.questions.empty()) {
+      s = Status::Invalid("eval retrieval needs exactly one of --collection and --questions");
+    } else {
+      s = cli::CmdEvalRetrieval(corpus, ea);
+    }
+  } else if (*index) {
+    s = cli::CmdIndex(corpus, ia);
   } else if (*show) {
     s = cli::CmdShow(corpus, show_args);
   } else if (*status) {

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "sqlite_util.h"
@@ -266,6 +268,67 @@ Status Corpus::ForEachChunk(const std::function<void(const IndexRow&)>& visit) {
   }
   if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_);
   return Status::Ok();
+}
+
+Result<std::string> Corpus::VectorKey(const std::string& space) {
+  UMWELT_ASSIGN_OR_RETURN(std::string base, ContentKey());
+  UMWELT_ASSIGN_OR_RETURN(std::string gen, GetMeta("vec_generation"));
+  UMWELT_ASSIGN_OR_RETURN(std::string spaces, GetMeta("spaces"));
+  return base + ";space=" + space + ";vgen=" + gen + ";spaces=" + spaces;
+}
+
+Status Corpus::ForEachText(const std::string& space, bool only_missing,
+                           const std::function<bool(std::string_view)>& covers,
+                           const std::function<void(const TextRow&)>& visit) {
+  Stmt q(db_, only_missing ? "SELECT id, source, title, text FROM chunks"
+                             " WHERE embedding IS NULL OR embed_space IS NOT ?1 ORDER BY id"
+                           : "SELECT id, source, title, text FROM chunks WHERE ?1 IS NOT NULL ORDER BY id");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, space);
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    std::string_view source = q.View(1);
+    if (covers(source)) visit(TextRow{q.Int(0), source, q.View(2), q.View(3)});
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_);
+  return Status::Ok();
+}
+
+Status Corpus::ForEachVector(const std::string& space,
+                             const std::function<void(int64_t, const float*, int)>& visit) {
+  Stmt q(db_, "SELECT id, embedding FROM chunks WHERE embed_space=?1 AND embedding IS NOT NULL ORDER BY id");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, space);
+  std::vector<float> v;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    const void* blob = sqlite3_column_blob(q.get(), 1);
+    int bytes = sqlite3_column_bytes(q.get(), 1);
+    if (!blob || bytes % 4 != 0) continue;
+    v.resize(static_cast<size_t>(bytes) / 4);
+    std::memcpy(v.data(), blob, static_cast<size_t>(bytes));
+    visit(q.Int(0), v.data(), static_cast<int>(v.size()));
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_);
+  return Status::Ok();
+}
+
+Result<std::vector<int64_t>> Corpus::Fts5Rank(const std::vector<std::string>& words, int limit) {
+  std::string match;
+  for (const auto& w : words) {
+    std::string quoted;
+    for (char c : w) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    match += (match.empty() ? "\"" : " OR \"") + quoted + "\"";
+  }
+  std::vector<int64_t> out;
+  if (match.empty()) return out;
+  Stmt q(db_, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY bm25(chunks_fts) LIMIT ?2");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, match).Bind(2, limit);
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) out.push_back(q.Int(0));
+  if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_ + ": FTS5 query");
+  return out;
 }
 
 Result<std::string> Corpus::ContentKey() {

@@ -243,6 +243,33 @@ Status WriteBatch::PutSyncState(const SyncState& s) {
   return q.Run(corpus_->path_ + ": storing sync state of " + s.source);
 }
 
+Status WriteBatch::PutMeta(const std::string& key, const std::string& value) {
+  Stmt q(*corpus_->cache_, "INSERT INTO meta(key, value) VALUES (?1, ?2)"
+                           " ON CONFLICT(key) DO UPDATE SET value=excluded.value");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, key).Bind(2, value);
+  return q.Run(corpus_->path_ + ": storing meta " + key);
+}
+
+Status WriteBatch::PutEmbedding(int64_t id, const std::string& space, const std::vector<float>& v) {
+  Stmt q(*corpus_->cache_, "UPDATE chunks SET embed_space=?2, embedding=?3 WHERE id=?1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, id).Bind(2, space);
+  sqlite3_bind_blob(q.get(), 3, v.data(), static_cast<int>(v.size() * sizeof(float)), SQLITE_TRANSIENT);
+  UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": storing the vector of chunk " + std::to_string(id)));
+  ++vectors_changed_;
+  return Status::Ok();
+}
+
+Status WriteBatch::ClearSpace(const std::string& space) {
+  Stmt q(*corpus_->cache_, "UPDATE chunks SET embed_space=NULL, embedding=NULL WHERE embed_space=?1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, space);
+  UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": clearing space " + space));
+  ++vectors_changed_;
+  return Status::Ok();
+}
+
 Result<std::vector<std::string>> WriteBatch::RecordRefs(const std::string& parent,
                                                         const std::string& kind) {
   Stmt q(*corpus_->cache_, "SELECT DISTINCT ref FROM chunks WHERE parent=?1 AND kind=?2");
@@ -275,6 +302,12 @@ Status WriteBatch::Commit() {
       s = built.PrepareStatus(path);
       if (s.ok()) s = built.Bind(1, std::to_string(NowEpoch())).Run(path);
     }
+  }
+  if (s.ok() && (vectors_changed_ > 0 || changed_ > 0)) {
+    s = Exec(db,
+             "INSERT INTO meta(key, value) VALUES ('vec_generation', '1') ON CONFLICT(key) DO UPDATE"
+             " SET value = CAST(value AS INTEGER) + 1;",
+             path);
   }
   if (s.ok()) s = Exec(db, "COMMIT", path + ": commit");
   if (!s.ok()) (void)Exec(db, "ROLLBACK", path);

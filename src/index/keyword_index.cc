@@ -73,6 +73,18 @@ class MappedIndex final : public KeywordIndex {
 
   Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override;
 
+  Result<DocFilter> Filter(const SearchOptions& o) const override {
+    UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
+    return DocFilter([this, f](int64_t chunk_id) -> int64_t {
+      const int64_t* ids = Sec<int64_t>(ii::kChunkIds);
+      const int64_t* end = ids + h_.n_docs;
+      const int64_t* it = std::lower_bound(ids, end, chunk_id);
+      if (it == end || *it != chunk_id) return -1;
+      uint32_t d = static_cast<uint32_t>(it - ids);
+      return f.Pass(d) ? static_cast<int64_t>(Sec<uint32_t>(ii::kUrlIds)[d]) : int64_t{-1};
+    });
+  }
+
  private:
   template <typename T>
   const T* Sec(int id) const {
@@ -144,6 +156,59 @@ class MappedIndex final : public KeywordIndex {
     return allowed;
   }
 
+  // The per-document test for one query's filters.
+  struct Filters {
+    std::vector<bool> src_ok, kind_ok;
+    int64_t since = std::numeric_limits<int64_t>::min(), until = std::numeric_limits<int64_t>::max();
+    bool date_filter = false;
+    int64_t author = -1;  // -1 any; -2 none match
+    const uint8_t* src;
+    const uint8_t* kind;
+    const int64_t* dates;
+    const uint32_t* authors;
+    bool Pass(uint32_t d) const {
+      if (!src_ok[src[d]] || !kind_ok[kind[d]]) return false;
+      if (date_filter && (dates[d] < since || dates[d] > until)) return false;
+      if (author != -1 && static_cast<int64_t>(authors[d]) != author) return false;
+      return true;
+    }
+  };
+
+  Result<Filters> MakeFilters(const SearchOptions& o) const {
+    Filters f;
+    f.src_ok = Allowed(0, h_.n_sources, o.sources);
+    for (uint32_t i = 0; i < h_.n_sources; ++i) {
+      for (const auto& x : o.exclude_sources) {
+        if (Str(i) == x) f.src_ok[i] = false;
+      }
+    }
+    f.kind_ok = Allowed(h_.n_sources, h_.n_kinds, o.kinds);
+    if (f.src_ok.empty()) f.src_ok.push_back(false);
+    if (f.kind_ok.empty()) f.kind_ok.push_back(false);
+    if (!o.since.empty()) {
+      auto t = ParseIsoTime(o.since);
+      if (!t) return Status::Invalid("--since `" + o.since + "` is not an ISO-8601 date");
+      f.since = *t;
+    }
+    if (!o.until.empty()) {
+      auto t = ParseIsoTime(o.until);
+      if (!t) return Status::Invalid("--until `" + o.until + "` is not an ISO-8601 date");
+      f.until = *t + (o.until.size() == 10 ? 86399 : 0);
+    }
+    f.date_filter = !o.since.empty() || !o.until.empty();
+    if (!o.author.empty()) {
+      f.author = -2;
+      for (uint32_t i = 0; i < h_.n_authors; ++i) {
+        if (Str(h_.n_sources + h_.n_kinds + i) == o.author) f.author = i;
+      }
+    }
+    f.src = Sec<uint8_t>(ii::kSourceIds);
+    f.kind = Sec<uint8_t>(ii::kKindIds);
+    f.dates = Sec<int64_t>(ii::kDates);
+    f.authors = Sec<uint32_t>(ii::kAuthorIds);
+    return f;
+  }
+
   const char* base_ = nullptr;
   size_t size_ = 0;
   ii::Header h_{};
@@ -200,7 +265,9 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
   const uint16_t* tfs = Sec<uint16_t>(ii::kPostTf);
   const uint32_t* len_e = Sec<uint32_t>(ii::kLenExact);
   const uint32_t* len_s = Sec<uint32_t>(ii::kLenSyms);
-  auto idf = [&](uint32_t df) { return std::log(1.0 + (n - df + 0.5) / (df + 0.5)); };
+  // Robertson-Sparck Jones idf as FTS5 computes it: words in more than half
+  // the documents ("the", "what") weigh next to nothing, not a little.
+  auto idf = [&](uint32_t df) { return std::max(1e-6, std::log((n - df + 0.5) / (df + 0.5))); };
   for (const auto& w : exact) {
     const ii::TermEntry* e = Find(w);
     if (!e) continue;
@@ -219,38 +286,8 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
                kExpandedWeight, len_s, h_.avg_len_syms, acc_expanded.data(), &touched_expanded);
   }
 
-  // Filters.
-  std::vector<bool> src_ok = Allowed(0, h_.n_sources, o.sources);
-  std::vector<bool> kind_ok = Allowed(h_.n_sources, h_.n_kinds, o.kinds);
-  int64_t since = std::numeric_limits<int64_t>::min(), until = std::numeric_limits<int64_t>::max();
-  if (!o.since.empty()) {
-    auto t = ParseIsoTime(o.since);
-    if (!t) return Status::Invalid("--since `" + o.since + "` is not an ISO-8601 date");
-    since = *t;
-  }
-  if (!o.until.empty()) {
-    auto t = ParseIsoTime(o.until);
-    if (!t) return Status::Invalid("--until `" + o.until + "` is not an ISO-8601 date");
-    until = *t + (o.until.size() == 10 ? 86399 : 0);
-  }
-  int64_t author = -1;
-  if (!o.author.empty()) {
-    author = -2;  // matches nothing unless found
-    for (uint32_t i = 0; i < h_.n_authors; ++i) {
-      if (Str(h_.n_sources + h_.n_kinds + i) == o.author) author = i;
-    }
-  }
-  const uint8_t* src = Sec<uint8_t>(ii::kSourceIds);
-  const uint8_t* kind = Sec<uint8_t>(ii::kKindIds);
-  const int64_t* dates = Sec<int64_t>(ii::kDates);
-  const uint32_t* authors = Sec<uint32_t>(ii::kAuthorIds);
-  bool date_filter = !o.since.empty() || !o.until.empty();
-  auto pass = [&](uint32_t d) {
-    if (!src_ok[src[d]] || !kind_ok[kind[d]]) return false;
-    if (date_filter && (dates[d] < since || dates[d] > until)) return false;
-    if (author != -1 && static_cast<int64_t>(authors[d]) != author) return false;
-    return true;
-  };
+  UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
+  auto pass = [&](uint32_t d) { return f.Pass(d); };
 
   struct Cand {
     uint32_t doc;

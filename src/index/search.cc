@@ -45,13 +45,17 @@ std::string Snippet(const std::string& text, const std::vector<std::string>& wor
 Result<std::vector<Hit>> Search(Corpus& corpus, const KeywordIndex& index, const SearchOptions& o) {
   if (o.k <= 0) return Status::Invalid("-k must be positive, got " + std::to_string(o.k));
   UMWELT_ASSIGN_OR_RETURN(auto ranked, index.Rank(o, static_cast<size_t>(o.k)));
+  return LoadHits(corpus, ranked, o.query);
+}
+
+Result<std::vector<Hit>> LoadHits(Corpus& corpus, const std::vector<ScoredDoc>& ranked, const std::string& query) {
   std::vector<int64_t> ids;
   ids.reserve(ranked.size());
   for (const auto& r : ranked) ids.push_back(r.chunk_id);
   UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ChunksById(ids));
   std::unordered_map<int64_t, size_t> pos;
   for (size_t i = 0; i < chunks.size(); ++i) pos[chunks[i].id] = i;
-  std::vector<std::string> words = Tokenize(o.query);
+  std::vector<std::string> words = Tokenize(query);
   std::vector<Hit> hits;
   hits.reserve(ranked.size());
   for (const auto& r : ranked) {

@@ -1,0 +1,128 @@
+// umwelt/vector.h — vector spaces, the builtin embedder, `umwelt index`, and
+// hybrid search (keyword + vectors, fused by reciprocal rank).
+//
+// A space ("prose", "code") holds one vector per chunk of its sources (code:
+// source `code`; prose: every other source), all from one model, recorded in
+// meta.spaces as {model, dim, sources}. Vectors live in chunks.embedding
+// (float32, little-endian) with chunks.embed_space; a memory-mapped side file
+// per space (<corpus>.vec-<space>) holds them as int8 codes for the scan and
+// float32 for rescoring, rebuilt when the space changes.
+//
+// The builtin embedder trains fastText word vectors on the corpus itself and
+// embeds a text as the SIF-weighted mean of its words' vectors with the
+// corpus's first principal component removed. Its word table
+// (<corpus>.<space>.words) is the model; its hash is in the model id.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "umwelt/corpus.h"
+#include "umwelt/embed.h"
+#include "umwelt/search.h"
+
+namespace umwelt {
+
+struct SpaceConfig {
+  std::string space;     // "prose" or "code"
+  std::string provider;  // "builtin" or "openai:<base-url>#<model>"
+};
+
+// Parses "prose=builtin,code=openai:http://h/v1#m" (and repeated flags).
+Result<std::vector<SpaceConfig>> ParseSpaceConfigs(const std::vector<std::string>& specs);
+// Whether chunks of `source` belong in `space`.
+bool SpaceCovers(const std::string& space, const std::string& source);
+
+struct BuiltinTrainOptions {
+  int dim = 100;
+  int epoch = 5;
+  int min_count = 2;
+  int threads = 2;
+};
+// Trains the builtin model for `space` on the corpus's chunks and writes its
+// word table beside the corpus.
+Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& options);
+std::string BuiltinModelPath(const Corpus& corpus, const std::string& space);
+
+// The embedder for `provider` in `space` of `corpus` (builtin loads the word
+// table trained for it).
+Result<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& provider, Corpus& corpus,
+                                               const std::string& space);
+
+struct IndexOptions {
+  bool retrain = false;   // builtin: train again even when a model exists
+  int batch = 256;        // chunks per transaction
+  BuiltinTrainOptions builtin;
+  std::function<void(const std::string& space, int64_t done, int64_t total)> progress;
+};
+struct IndexReport {
+  struct Space {
+    std::string space, model;
+    int64_t embedded = 0;
+    double seconds = 0;
+  };
+  std::vector<Space> spaces;
+};
+// Embeds the chunks of each space that have no vector yet (new or changed),
+// committing batch by batch, so an interrupted run resumes. A space whose
+// model changed is emptied and embedded afresh.
+Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const IndexOptions& options,
+                   IndexReport* report);
+
+// The spaces recorded in the corpus: name -> model.
+Result<std::map<std::string, std::string>> CorpusSpaces(Corpus& corpus);
+
+class VectorIndex {
+ public:
+  // Maps (building when stale) the side file of `space`.
+  static Result<std::unique_ptr<VectorIndex>> Open(Corpus& corpus, const std::string& space);
+  virtual ~VectorIndex() = default;
+  virtual const std::string& model() const = 0;
+  virtual int dim() const = 0;
+  virtual size_t size() const = 0;
+  // The nearest chunks to unit vector `q` by cosine, best first, filtered by
+  // `filter` (chunk id -> keep), at most `limit`.
+  virtual Result<std::vector<ScoredDoc>> Nearest(const std::vector<float>& q,
+                                                 const std::function<bool(int64_t)>& filter,
+                                                 size_t limit) const = 0;
+};
+
+struct HybridOptions {
+  SearchOptions search;                 // query, k, filters
+  bool vec_only = false;
+  std::vector<std::string> vec_texts;   // HyDE: embedded and mean-pooled for the vector leg
+  double vector_weight = 1.0;           // RRF weight of each vector leg (keyword: 1)
+  int code_k = 10;                      // budget of each code lane
+};
+
+struct Space {
+  std::string name;
+  std::unique_ptr<Embedder> embedder;
+  std::unique_ptr<VectorIndex> index;
+};
+
+struct HybridResult {
+  std::vector<Hit> hits;           // the primary lane (prose, or code with --source code)
+  std::vector<Hit> code_main;      // code on the default branch
+  std::vector<Hit> code_branches;  // code in flight on branches
+  std::vector<std::string> notes;  // spaces skipped and why
+};
+
+// Keyword plus every usable space, fused by reciprocal rank (k = 60), one hit
+// per url, with `via` naming the legs that found each hit. A space whose
+// embedder fails is skipped with a note; a request that needs only that
+// space fails.
+Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, std::vector<Space>& spaces,
+                                  const HybridOptions& options);
+
+// Loads the spaces recorded in the corpus with the configured providers
+// (configs may be empty: then builtin spaces load their own model and others
+// are skipped with a note). A configured model that differs from the space's
+// is an error naming both.
+Result<std::vector<Space>> LoadSpaces(Corpus& corpus, const std::vector<SpaceConfig>& configs,
+                                      std::vector<std::string>* notes);
+
+}  // namespace umwelt

@@ -1,0 +1,190 @@
+// `eval retrieval`: quality of keyword, FTS5, vector and hybrid rankings on a
+// test collection, or citation recall on question files.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "umwelt/eval.h"
+#include "umwelt/vector.h"
+
+namespace umwelt::cli {
+namespace {
+
+using json = nlohmann::json;
+
+int64_t ThreadNumber(const Hit& h) {
+  const std::string& s = h.parent.empty() ? h.ref : h.parent;
+  size_t hash = s.rfind('#');
+  return hash == std::string::npos ? 0 : std::atoll(s.c_str() + hash + 1);
+}
+
+Status EvalQuestions(const std::string& corpus_path, const EvalArgs& a) {
+  UMWELT_ASSIGN_OR_RETURN(auto questions, LoadQuestions(a.questions));
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(corpus_path, Corpus::Mode::kReadOnly));
+  UMWELT_ASSIGN_OR_RETURN(auto keyword, KeywordIndex::Open(*corpus));
+  std::vector<std::string> notes;
+  UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(a.embedders));
+  UMWELT_ASSIGN_OR_RETURN(auto spaces, LoadSpaces(*corpus, configs, &notes));
+  for (const auto& n : notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  json rows = json::array();
+  double sums[3] = {0, 0, 0};
+  int counted = 0;
+  for (const auto& q : questions) {
+    HybridOptions o;
+    o.search.query = q.question;
+    o.search.k = 50;
+    UMWELT_ASSIGN_OR_RETURN(auto r, HybridSearch(*corpus, *keyword, spaces, o));
+    std::vector<int64_t> threads;
+    for (const auto& h : r.hits) threads.push_back(ThreadNumber(h));
+    double r10 = CitationRecall(threads, q.must_have, 10), r20 = CitationRecall(threads, q.must_have, 20),
+           r50 = CitationRecall(threads, q.must_have, 50);
+    rows.push_back({{"id", q.id}, {"must_have", q.must_have.size()}, {"recall@10", r10}, {"recall@20", r20}, {"recall@50", r50}});
+    if (!q.must_have.empty()) {
+      sums[0] += r10, sums[1] += r20, sums[2] += r50;
+      ++counted;
+    }
+  }
+  json out = {{"questions", rows}, {"mean", {{"recall@10", counted ? sums[0] / counted : 0},
+                                             {"recall@20", counted ? sums[1] / counted : 0},
+                                             {"recall@50", counted ? sums[2] / counted : 0}}}};
+  if (a.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+    return Status::Ok();
+  }
+  std::printf("| question | must-have | recall@10 | recall@20 | recall@50 |\n|---|---:|---:|---:|---:|\n");
+  for (const auto& r : rows) {
+    std::printf("| %s | %d | %.2f | %.2f | %.2f |\n", r["id"].get<std::string>().c_str(), r["must_have"].get<int>(),
+                r["recall@10"].get<double>(), r["recall@20"].get<double>(), r["recall@50"].get<double>());
+  }
+  std::printf("| mean (%d with must-haves) | | %.2f | %.2f | %.2f |\n", counted, out["mean"]["recall@10"].get<double>(),
+              out["mean"]["recall@20"].get<double>(), out["mean"]["recall@50"].get<double>());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
+  if (!a.questions.empty()) return EvalQuestions(corpus_path, a);
+  Result<TestCollection> loaded = Status::Invalid("--collection must be cranfield or cisi, got `" + a.collection + "`");
+  std::string data = a.data.empty() ? std::string(UMWELT_DEFAULT_DATA) : a.data;
+  if (a.collection == "cranfield") loaded = LoadCranfield(data + "/cranfield");
+  else if (a.collection == "cisi") loaded = LoadCisi(data + "/cisi");
+  UMWELT_ASSIGN_OR_RETURN(TestCollection c, std::move(loaded));
+
+  std::string work = a.work;
+  bool temporary = work.empty();
+  if (temporary) {
+    char tmpl[] = "/tmp/umwelt-eval-XXXXXX";
+    if (!::mkdtemp(tmpl)) return Status::Io("cannot make a temporary folder");
+    work = tmpl;
+  }
+  std::filesystem::create_directories(work);
+  std::string db = work + "/" + c.name + ".db";
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db + ext);
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(db, Corpus::Mode::kReadWrite));
+  {
+    UMWELT_ASSIGN_OR_RETURN(auto batch, corpus->BeginWrite());
+    for (const auto& d : c.docs) {
+      Chunk ch;
+      ch.source = "web";
+      ch.kind = "page";
+      ch.ref = ch.parent = c.name + ":" + d.id;
+      ch.title = d.title;
+      ch.text = d.text;
+      ch.url = "https://" + c.name + ".eval.invalid/" + d.id;
+      UMWELT_ASSIGN_OR_RETURN(bool changed, batch->PutRecord({ch}));
+      (void)changed;
+    }
+    UMWELT_RETURN_IF_ERROR(batch->Commit());
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto keyword, KeywordIndex::Open(*corpus));
+  IndexOptions io;
+  io.builtin.epoch = a.epochs;
+  io.builtin.dim = a.dim;
+  IndexReport report;
+  UMWELT_RETURN_IF_ERROR(IndexSpaces(*corpus, {{"prose", "builtin"}}, io, &report));
+  std::vector<std::string> notes;
+  UMWELT_ASSIGN_OR_RETURN(auto spaces, LoadSpaces(*corpus, {}, &notes));
+  if (spaces.empty()) return Status::Unavailable("the builtin space did not load");
+
+  auto doc_of = [&](int64_t chunk_id) -> std::string {
+    auto rows = corpus->ChunksById({chunk_id});
+    if (!rows.ok() || rows->empty()) return "";
+    const std::string& ref = (*rows)[0].ref;
+    return ref.substr(ref.find(':') + 1);
+  };
+  std::map<int64_t, std::string> id_to_doc;
+  auto doc = [&](int64_t id) {
+    auto it = id_to_doc.find(id);
+    if (it != id_to_doc.end()) return it->second;
+    return id_to_doc[id] = doc_of(id);
+  };
+  const std::vector<std::string> methods = {"fts5-bm25", "keyword", "vector", "hybrid"};
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> runs;
+  std::map<std::string, std::map<std::string, std::vector<double>>> scores;
+  for (const auto& q : c.queries) {
+    SearchOptions so;
+    so.query = q.text;
+    so.k = 100;
+    auto add = [&](const std::string& m, int64_t id, double score) {
+      runs[m][q.id].push_back(doc(id));
+      scores[m][q.id].push_back(score);
+    };
+    UMWELT_ASSIGN_OR_RETURN(auto fts, corpus->Fts5Rank(Tokenize(q.text), 100));
+    for (size_t i = 0; i < fts.size(); ++i) add("fts5-bm25", fts[i], -static_cast<double>(i));
+    auto kw = keyword->Rank(so, 100);
+    if (kw.ok()) {
+      for (const auto& d : *kw) add("keyword", d.chunk_id, d.score);
+    }
+    auto qv = spaces[0].embedder->Embed({q.text});
+    if (qv.ok() && Normalize(&(*qv)[0])) {
+      UMWELT_ASSIGN_OR_RETURN(auto near, spaces[0].index->Nearest((*qv)[0], nullptr, 100));
+      for (const auto& d : near) add("vector", d.chunk_id, d.score);
+    }
+    HybridOptions ho;
+    ho.search = so;
+    ho.vector_weight = a.vec_weight;
+    ho.code_k = 0;
+    UMWELT_ASSIGN_OR_RETURN(auto hy, HybridSearch(*corpus, *keyword, spaces, ho));
+    for (const auto& h : hy.hits) add("hybrid", h.chunk_id, h.score);
+  }
+  if (!a.run.empty()) {
+    std::ofstream out(a.run, std::ios::trunc);
+    for (const auto& m : methods) {
+      for (const auto& [qid, docs] : runs[m]) {
+        for (size_t i = 0; i < docs.size(); ++i) {
+          out << qid << " Q0 " << docs[i] << " " << (i + 1) << " " << scores[m][qid][i] << " umwelt-" << m << "\n";
+        }
+      }
+    }
+    if (!out) return Status::Io(a.run + ": write failed");
+  }
+  json table = json::array();
+  for (const auto& m : methods) {
+    RetrievalMetrics r = Evaluate(runs[m], c.qrels);
+    table.push_back({{"method", m}, {"ndcg@10", r.ndcg10}, {"map", r.map}, {"recall@100", r.recall100}, {"queries", r.queries}});
+  }
+  if (temporary) std::filesystem::remove_all(work);
+  if (a.json) {
+    std::printf("%s\n", json({{"collection", c.name}, {"docs", c.docs.size()}, {"vector_weight", a.vec_weight},
+                             {"model", report.spaces.empty() ? "" : report.spaces[0].model}, {"results", table}})
+                            .dump(2)
+                            .c_str());
+    return Status::Ok();
+  }
+  std::printf("%s: %zu documents, %zu judged queries\n\n| method | nDCG@10 | MAP | recall@100 |\n|---|---:|---:|---:|\n",
+              c.name.c_str(), c.docs.size(), c.queries.size());
+  for (const auto& r : table) {
+    std::printf("| %s | %.4f | %.4f | %.4f |\n", r["method"].get<std::string>().c_str(), r["ndcg@10"].get<double>(),
+                r["map"].get<double>(), r["recall@100"].get<double>());
+  }
+  return Status::Ok();
+}
+
+}  // namespace umwelt::cli

@@ -1,0 +1,287 @@
+// The builtin embedder: fastText skip-gram vectors trained on the corpus,
+// exported to a memory-mapped word table, and SIF sentence embeddings (Arora
+// et al. 2017: weight a / (a + p(w)), mean, first principal component removed).
+#include <fasttext/fasttext.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include <xxhash.h>
+
+#include "umwelt/log.h"
+#include "umwelt/text.h"
+#include "umwelt/vector.h"
+
+namespace umwelt {
+namespace {
+
+constexpr char kMagic[8] = {'U', 'M', 'W', 'W', 'O', 'R', 'D', '1'};
+constexpr float kSifA = 1e-3f;
+
+// Word table layout: header, pc[dim], weight[n], offsets[n+1], blob, vectors[n*dim].
+struct WordHeader {
+  char magic[8];
+  uint32_t dim;
+  uint32_t n;
+  uint64_t blob_bytes;
+};
+
+size_t Align8(size_t x) { return (x + 7) & ~size_t{7}; }
+
+class BuiltinEmbedder final : public Embedder {
+ public:
+  ~BuiltinEmbedder() override {
+    if (base_) ::munmap(const_cast<char*>(base_), size_);
+  }
+
+  static Result<std::unique_ptr<BuiltinEmbedder>> Load(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) {
+      return Status::NotFound(path + ": no builtin model (run `umwelt index` to train one)");
+    }
+    struct stat st;
+    ::fstat(fd, &st);
+    size_t size = static_cast<size_t>(st.st_size);
+    void* p = size >= sizeof(WordHeader) ? ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+    ::close(fd);
+    if (p == MAP_FAILED) return Status::Corrupt(path + ": unreadable builtin model");
+    std::unique_ptr<BuiltinEmbedder> e(new BuiltinEmbedder());
+    e->base_ = static_cast<const char*>(p);
+    e->size_ = size;
+    std::memcpy(&e->h_, e->base_, sizeof e->h_);
+    if (std::memcmp(e->h_.magic, kMagic, 8) != 0 || e->h_.dim == 0 || e->h_.dim > 4096) {
+      return Status::Corrupt(path + ": not a builtin model");
+    }
+    size_t off = sizeof(WordHeader);
+    e->pc_ = reinterpret_cast<const float*>(e->base_ + off);
+    off += size_t{e->h_.dim} * 4;
+    e->weights_ = reinterpret_cast<const float*>(e->base_ + off);
+    off += size_t{e->h_.n} * 4;
+    e->offsets_ = reinterpret_cast<const uint32_t*>(e->base_ + off);
+    off += (size_t{e->h_.n} + 1) * 4;
+    e->blob_ = e->base_ + off;
+    off = Align8(off + e->h_.blob_bytes);
+    e->vectors_ = reinterpret_cast<const float*>(e->base_ + off);
+    off += size_t{e->h_.n} * e->h_.dim * 4;
+    if (off > size || e->offsets_[e->h_.n] != e->h_.blob_bytes) return Status::Corrupt(path + ": truncated builtin model");
+    e->model_ = "builtin:fasttext-" + std::to_string(e->h_.dim) + "d-" +
+                [&] {
+                  char hex[17];
+                  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(e->base_, size)));
+                  return std::string(hex, 12);
+                }();
+    return e;
+  }
+
+  std::string model() const override { return model_; }
+  int dim() const override { return static_cast<int>(h_.dim); }
+
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override {
+    std::vector<std::vector<float>> out;
+    out.reserve(texts.size());
+    for (const auto& t : texts) out.push_back(EmbedOne(t));
+    return out;
+  }
+
+ private:
+  BuiltinEmbedder() = default;
+
+  std::string_view Word(uint32_t i) const {
+    return std::string_view(blob_ + offsets_[i], offsets_[i + 1] - offsets_[i]);
+  }
+  int64_t Find(std::string_view w) const {
+    uint32_t lo = 0, hi = h_.n;
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (Word(mid) < w) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < h_.n && Word(lo) == w ? static_cast<int64_t>(lo) : -1;
+  }
+
+  std::vector<float> EmbedOne(const std::string& text) const {
+    const uint32_t d = h_.dim;
+    std::vector<float> v(d, 0.0f);
+    size_t n = 0;
+    for (const auto& w : Tokenize(text)) {
+      int64_t i = Find(w);
+      if (i < 0) continue;
+      const float* wv = vectors_ + static_cast<size_t>(i) * d;
+      float weight = weights_[i];
+      for (uint32_t k = 0; k < d; ++k) v[k] += weight * wv[k];
+      ++n;
+    }
+    if (n == 0) return v;  // all zeros: the text has no known words
+    double dot = 0;
+    for (uint32_t k = 0; k < d; ++k) dot += v[k] * pc_[k];
+    for (uint32_t k = 0; k < d; ++k) v[k] -= static_cast<float>(dot) * pc_[k];
+    Normalize(&v);
+    return v;
+  }
+
+  const char* base_ = nullptr;
+  size_t size_ = 0;
+  WordHeader h_{};
+  const float* pc_ = nullptr;
+  const float* weights_ = nullptr;
+  const uint32_t* offsets_ = nullptr;
+  const char* blob_ = nullptr;
+  const float* vectors_ = nullptr;
+  std::string model_;
+};
+
+// The first principal component of `rows` (power iteration on X^T X).
+std::vector<float> FirstComponent(const std::vector<std::vector<float>>& rows, int dim) {
+  std::vector<double> u(dim, 1.0 / std::sqrt(static_cast<double>(dim)));
+  for (int iter = 0; iter < 30; ++iter) {
+    std::vector<double> next(dim, 0.0);
+    for (const auto& r : rows) {
+      double dot = 0;
+      for (int k = 0; k < dim; ++k) dot += r[k] * u[k];
+      for (int k = 0; k < dim; ++k) next[k] += dot * r[k];
+    }
+    double norm = 0;
+    for (double x : next) norm += x * x;
+    norm = std::sqrt(norm);
+    if (norm == 0) break;
+    for (int k = 0; k < dim; ++k) u[k] = next[k] / norm;
+  }
+  return std::vector<float>(u.begin(), u.end());
+}
+
+}  // namespace
+
+std::string BuiltinModelPath(const Corpus& corpus, const std::string& space) {
+  return corpus.path() + "." + space + ".words";
+}
+
+Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
+  std::string path = BuiltinModelPath(corpus, space);
+  std::string text_path = path + ".train." + std::to_string(::getpid());
+  {
+    std::ofstream out(text_path, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::Io(text_path + ": cannot write training text");
+    Status s = corpus.ForEachText(space, false, [&](std::string_view src) { return SpaceCovers(space, std::string(src)); },
+                                  [&](const Corpus::TextRow& r) {
+                                    std::string line;
+                                    for (const auto& w : Tokenize(std::string(r.title) + " " + std::string(r.text))) {
+                                      line += w;
+                                      line += ' ';
+                                    }
+                                    out << line << '\n';
+                                  });
+    if (!s.ok()) {
+      ::unlink(text_path.c_str());
+      return s;
+    }
+  }
+  fasttext::FastText ft;
+  fasttext::Args args;
+  args.input = text_path;
+  args.model = fasttext::model_name::sg;
+  args.loss = fasttext::loss_name::ns;
+  args.dim = o.dim;
+  args.epoch = o.epoch;
+  args.minCount = o.min_count;
+  args.thread = std::max(1, o.threads);
+  args.bucket = 200000;
+  args.minn = 3;
+  args.maxn = 6;
+  args.lr = 0.05;
+  args.verbose = 0;
+  try {
+    ft.train(args);
+  } catch (const std::exception& e) {
+    ::unlink(text_path.c_str());
+    return Status::Invalid("training the builtin model for space " + space + ": " + e.what() +
+                           " (is the corpus empty?)");
+  }
+  ::unlink(text_path.c_str());
+
+  auto dict = ft.getDictionary();
+  int32_t n = dict->nwords();
+  const int dim = ft.getDimension();
+  std::vector<int64_t> counts = dict->getCounts(fasttext::entry_type::word);
+  double total = 0;
+  for (auto c : counts) total += static_cast<double>(c);
+  std::vector<std::pair<std::string, int32_t>> words;
+  for (int32_t i = 0; i < n; ++i) words.emplace_back(dict->getWord(i), i);
+  std::sort(words.begin(), words.end());
+  std::vector<float> vectors(static_cast<size_t>(n) * dim), weights(n);
+  std::vector<uint32_t> offsets;
+  std::string blob;
+  fasttext::Vector wv(dim);
+  for (int32_t j = 0; j < n; ++j) {
+    offsets.push_back(static_cast<uint32_t>(blob.size()));
+    blob += words[j].first;
+    ft.getWordVector(wv, words[j].first);
+    for (int k = 0; k < dim; ++k) vectors[static_cast<size_t>(j) * dim + k] = wv[k];
+    double p = total > 0 ? counts[words[j].second] / total : 0;
+    weights[j] = static_cast<float>(kSifA / (kSifA + p));
+  }
+  offsets.push_back(static_cast<uint32_t>(blob.size()));
+
+  // The principal component over a sample of the corpus's sentence vectors.
+  std::vector<std::vector<float>> sample;
+  std::mt19937 rng(7);
+  std::map<std::string, int32_t> index;
+  for (int32_t j = 0; j < n; ++j) index.emplace(words[j].first, j);
+  Status s = corpus.ForEachText(space, false, [&](std::string_view src) { return SpaceCovers(space, std::string(src)); },
+                                [&](const Corpus::TextRow& r) {
+                                  if (sample.size() >= 20000 && rng() % 8 != 0) return;
+                                  std::vector<float> v(dim, 0.0f);
+                                  size_t used = 0;
+                                  for (const auto& w : Tokenize(std::string(r.title) + " " + std::string(r.text))) {
+                                    auto it = index.find(w);
+                                    if (it == index.end()) continue;
+                                    const float* x = &vectors[static_cast<size_t>(it->second) * dim];
+                                    for (int k = 0; k < dim; ++k) v[k] += weights[it->second] * x[k];
+                                    ++used;
+                                  }
+                                  if (used == 0) return;
+                                  if (sample.size() < 40000) sample.push_back(std::move(v));
+                                  else sample[rng() % sample.size()] = std::move(v);
+                                });
+  UMWELT_RETURN_IF_ERROR(s);
+  std::vector<float> pc = FirstComponent(sample, dim);
+
+  WordHeader h{};
+  std::memcpy(h.magic, kMagic, 8);
+  h.dim = static_cast<uint32_t>(dim);
+  h.n = static_cast<uint32_t>(n);
+  h.blob_bytes = blob.size();
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    out.write(reinterpret_cast<const char*>(pc.data()), static_cast<std::streamsize>(pc.size() * 4));
+    out.write(reinterpret_cast<const char*>(weights.data()), static_cast<std::streamsize>(weights.size() * 4));
+    out.write(reinterpret_cast<const char*>(offsets.data()), static_cast<std::streamsize>(offsets.size() * 4));
+    out.write(blob.data(), static_cast<std::streamsize>(blob.size()));
+    size_t pos = sizeof h + pc.size() * 4 + weights.size() * 4 + offsets.size() * 4 + blob.size();
+    static const char zeros[8] = {};
+    out.write(zeros, static_cast<std::streamsize>(Align8(pos) - pos));
+    out.write(reinterpret_cast<const char*>(vectors.data()), static_cast<std::streamsize>(vectors.size() * 4));
+    if (!out) {
+      ::unlink(tmp.c_str());
+      return Status::Io(tmp + ": write failed");
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return Status::Io(path + ": " + std::strerror(errno));
+  LogInfo("trained the builtin model for " + space + ": " + std::to_string(n) + " words, " + std::to_string(dim) + "-d");
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Embedder>> LoadBuiltinEmbedder(const std::string& path) {
+  UMWELT_ASSIGN_OR_RETURN(auto e, BuiltinEmbedder::Load(path));
+  return std::unique_ptr<Embedder>(std::move(e));
+}
+
+}  // namespace umwelt

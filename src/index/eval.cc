@@ -1,0 +1,178 @@
+#include "umwelt/eval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace umwelt {
+namespace {
+
+Result<std::string> Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Records of a SMART-format file: ".I id" then ".X" fields.
+std::vector<std::map<char, std::string>> Smart(const std::string& text) {
+  std::vector<std::map<char, std::string>> out;
+  std::istringstream in(text);
+  std::string line;
+  char field = 0;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() >= 2 && line[0] == '.' && std::isupper(static_cast<unsigned char>(line[1])) &&
+        (line.size() == 2 || line[2] == ' ')) {
+      field = line[1];
+      if (field == 'I') {
+        out.emplace_back();
+        std::string id = line.substr(2);
+        id.erase(0, id.find_first_not_of(' '));
+        out.back()['I'] = id;
+        field = 0;
+      }
+      continue;
+    }
+    if (field && !out.empty()) out.back()[field] += line + "\n";
+  }
+  return out;
+}
+
+std::string StripZeros(const std::string& id) {
+  size_t p = id.find_first_not_of('0');
+  return p == std::string::npos ? "0" : id.substr(p);
+}
+
+}  // namespace
+
+Result<TestCollection> LoadCranfield(const std::string& dir) {
+  UMWELT_ASSIGN_OR_RETURN(std::string docs, Slurp(dir + "/cran.all.1400"));
+  UMWELT_ASSIGN_OR_RETURN(std::string queries, Slurp(dir + "/cran.qry"));
+  UMWELT_ASSIGN_OR_RETURN(std::string qrels, Slurp(dir + "/cranqrel"));
+  TestCollection c;
+  c.name = "cranfield";
+  for (auto& r : Smart(docs)) c.docs.push_back({StripZeros(r['I']), r['T'], r['W']});
+  int n = 0;
+  for (auto& r : Smart(queries)) c.queries.push_back({std::to_string(++n), r['W']});  // qrels count in order
+  std::istringstream in(qrels);
+  std::string q, d;
+  int rel;
+  while (in >> q >> d >> rel) {
+    if (rel >= 1 && rel <= 4) c.qrels[q][StripZeros(d)] = 5 - rel;
+  }
+  if (c.docs.size() != 1400 || c.queries.empty() || c.qrels.empty()) {
+    return Status::Corrupt(dir + ": not the Cranfield collection (" + std::to_string(c.docs.size()) + " docs)");
+  }
+  return c;
+}
+
+Result<TestCollection> LoadCisi(const std::string& dir) {
+  UMWELT_ASSIGN_OR_RETURN(std::string docs, Slurp(dir + "/CISI.ALL"));
+  UMWELT_ASSIGN_OR_RETURN(std::string queries, Slurp(dir + "/CISI.QRY"));
+  UMWELT_ASSIGN_OR_RETURN(std::string qrels, Slurp(dir + "/CISI.REL"));
+  TestCollection c;
+  c.name = "cisi";
+  for (auto& r : Smart(docs)) c.docs.push_back({StripZeros(r['I']), r['T'], r['W']});
+  std::istringstream in(qrels);
+  std::string q, d, a, b;
+  while (in >> q >> d >> a >> b) c.qrels[StripZeros(q)][StripZeros(d)] = 1;
+  for (auto& r : Smart(queries)) {
+    std::string id = StripZeros(r['I']);
+    if (c.qrels.count(id)) c.queries.push_back({id, r['T'] + " " + r['W']});
+  }
+  if (c.docs.size() < 1000 || c.queries.empty()) return Status::Corrupt(dir + ": not the CISI collection");
+  return c;
+}
+
+RetrievalMetrics Evaluate(const std::map<std::string, std::vector<std::string>>& run,
+                          const std::map<std::string, std::map<std::string, int>>& qrels) {
+  RetrievalMetrics m;
+  for (const auto& [q, judged] : qrels) {
+    int relevant = 0;
+    std::vector<int> gains;
+    for (const auto& [d, g] : judged) {
+      if (g > 0) ++relevant, gains.push_back(g);
+    }
+    if (relevant == 0) continue;
+    auto it = run.find(q);
+    static const std::vector<std::string> kEmpty;
+    const auto& ranked = it == run.end() ? kEmpty : it->second;
+    double dcg = 0, ap = 0;
+    int hits = 0, hits100 = 0;
+    for (size_t i = 0; i < ranked.size(); ++i) {
+      auto j = judged.find(ranked[i]);
+      int g = j == judged.end() ? 0 : j->second;
+      if (g <= 0) continue;
+      if (i < 10) dcg += (std::pow(2.0, g) - 1) / std::log2(static_cast<double>(i) + 2);
+      ++hits;
+      ap += static_cast<double>(hits) / static_cast<double>(i + 1);
+      if (i < 100) ++hits100;
+    }
+    std::sort(gains.rbegin(), gains.rend());
+    double idcg = 0;
+    for (size_t i = 0; i < gains.size() && i < 10; ++i) idcg += (std::pow(2.0, gains[i]) - 1) / std::log2(static_cast<double>(i) + 2);
+    m.ndcg10 += idcg > 0 ? dcg / idcg : 0;
+    m.map += ap / relevant;
+    m.recall100 += static_cast<double>(hits100) / relevant;
+    ++m.queries;
+  }
+  if (m.queries > 0) {
+    m.ndcg10 /= m.queries;
+    m.map /= m.queries;
+    m.recall100 /= m.queries;
+  }
+  return m;
+}
+
+Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& path) {
+  std::vector<std::string> files;
+  if (std::filesystem::is_directory(path)) {
+    for (const auto& e : std::filesystem::directory_iterator(path)) {
+      if (e.path().extension() == ".json") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+  } else {
+    files.push_back(path);
+  }
+  std::vector<EvalQuestion> out;
+  for (const auto& f : files) {
+    UMWELT_ASSIGN_OR_RETURN(std::string text, Slurp(f));
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object() || !j.contains("question") || !j["question"].is_string()) {
+      return Status::Corrupt(f + ": not a question file (needs a string `question`)");
+    }
+    EvalQuestion q;
+    q.id = j.value("id", std::filesystem::path(f).stem().string());
+    q.question = j["question"];
+    q.answerable = j.value("answerable", true);
+    if (j.contains("citations") && j["citations"].is_object() && j["citations"].contains("must_have")) {
+      for (const auto& c : j["citations"]["must_have"]) {
+        if (!c.is_string()) continue;
+        std::string s = c.get<std::string>();
+        size_t hash = s.find('#');
+        if (hash != std::string::npos) q.must_have.push_back(std::atoll(s.c_str() + hash + 1));
+      }
+    }
+    out.push_back(q);
+  }
+  if (out.empty()) return Status::NotFound(path + ": no question files");
+  return out;
+}
+
+double CitationRecall(const std::vector<int64_t>& ranked, const std::vector<int64_t>& must_have, size_t k) {
+  if (must_have.empty()) return 1.0;
+  std::set<int64_t> top(ranked.begin(), ranked.begin() + static_cast<long>(std::min(k, ranked.size())));
+  std::set<int64_t> want(must_have.begin(), must_have.end());
+  size_t found = 0;
+  for (int64_t n : want) found += top.count(n);
+  return static_cast<double>(found) / static_cast<double>(want.size());
+}
+
+}  // namespace umwelt

@@ -1,0 +1,149 @@
+// Hybrid search: the keyword leg and one leg per vector space, fused by
+// reciprocal rank, in lanes.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "umwelt/text.h"
+#include "umwelt/vector.h"
+
+namespace umwelt {
+namespace {
+
+constexpr double kRrfK = 60.0;
+
+struct Fused {
+  int64_t chunk_id = 0;
+  double score = 0;
+  double best_leg_score = -1;  // which leg's chunk represents the url
+  std::vector<std::string> via;
+};
+
+// The query vector of one space: the embedded query, or the mean of the
+// embedded HyDE texts. Fails when nothing embeds to a usable vector.
+Result<std::vector<float>> QueryVector(Embedder& e, const HybridOptions& o) {
+  std::vector<std::string> texts = o.vec_texts.empty() ? std::vector<std::string>{o.search.query} : o.vec_texts;
+  UMWELT_ASSIGN_OR_RETURN(auto vectors, e.Embed(texts));
+  std::vector<float> q;
+  for (const auto& v : vectors) {
+    if (q.empty()) q.assign(v.size(), 0.0f);
+    if (v.size() != q.size()) return Status::Corrupt("embedder returned vectors of different sizes");
+    for (size_t k = 0; k < v.size(); ++k) q[k] += v[k];
+  }
+  if (q.empty() || !Normalize(&q)) return Status::Invalid("no word of the query is known to the model");
+  return q;
+}
+
+// One lane: fuse the legs for `search` and return its best `k` hits.
+Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::vector<Space>& spaces,
+                              const std::vector<std::vector<float>>& qvecs, const HybridOptions& o,
+                              const SearchOptions& search, std::vector<std::string>* notes) {
+  size_t k = static_cast<size_t>(search.k);
+  size_t leg_k = std::max<size_t>(k * 2, 100);
+  UMWELT_ASSIGN_OR_RETURN(auto filter, keyword.Filter(search));
+  std::map<int64_t, Fused> by_url;
+  auto add = [&](const std::vector<ScoredDoc>& ranked, const std::string& leg, double weight) {
+    for (size_t r = 0; r < ranked.size(); ++r) {
+      int64_t url = filter(ranked[r].chunk_id);
+      if (url < 0) continue;
+      Fused& f = by_url[url];
+      f.score += weight / (kRrfK + static_cast<double>(r + 1));
+      double leg_score = weight / (kRrfK + static_cast<double>(r + 1));
+      if (leg_score > f.best_leg_score) {
+        f.best_leg_score = leg_score;
+        f.chunk_id = ranked[r].chunk_id;
+      }
+      if (std::find(f.via.begin(), f.via.end(), leg) == f.via.end()) f.via.push_back(leg);
+    }
+  };
+  if (!o.vec_only) {
+    auto ranked = keyword.Rank(search, leg_k);
+    if (!ranked.ok()) {
+      // A query with no keyword words can still have a vector leg.
+      if (ranked.status().code() != Code::kInvalidArgument || spaces.empty()) return ranked.status();
+      notes->push_back("keyword leg skipped: " + ranked.status().message());
+    } else {
+      std::vector<ScoredDoc> exact, expanded;
+      for (auto& d : *ranked) (d.exact ? exact : expanded).push_back(d);
+      add(*ranked, "keyword", 1.0);
+      // Name the expansion-only hits as such.
+      for (auto& d : expanded) {
+        int64_t url = filter(d.chunk_id);
+        if (url < 0) continue;
+        auto& via = by_url[url].via;
+        std::replace(via.begin(), via.end(), std::string("keyword"), std::string("keyword-expanded"));
+      }
+    }
+  }
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    if (qvecs[i].empty()) continue;
+    auto near = spaces[i].index->Nearest(qvecs[i], [&](int64_t id) { return filter(id) >= 0; }, leg_k);
+    if (!near.ok()) {
+      notes->push_back("space " + spaces[i].name + " skipped: " + near.status().message());
+      continue;
+    }
+    add(*near, spaces[i].name, o.vector_weight);
+  }
+  std::vector<Fused> all;
+  for (auto& [url, f] : by_url) all.push_back(f);
+  std::sort(all.begin(), all.end(), [](const Fused& a, const Fused& b) {
+    return a.score != b.score ? a.score > b.score : a.chunk_id < b.chunk_id;
+  });
+  if (all.size() > k) all.resize(k);
+  std::vector<ScoredDoc> ranked;
+  for (const auto& f : all) ranked.push_back({f.chunk_id, f.score, false});
+  UMWELT_ASSIGN_OR_RETURN(auto hits, LoadHits(corpus, ranked, search.query));
+  std::map<int64_t, const Fused*> by_chunk;
+  for (const auto& f : all) by_chunk[f.chunk_id] = &f;
+  for (auto& h : hits) h.via = by_chunk[h.chunk_id]->via;
+  return hits;
+}
+
+}  // namespace
+
+Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, std::vector<Space>& spaces,
+                                  const HybridOptions& o) {
+  if (o.search.k <= 0) return Status::Invalid("-k must be positive, got " + std::to_string(o.search.k));
+  if (CollapseWhitespace(o.search.query).empty() && o.vec_texts.empty()) {
+    return Status::Invalid("the query is empty");
+  }
+  HybridResult result;
+  std::vector<std::vector<float>> qvecs(spaces.size());
+  size_t usable = 0;
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    auto q = QueryVector(*spaces[i].embedder, o);
+    if (!q.ok()) {
+      result.notes.push_back("space " + spaces[i].name + " skipped: " + q.status().message());
+      continue;
+    }
+    if (static_cast<int>(q->size()) != spaces[i].index->dim()) {
+      result.notes.push_back("space " + spaces[i].name + " skipped: the embedder gave " + std::to_string(q->size()) +
+                             "-d vectors; the space holds " + std::to_string(spaces[i].index->dim()) + "-d");
+      continue;
+    }
+    qvecs[i] = std::move(q).value();
+    ++usable;
+  }
+  if (o.vec_only && usable == 0) {
+    std::string why = result.notes.empty() ? "the corpus has no vector space (run `umwelt index`)" : result.notes.front();
+    return Status::Unavailable("--vec-only: no vector leg can run: " + why);
+  }
+  bool code_primary = std::find(o.search.sources.begin(), o.search.sources.end(), "code") != o.search.sources.end();
+  SearchOptions primary = o.search;
+  if (!code_primary && primary.sources.empty()) primary.exclude_sources.push_back("code");
+  UMWELT_ASSIGN_OR_RETURN(result.hits, Lane(corpus, keyword, spaces, qvecs, o, primary, &result.notes));
+  if (!code_primary && o.search.sources.empty() && o.search.kinds.empty() && o.code_k > 0) {
+    for (auto [kind, lane] : {std::pair{"window", &result.code_main}, std::pair{"branch-window", &result.code_branches}}) {
+      SearchOptions code = o.search;
+      code.sources = {"code"};
+      code.kinds = {kind};
+      code.k = o.code_k;
+      std::vector<std::string> lane_notes;
+      auto hits = Lane(corpus, keyword, spaces, qvecs, o, code, &lane_notes);
+      if (hits.ok()) *lane = std::move(hits).value();
+    }
+  }
+  return result;
+}
+
+}  // namespace umwelt

@@ -1,0 +1,163 @@
+// Vector spaces: configuration, `umwelt index`, and loading at query time.
+#include <nlohmann/json.hpp>
+
+#include "umwelt/log.h"
+#include "umwelt/vector.h"
+
+namespace umwelt {
+
+Result<std::unique_ptr<Embedder>> LoadBuiltinEmbedder(const std::string& path);  // builtin_embedder.cc
+
+namespace {
+
+using json = nlohmann::json;
+
+json SpacesJson(Corpus& corpus) {
+  auto s = corpus.GetMeta("spaces");
+  json j = s.ok() && !s->empty() ? json::parse(*s, nullptr, false) : json::object();
+  return j.is_object() ? j : json::object();
+}
+
+}  // namespace
+
+bool SpaceCovers(const std::string& space, const std::string& source) {
+  return space == "code" ? source == "code" : source != "code";
+}
+
+Result<std::vector<SpaceConfig>> ParseSpaceConfigs(const std::vector<std::string>& specs) {
+  std::vector<SpaceConfig> out;
+  for (const auto& spec : specs) {
+    size_t p = 0;
+    while (p < spec.size()) {
+      // Entries are comma-separated; a provider url may itself hold no comma.
+      size_t comma = spec.find(',', p);
+      std::string item = spec.substr(p, comma == std::string::npos ? std::string::npos : comma - p);
+      p = comma == std::string::npos ? spec.size() : comma + 1;
+      if (item.empty()) continue;
+      size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+        return Status::Invalid("embedder `" + item + "` should be SPACE=PROVIDER (e.g. prose=builtin)");
+      }
+      SpaceConfig c{item.substr(0, eq), item.substr(eq + 1)};
+      if (c.space != "prose" && c.space != "code") {
+        return Status::Invalid("unknown space `" + c.space + "` (spaces are prose and code)");
+      }
+      if (c.provider != "builtin" && c.provider.rfind("openai:", 0) != 0) {
+        return Status::Invalid("unknown embedder `" + c.provider + "` (builtin, or openai:<base-url>#<model>)");
+      }
+      if (c.provider.rfind("openai:", 0) == 0 && c.provider.find('#') == std::string::npos) {
+        return Status::Invalid("embedder `" + c.provider + "` names no model: openai:<base-url>#<model>");
+      }
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+Result<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& provider, Corpus& corpus, const std::string& space) {
+  if (provider == "builtin") return LoadBuiltinEmbedder(BuiltinModelPath(corpus, space));
+  if (provider.rfind("openai:", 0) == 0) {
+    size_t hash = provider.rfind('#');
+    OpenAiEmbedderOptions o;
+    o.base_url = provider.substr(7, hash - 7);
+    o.model = provider.substr(hash + 1);
+    if (const char* key = std::getenv("OPENAI_API_KEY"); key && *key) o.api_key = key;
+    return NewOpenAiEmbedder(o);
+  }
+  return Status::Invalid("unknown embedder `" + provider + "`");
+}
+
+Result<std::map<std::string, std::string>> CorpusSpaces(Corpus& corpus) {
+  std::map<std::string, std::string> out;
+  json j = SpacesJson(corpus);
+  for (auto& [name, v] : j.items()) {
+    if (v.is_object() && v.contains("model") && v["model"].is_string()) out[name] = v["model"];
+  }
+  return out;
+}
+
+Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const IndexOptions& o, IndexReport* report) {
+  for (const auto& cfg : spaces) {
+    auto start = std::chrono::steady_clock::now();
+    if (cfg.provider == "builtin") {
+      auto existing = MakeEmbedder("builtin", corpus, cfg.space);
+      if (o.retrain || !existing.ok()) UMWELT_RETURN_IF_ERROR(TrainBuiltin(corpus, cfg.space, o.builtin));
+    }
+    UMWELT_ASSIGN_OR_RETURN(auto embedder, MakeEmbedder(cfg.provider, corpus, cfg.space));
+    json all = SpacesJson(corpus);
+    std::string recorded = all.contains(cfg.space) ? all[cfg.space].value("model", "") : "";
+    if (recorded != embedder->model()) {
+      if (!recorded.empty()) {
+        LogWarn("space " + cfg.space + ": model changed from " + recorded + " to " + embedder->model() +
+                "; embedding it afresh");
+      }
+      UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
+      UMWELT_RETURN_IF_ERROR(batch->ClearSpace(cfg.space));
+      all[cfg.space] = {{"model", embedder->model()}, {"dim", embedder->dim()},
+                        {"sources", cfg.space == "code" ? json::array({"code"}) : json("all but code")}};
+      UMWELT_RETURN_IF_ERROR(batch->PutMeta("spaces", all.dump()));
+      UMWELT_RETURN_IF_ERROR(batch->Commit());
+    }
+    std::vector<int64_t> missing;
+    UMWELT_RETURN_IF_ERROR(corpus.ForEachText(cfg.space, true,
+                                              [&](std::string_view src) { return SpaceCovers(cfg.space, std::string(src)); },
+                                              [&](const Corpus::TextRow& r) { missing.push_back(r.id); }));
+    IndexReport::Space rep{cfg.space, embedder->model(), 0, 0};
+    for (size_t start_i = 0; start_i < missing.size(); start_i += static_cast<size_t>(o.batch)) {
+      std::vector<int64_t> ids(missing.begin() + static_cast<long>(start_i),
+                               missing.begin() + static_cast<long>(std::min(missing.size(), start_i + o.batch)));
+      UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ChunksById(ids));
+      std::vector<std::string> texts;
+      for (const auto& c : chunks) texts.push_back(c.title + "\n" + c.text);
+      UMWELT_ASSIGN_OR_RETURN(auto vectors, embedder->Embed(texts));
+      UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
+      if (embedder->dim() > 0 && all[cfg.space].value("dim", 0) != embedder->dim()) {
+        all[cfg.space]["dim"] = embedder->dim();  // a server reveals its dimension on first use
+        UMWELT_RETURN_IF_ERROR(batch->PutMeta("spaces", all.dump()));
+      }
+      for (size_t i = 0; i < chunks.size(); ++i) UMWELT_RETURN_IF_ERROR(batch->PutEmbedding(chunks[i].id, cfg.space, vectors[i]));
+      UMWELT_RETURN_IF_ERROR(batch->Commit());
+      rep.embedded += static_cast<int64_t>(chunks.size());
+      if (o.progress) o.progress(cfg.space, rep.embedded, static_cast<int64_t>(missing.size()));
+    }
+    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report->spaces.push_back(rep);
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<Space>> LoadSpaces(Corpus& corpus, const std::vector<SpaceConfig>& configs,
+                                      std::vector<std::string>* notes) {
+  UMWELT_ASSIGN_OR_RETURN(auto recorded, CorpusSpaces(corpus));
+  std::vector<Space> out;
+  for (const auto& [name, model] : recorded) {
+    std::string provider;
+    for (const auto& c : configs) {
+      if (c.space == name) provider = c.provider;
+    }
+    if (provider.empty() && model.rfind("builtin:", 0) == 0) provider = "builtin";
+    if (provider.empty()) {
+      notes->push_back("space " + name + " skipped: it was built with " + model + "; give --embedder " + name +
+                       "=openai:<base-url>#" + model);
+      continue;
+    }
+    auto embedder = MakeEmbedder(provider, corpus, name);
+    if (!embedder.ok()) {
+      notes->push_back("space " + name + " skipped: " + embedder.status().message());
+      continue;
+    }
+    if ((*embedder)->model() != model) {
+      return Status::Invalid("space " + name + " was built with model " + model + " but the embedder is " +
+                             (*embedder)->model() + "; vectors of two models are never mixed (re-run `umwelt index`)");
+    }
+    auto index = VectorIndex::Open(corpus, name);
+    if (!index.ok()) {
+      notes->push_back("space " + name + " skipped: " + index.status().message());
+      continue;
+    }
+    out.push_back({name, std::move(embedder).value(), std::move(index).value()});
+  }
+  return out;
+}
+
+}  // namespace umwelt
