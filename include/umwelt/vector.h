@@ -48,9 +48,10 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
 std::string BuiltinModelPath(const Corpus& corpus, const std::string& space);
 
 // The embedder for `provider` in `space` of `corpus` (builtin loads the word
-// table trained for it).
+// table trained for it). A search retries a remote embedder once; indexing,
+// which can wait, more.
 Result<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& provider, Corpus& corpus,
-                                               const std::string& space);
+                                               const std::string& space, int max_retries = 4);
 
 struct IndexOptions {
   bool retrain = false;   // builtin: train again even when a model exists

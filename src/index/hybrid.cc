@@ -124,7 +124,10 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
     qvecs[i] = std::move(q).value();
     ++usable;
   }
-  if (o.vec_only && usable == 0) {
+  if (usable == 0 && (o.vec_only || Tokenize(o.search.query).empty())) {
+    if (!o.vec_only) {
+      return Status::Invalid("the query `" + std::string(TruncateUtf8(o.search.query, 80)) + "` has no searchable words");
+    }
     std::string why = result.notes.empty() ? "the corpus has no vector space (run `umwelt index`)" : result.notes.front();
     return Status::Unavailable("--vec-only: no vector leg can run: " + why);
   }

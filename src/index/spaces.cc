@@ -54,13 +54,19 @@ Result<std::vector<SpaceConfig>> ParseSpaceConfigs(const std::vector<std::string
   return out;
 }
 
-Result<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& provider, Corpus& corpus, const std::string& space) {
+Result<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& provider, Corpus& corpus, const std::string& space,
+                                               int max_retries) {
   if (provider == "builtin") return LoadBuiltinEmbedder(BuiltinModelPath(corpus, space));
   if (provider.rfind("openai:", 0) == 0) {
     size_t hash = provider.rfind('#');
     OpenAiEmbedderOptions o;
     o.base_url = provider.substr(7, hash - 7);
     o.model = provider.substr(hash + 1);
+    o.max_retries = max_retries;
+    if (max_retries <= 1) {
+      o.backoff_seconds = 0.2;
+      o.timeout_seconds = 20;
+    }
     if (const char* key = std::getenv("OPENAI_API_KEY"); key && *key) o.api_key = key;
     return NewOpenAiEmbedder(o);
   }
@@ -141,7 +147,7 @@ Result<std::vector<Space>> LoadSpaces(Corpus& corpus, const std::vector<SpaceCon
                        "=openai:<base-url>#" + model);
       continue;
     }
-    auto embedder = MakeEmbedder(provider, corpus, name);
+    auto embedder = MakeEmbedder(provider, corpus, name, /*max_retries=*/1);
     if (!embedder.ok()) {
       notes->push_back("space " + name + " skipped: " + embedder.status().message());
       continue;

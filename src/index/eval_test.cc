@@ -1,0 +1,55 @@
+#include "umwelt/eval.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_util.h"
+
+namespace umwelt {
+namespace {
+
+TEST(Evaluate, KnownValues) {
+  std::map<std::string, std::map<std::string, int>> qrels = {{"1", {{"a", 1}, {"b", 1}}}, {"2", {{"x", 1}}}};
+  std::map<std::string, std::vector<std::string>> run = {{"1", {"a", "z", "b"}}, {"2", {"y"}}};
+  RetrievalMetrics m = Evaluate(run, qrels);
+  EXPECT_EQ(m.queries, 2);
+  // q1: AP = (1/1 + 2/3) / 2; q2: 0.
+  EXPECT_NEAR(m.map, (1.0 + 2.0 / 3.0) / 2 / 2, 1e-9);
+  EXPECT_NEAR(m.recall100, 0.5, 1e-9);
+  double dcg = 1.0 + 1.0 / std::log2(4.0), idcg = 1.0 + 1.0 / std::log2(3.0);
+  EXPECT_NEAR(m.ndcg10, dcg / idcg / 2, 1e-9);
+  EXPECT_NEAR(CitationRecall({5, 7, 9}, {7, 11}, 2), 0.5, 1e-9);
+  EXPECT_NEAR(CitationRecall({5, 7, 9}, {7, 11}, 1), 0.0, 1e-9);
+}
+
+TEST(Collections, LoadTheRealOnes) {
+  UMWELT_REQUIRE_SHARED_DATA(data);
+  auto cran = LoadCranfield(data + "/cranfield");
+  ASSERT_TRUE(cran.ok()) << cran.status().message();
+  EXPECT_EQ(cran->docs.size(), 1400u);
+  EXPECT_EQ(cran->queries.size(), 225u);
+  EXPECT_EQ(cran->qrels.size(), 225u);
+  auto cisi = LoadCisi(data + "/cisi");
+  ASSERT_TRUE(cisi.ok()) << cisi.status().message();
+  EXPECT_EQ(cisi->docs.size(), 1460u);
+  EXPECT_EQ(cisi->queries.size(), 76u);
+  auto questions = LoadQuestions(data + "/mumwelt-evals/evals/questions");
+  ASSERT_TRUE(questions.ok()) << questions.status().message();
+  EXPECT_EQ(questions->size(), 9u);
+  size_t with_citations = 0;
+  for (const auto& q : *questions) with_citations += !q.must_have.empty();
+  EXPECT_GT(with_citations, 5u);
+  EXPECT_FALSE(LoadCranfield(data + "/cisi").ok());
+}
+
+TEST(Questions, BadFilesAreNamed) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.File("q.json"), "{\"id\": 3}");
+  auto r = LoadQuestions(dir.File("q.json"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("q.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace umwelt

@@ -1,0 +1,211 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "corpus_fixtures.h"
+#include "test_util.h"
+#include "umwelt/vector.h"
+
+namespace umwelt {
+namespace {
+
+// A small corpus on two topics, enough for fastText to learn something.
+class HybridTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Corpus::Open(dir_.File("c.db"), Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    corpus_ = std::move(c).value();
+    const char* gpu[] = {"the gpu kernel was slow", "training throughput on the gpu cluster",
+                         "gpu memory ran out during training", "faster kernels raised gpu throughput"};
+    const char* data[] = {"the tokenizer splits numbers", "data mixture for the tokenizer",
+                          "tokenizer vocabulary and data cleaning", "cleaning the data mixture"};
+    auto b = corpus_->BeginWrite();
+    for (int i = 0; i < 40; ++i) {
+      std::string ref = "o/r#" + std::to_string(i + 1);
+      std::string text = i % 2 ? data[i / 2 % 4] : gpu[i / 2 % 4];
+      ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk(ref, ref, i % 3 ? "comment" : "issue",
+                                                        "https://github.com/o/r/issues/" + std::to_string(i + 1),
+                                                        text + " note " + std::to_string(i))}).ok());
+    }
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  IndexOptions Options() {
+    IndexOptions o;
+    o.builtin.dim = 16;
+    o.builtin.epoch = 20;
+    o.builtin.min_count = 1;
+    o.builtin.threads = 1;
+    return o;
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Corpus> corpus_;
+};
+
+TEST(SpaceConfig, ParsesAndRejects) {
+  auto ok = ParseSpaceConfigs({"prose=builtin,code=openai:http://h:8080/v1#BAAI/bge-small-en-v1.5"});
+  ASSERT_TRUE(ok.ok());
+  ASSERT_EQ(ok->size(), 2u);
+  EXPECT_EQ((*ok)[1].provider, "openai:http://h:8080/v1#BAAI/bge-small-en-v1.5");
+  for (const char* bad : {"prose", "prose=", "=builtin", "images=builtin", "prose=magic", "prose=openai:http://h/v1"}) {
+    auto r = ParseSpaceConfigs({bad});
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+  }
+  EXPECT_TRUE(SpaceCovers("code", "code"));
+  EXPECT_FALSE(SpaceCovers("prose", "code"));
+  EXPECT_TRUE(SpaceCovers("prose", "discord"));
+}
+
+TEST_F(HybridTest, IndexIsIncrementalAndRetrainReembeds) {
+  IndexReport r1;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r1).ok());
+  ASSERT_EQ(r1.spaces.size(), 1u);
+  EXPECT_EQ(r1.spaces[0].embedded, 40);
+  std::string model = r1.spaces[0].model;
+  EXPECT_EQ(model.rfind("builtin:fasttext-16d-", 0), 0u) << model;
+  EXPECT_EQ(CorpusSpaces(*corpus_).value().at("prose"), model);
+  IndexReport r2;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r2).ok());
+  EXPECT_EQ(r2.spaces[0].embedded, 0);  // nothing new
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk("o/r#1", "o/r#1", "issue", "https://github.com/o/r/issues/1",
+                                                      "the gpu kernel was slow, edited")}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  IndexReport r3;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r3).ok());
+  EXPECT_EQ(r3.spaces[0].embedded, 1);  // only the changed chunk
+  IndexOptions retrain = Options();
+  retrain.retrain = true;
+  retrain.builtin.dim = 24;
+  IndexReport r4;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, retrain, &r4).ok());
+  EXPECT_EQ(r4.spaces[0].embedded, 40);  // a new model re-embeds everything
+  EXPECT_NE(r4.spaces[0].model, model);
+  auto v = VectorIndex::Open(*corpus_, "prose");
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ((*v)->dim(), 24);
+  EXPECT_EQ((*v)->size(), 40u);
+}
+
+TEST_F(HybridTest, FusesLegsFiltersAndNamesThem) {
+  IndexReport r;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r).ok());
+  auto keyword = KeywordIndex::Open(*corpus_);
+  ASSERT_TRUE(keyword.ok());
+  std::vector<std::string> notes;
+  auto spaces = LoadSpaces(*corpus_, {}, &notes);
+  ASSERT_TRUE(spaces.ok());
+  ASSERT_EQ(spaces->size(), 1u);
+  HybridOptions o;
+  o.search.query = "gpu throughput";
+  o.search.k = 10;
+  auto res = HybridSearch(*corpus_, **keyword, *spaces, o);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  ASSERT_FALSE(res->hits.empty());
+  bool both = false;
+  for (const auto& h : res->hits) {
+    both |= h.via == std::vector<std::string>{"keyword", "prose"};
+  }
+  EXPECT_TRUE(both);
+  EXPECT_NE(res->hits[0].snippet.find("gpu"), std::string::npos);
+  std::set<std::string> urls;
+  for (const auto& h : res->hits) EXPECT_TRUE(urls.insert(h.url).second);  // one hit per url
+  // Vector leg alone, with a kind filter that both legs obey.
+  o.vec_only = true;
+  o.search.kinds = {"issue"};
+  auto vec = HybridSearch(*corpus_, **keyword, *spaces, o);
+  ASSERT_TRUE(vec.ok());
+  ASSERT_FALSE(vec->hits.empty());
+  for (const auto& h : vec->hits) {
+    EXPECT_EQ(h.kind, "issue");
+    EXPECT_EQ(h.via, std::vector<std::string>{"prose"});
+  }
+  // HyDE texts drive the vector leg: it ranks as if they were the query.
+  o.vec_only = true;
+  o.search.kinds = {};
+  o.search.query = "gpu";
+  o.vec_texts = {"tokenizer data mixture"};
+  auto hyde = HybridSearch(*corpus_, **keyword, *spaces, o);
+  HybridOptions plain = o;
+  plain.vec_texts.clear();
+  plain.search.query = "tokenizer data mixture";
+  auto direct = HybridSearch(*corpus_, **keyword, *spaces, plain);
+  ASSERT_TRUE(hyde.ok() && direct.ok());
+  ASSERT_EQ(hyde->hits.size(), direct->hits.size());
+  for (size_t i = 0; i < hyde->hits.size(); ++i) EXPECT_EQ(hyde->hits[i].ref, direct->hits[i].ref);
+  plain.search.query = "gpu";
+  auto gpu = HybridSearch(*corpus_, **keyword, *spaces, plain);
+  ASSERT_TRUE(gpu.ok());
+  bool differs = false;
+  for (size_t i = 0; i < gpu->hits.size() && i < hyde->hits.size(); ++i) differs |= gpu->hits[i].ref != hyde->hits[i].ref;
+  EXPECT_TRUE(differs);
+}
+
+TEST_F(HybridTest, BadQueriesAndMissingSpaces) {
+  IndexReport r;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r).ok());
+  auto keyword = KeywordIndex::Open(*corpus_);
+  std::vector<std::string> notes;
+  auto spaces = LoadSpaces(*corpus_, {}, &notes);
+  ASSERT_TRUE(spaces.ok());
+  HybridOptions o;
+  o.search.query = "   ";
+  EXPECT_FALSE(HybridSearch(*corpus_, **keyword, *spaces, o).ok());
+  o.search.query.clear();
+  while (o.search.query.size() < 100000) o.search.query += "gpu kernel unknownword ";
+  EXPECT_TRUE(HybridSearch(*corpus_, **keyword, *spaces, o).ok());  // 100 KB of words: searched, no crash
+  o.search.query = std::string(100000, 'x');  // one 100 KB "word": nothing to search
+  EXPECT_FALSE(HybridSearch(*corpus_, **keyword, *spaces, o).ok());
+  o.search.query = "?!";
+  auto punct = HybridSearch(*corpus_, **keyword, *spaces, o);
+  EXPECT_FALSE(punct.ok());
+  // A configured model that differs from the space's is refused, naming both.
+  auto mismatch = LoadSpaces(*corpus_, {{"prose", "openai:http://127.0.0.1:1/v1#other-model"}}, &notes);
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.status().message().find("other-model"), std::string::npos);
+  EXPECT_NE(mismatch.status().message().find("builtin:fasttext"), std::string::npos);
+}
+
+TEST_F(HybridTest, AnUnreachableEmbedderSkipsItsSpaceAndKeepsKeyword) {
+  // Record a space built by a server that is now down.
+  auto b = corpus_->BeginWrite();
+  ASSERT_TRUE((*b)->PutMeta("spaces", R"({"prose":{"model":"m1","dim":3}})").ok());
+  for (int i = 1; i <= 40; ++i) {
+    std::vector<float> v = {1, 0, 0};
+    if (i == 7) v = {std::numeric_limits<float>::quiet_NaN(), 0, 0};  // a NaN vector in the file
+    ASSERT_TRUE((*b)->PutEmbedding(i, "prose", v).ok());
+  }
+  ASSERT_TRUE((*b)->Commit().ok());
+  auto keyword = KeywordIndex::Open(*corpus_);
+  std::vector<std::string> notes;
+  auto spaces = LoadSpaces(*corpus_, {{"prose", "openai:http://127.0.0.1:1/v1#m1"}}, &notes);
+  ASSERT_TRUE(spaces.ok()) << spaces.status().message();
+  ASSERT_EQ(spaces->size(), 1u);
+  EXPECT_EQ((*spaces)[0].index->size(), 39u);  // the NaN row is left out
+  HybridOptions o;
+  o.search.query = "gpu";
+  auto r = HybridSearch(*corpus_, **keyword, *spaces, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->hits.empty());
+  ASSERT_FALSE(r->notes.empty());
+  EXPECT_NE(r->notes[0].find("space prose skipped"), std::string::npos) << r->notes[0];
+  o.vec_only = true;
+  auto only = HybridSearch(*corpus_, **keyword, *spaces, o);
+  ASSERT_FALSE(only.ok());
+  EXPECT_NE(only.status().message().find("--vec-only"), std::string::npos);
+  // Without any configuration the space is skipped with a hint.
+  std::vector<std::string> hint;
+  auto none = LoadSpaces(*corpus_, {}, &hint);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  ASSERT_EQ(hint.size(), 1u);
+  EXPECT_NE(hint[0].find("--embedder prose=openai:<base-url>#m1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace umwelt
