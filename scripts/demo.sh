@@ -16,6 +16,9 @@ echo; echo "== status"
 $UMWELT --corpus "$CORPUS" status
 echo; echo "== search: MFU on H100"
 $UMWELT --corpus "$CORPUS" search "MFU H100" -k 5
+echo; echo "== embed the corpus with the builtin model (no network), then search by meaning and keyword"
+$UMWELT --corpus "$CORPUS" index
+$UMWELT --corpus "$CORPUS" search "why is training slower than it should be" -k 3
 echo; echo "== show the thread of the top hit's issue, last two comments"
 $UMWELT --corpus "$CORPUS" show https://github.com/acme/tinylm/issues/102 --tail 2
 echo; echo "== publish the example report (examples/report.md) with hover cards from the corpus"

@@ -95,7 +95,7 @@ struct HybridOptions {
   SearchOptions search;                 // query, k, filters
   bool vec_only = false;
   std::vector<std::string> vec_texts;   // HyDE: embedded and mean-pooled for the vector leg
-  double vector_weight = 1.0;           // RRF weight of each vector leg (keyword: 1)
+  double vector_weight = 0.5;           // RRF weight of each vector leg (keyword: 1); see README
   int code_k = 10;                      // budget of each code lane
 };
 

@@ -32,7 +32,7 @@ struct SearchArgs {
   bool vec_only = false;
   std::vector<std::string> vec_texts;
   std::vector<std::string> embedders;
-  double vec_weight = 1.0;
+  double vec_weight = 0.5;
 };
 Status CmdSearch(const std::string& corpus, const SearchArgs& args);
 Status CmdSearchMulti(const std::string& corpus, const std::vector<std::string>& queries, const SearchArgs& args,
@@ -51,7 +51,7 @@ struct EvalArgs {
   std::vector<std::string> embedders;
   std::string run;         // TREC run file to write
   std::string work;        // keep the evaluation corpus here
-  double vec_weight = 1.0;
+  double vec_weight = 0.5;
   int epochs = 10;
   int dim = 100;
   bool json = false;

@@ -107,6 +107,7 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
   IndexOptions io;
   io.builtin.epoch = a.epochs;
   io.builtin.dim = a.dim;
+  io.builtin.threads = 1;  // fastText is deterministic on one thread: the table reproduces
   IndexReport report;
   UMWELT_RETURN_IF_ERROR(IndexSpaces(*corpus, {{"prose", "builtin"}}, io, &report));
   std::vector<std::string> notes;

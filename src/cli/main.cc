@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     cmd->add_flag("--vec-only", sa.vec_only, "Vector legs only");
     cmd->add_option("--vec-text", sa.vec_texts, "Hypothetical answer text for the vector leg (repeatable)");
     cmd->add_option("--embedder", sa.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
-    cmd->add_option("--vec-weight", sa.vec_weight, "Fusion weight of each vector leg (keyword: 1)")->default_val(1.0);
+    cmd->add_option("--vec-weight", sa.vec_weight, "Fusion weight of each vector leg (keyword: 1)")->default_val(0.5);
     cmd->add_flag("--json", sa.json, "Emit JSON");
   };
   search->add_option("query", sa.search.query, "What to look for")->required();
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   eval_retrieval->add_option("--embedder", ea.embedders, "SPACE=PROVIDER for --questions");
   eval_retrieval->add_option("--run", ea.run, "Also write the rankings in TREC run format");
   eval_retrieval->add_option("--work", ea.work, "Keep the evaluation corpus in this folder");
-  eval_retrieval->add_option("--vec-weight", ea.vec_weight, "Fusion weight of the vector leg")->default_val(1.0);
+  eval_retrieval->add_option("--vec-weight", ea.vec_weight, "Fusion weight of the vector leg")->default_val(0.5);
   eval_retrieval->add_option("--epochs", ea.epochs, "Builtin training epochs")->default_val(10);
   eval_retrieval->add_flag("--json", ea.json, "Emit JSON");
 

@@ -185,15 +185,17 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
   fasttext::FastText ft;
   fasttext::Args args;
   args.input = text_path;
-  args.model = fasttext::model_name::sg;
+  args.model = fasttext::model_name::sg;  // skip-gram: CBOW measured far worse on Cranfield and CISI
   args.loss = fasttext::loss_name::ns;
   args.dim = o.dim;
   args.epoch = o.epoch;
   args.minCount = o.min_count;
   args.thread = std::max(1, o.threads);
   args.bucket = 200000;
-  args.minn = 3;
-  args.maxn = 6;
+  // No character n-grams: query words are looked up in the trained vocabulary
+  // only, and n-grams make training an order of magnitude slower.
+  args.minn = 0;
+  args.maxn = 0;
   args.lr = 0.05;
   args.verbose = 0;
   try {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "github_fake.h"
@@ -54,7 +55,8 @@ std::vector<std::string> ExampleFiles() {
 TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
   for (std::vector<std::string> v : {std::vector<std::string>{"--help"}, {"init", "--help"}, {"import", "github", "--help"},
                                      {"sync", "github", "--help"}, {"search", "--help"}, {"show", "--help"},
-                                     {"status", "--help"}, {"publish", "--help"}}) {
+                                     {"status", "--help"}, {"publish", "--help"}, {"index", "--help"},
+                                     {"search-multi", "--help"}, {"eval", "retrieval", "--help"}}) {
     RunResult r = Umwelt(v);
     EXPECT_EQ(r.code, 0) << v[0] << r.err;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << v[0];
@@ -195,6 +197,69 @@ TEST(Cli, PublishChecksWritesAndShares) {
   RunResult no_corpus = Umwelt({"--corpus", dir.File("none.db"), "publish", report});
   EXPECT_EQ(no_corpus.code, 1);
   EXPECT_NE(no_corpus.err.find("--no-corpus"), std::string::npos);
+}
+
+TEST(Cli, IndexHybridSearchMultiAndEval) {
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  std::vector<std::string> args = {"--corpus", db, "import", "github"};
+  for (auto& f : ExampleFiles()) args.push_back(f);
+  ASSERT_EQ(Umwelt(args).code, 0);
+  // Before `index`: keyword only, and --vec-only says why it cannot run.
+  RunResult before = Umwelt({"--corpus", db, "search", "MFU", "--json"});
+  ASSERT_EQ(before.code, 0);
+  EXPECT_EQ(json::parse(before.out)["mode"], "keyword");
+  RunResult novec = Umwelt({"--corpus", db, "search", "MFU", "--vec-only"});
+  EXPECT_EQ(novec.code, 1);
+  EXPECT_NE(novec.err.find("umwelt index"), std::string::npos) << novec.err;
+
+  RunResult index = Umwelt({"--corpus", db, "index", "--dim", "32"});
+  ASSERT_EQ(index.code, 0) << index.err;
+  EXPECT_NE(index.out.find("24 chunks embedded"), std::string::npos) << index.out;
+  RunResult again = Umwelt({"--corpus", db, "index", "--dim", "32"});
+  EXPECT_NE(again.out.find("0 chunks embedded"), std::string::npos) << again.out;
+  RunResult status = Umwelt({"--corpus", db, "status", "--json"});
+  EXPECT_TRUE(json::parse(status.out)["spaces"].contains("prose"));
+
+  RunResult hybrid = Umwelt({"--corpus", db, "search", "checkpoint restore minutes", "--json", "-k", "5"});
+  ASSERT_EQ(hybrid.code, 0) << hybrid.err;
+  json h = json::parse(hybrid.out);
+  EXPECT_EQ(h["mode"], "hybrid");
+  ASSERT_FALSE(h["hits"].empty());
+  bool fused = false;
+  for (auto& hit : h["hits"]) fused |= hit["via"].size() == 2;
+  EXPECT_TRUE(fused);
+  EXPECT_TRUE(h.contains("code_main"));
+  RunResult fts = Umwelt({"--corpus", db, "search", "checkpoint", "--fts-only", "--json"});
+  EXPECT_EQ(json::parse(fts.out)["mode"], "keyword");
+  RunResult vec = Umwelt({"--corpus", db, "search", "checkpoint", "--vec-only", "--json", "--vec-text",
+                          "restoring shards from storage is slow"});
+  ASSERT_EQ(vec.code, 0) << vec.err;
+  for (auto& hit : json::parse(vec.out)["hits"]) EXPECT_EQ(hit["via"], json::array({"prose"}));
+  RunResult wrong = Umwelt({"--corpus", db, "search", "x", "--embedder", "prose=openai:http://127.0.0.1:1/v1#other"});
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.err.find("never mixed"), std::string::npos) << wrong.err;
+
+  RunResult multi = Umwelt({"--corpus", db, "search-multi", "checkpoint restore", "MFU throughput", "--total", "6", "--json"});
+  ASSERT_EQ(multi.code, 0) << multi.err;
+  json m = json::parse(multi.out);
+  EXPECT_LE(m["hits"].size(), 6u);
+  std::set<std::string> urls;
+  bool both = false;
+  for (auto& hit : m["hits"]) {
+    EXPECT_TRUE(urls.insert(hit["url"].get<std::string>()).second);
+    both |= hit["queries"].size() == 2;
+  }
+  EXPECT_TRUE(both) << multi.out;
+
+  // Gold-citation recall on a question file in the reference format.
+  testing::WriteFile(dir.File("q.json"), R"({"id": "restore", "question": "why are checkpoint restores slow",
+    "answerable": true, "citations": {"must_have": ["#104", "#999"], "nice_to_have": [], "forbidden": []}})");
+  RunResult eval = Umwelt({"--corpus", db, "eval", "retrieval", "--questions", dir.File("q.json"), "--json"});
+  ASSERT_EQ(eval.code, 0) << eval.err;
+  json e = json::parse(eval.out);
+  EXPECT_DOUBLE_EQ(e["questions"][0]["recall@10"].get<double>(), 0.5);
+  EXPECT_EQ(Umwelt({"--corpus", db, "eval", "retrieval"}).code, 2);
 }
 
 // SIGKILL in the middle of a sync leaves a consistent corpus, and the next

@@ -1,0 +1,186 @@
+// Vector and hybrid search benchmark (issue: Hybrid search), on a corpus made
+// by keyword_bench. Modes:
+//   vector_bench builtin --corpus DB      train the builtin model, embed every
+//                                         chunk, time hybrid search with it
+//   vector_bench random --corpus DB [--dim 384]
+//                                         store random unit vectors, time the
+//                                         vector scan and hybrid search
+//   vector_bench child --corpus DB --dim D  (internal) the random-space searches
+//                                         in a fresh process, for peak RSS
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "umwelt/vector.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double Ms(Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); }
+
+const char* kQueries[] = {"fsdp checkpoint", "float8 training", "tensor parallel", "loss spike", "data loader",
+                          "tokenizer", "boundary layer", "heat transfer", "information retrieval", "library catalog",
+                          "memory usage", "throughput regression", "flash attention", "rotary embedding",
+                          "weight decay", "optimizer state", "distributed checkpoint", "context parallel", "h100",
+                          "nccl timeout", "fix typo", "training config", "profiler trace", "gradient norm clipping",
+                          "scaling law"};
+
+double Pct(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
+}
+
+// Random unit vectors: the timing stand-in for a real 384-d model.
+class RandomEmbedder final : public umwelt::Embedder {
+ public:
+  RandomEmbedder(int dim, std::string model) : dim_(dim), model_(std::move(model)) {}
+  std::string model() const override { return model_; }
+  int dim() const override { return dim_; }
+  umwelt::Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override {
+    std::vector<std::vector<float>> out;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      std::vector<float> v(dim_);
+      for (auto& x : v) x = dist_(rng_);
+      umwelt::Normalize(&v);
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
+
+ private:
+  int dim_;
+  std::string model_;
+  std::mt19937 rng_{42};
+  std::normal_distribution<float> dist_{0.0f, 1.0f};
+};
+
+int Fail(const umwelt::Status& s) {
+  std::fprintf(stderr, "vector_bench: %s\n", s.message().c_str());
+  return 1;
+}
+
+// Times HybridSearch (and the vector scan alone) over the fixed queries.
+int TimeSearches(umwelt::Corpus& corpus, std::vector<umwelt::Space>& spaces, const char* label) {
+  auto keyword = umwelt::KeywordIndex::Open(corpus);
+  if (!keyword.ok()) return Fail(keyword.status());
+  std::vector<double> hybrid, scan;
+  for (int pass = 0; pass < 3; ++pass) {
+    for (const char* q : kQueries) {
+      umwelt::HybridOptions o;
+      o.search.query = q;
+      o.search.k = 50;
+      auto t = Clock::now();
+      auto r = umwelt::HybridSearch(corpus, **keyword, spaces, o);
+      double ms = Ms(t);
+      if (!r.ok()) return Fail(r.status());
+      auto qv = spaces[0].embedder->Embed({q});
+      auto t2 = Clock::now();
+      auto near = spaces[0].index->Nearest((*qv)[0], nullptr, 100);
+      double scan_ms = Ms(t2);
+      if (pass == 0) continue;  // warm-up
+      hybrid.push_back(ms);
+      scan.push_back(scan_ms);
+    }
+  }
+  std::printf("| %s: hybrid search k=50 (keyword + vectors, fused, rows): p50 / p95 | %.1f / %.1f ms |\n", label,
+              Pct(hybrid, 0.5), Pct(hybrid, 0.95));
+  std::printf("| %s: vector scan alone, top 100: p50 / p95 | %.1f / %.1f ms |\n", label, Pct(scan, 0.5), Pct(scan, 0.95));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "";
+  std::string db = "/tmp/umwelt-bench/bench-221146.db";
+  int dim = 384;
+  for (int i = 2; i + 1 < argc; ++i) {
+    std::string k = argv[i];
+    if (k == "--corpus") db = argv[++i];
+    else if (k == "--dim") dim = std::stoi(argv[++i]);
+  }
+  auto corpus = umwelt::Corpus::Open(db, umwelt::Corpus::Mode::kReadWrite);
+  if (!corpus.ok()) return Fail(corpus.status());
+  std::string model = "bench-random-" + std::to_string(dim);
+
+  if (mode == "builtin") {
+    auto t = Clock::now();
+    umwelt::IndexOptions o;
+    o.retrain = true;
+    umwelt::IndexReport report;
+    umwelt::Status s = umwelt::IndexSpaces(**corpus, {{"prose", "builtin"}}, o, &report);
+    if (!s.ok()) return Fail(s);
+    double index_s = Ms(t) / 1000;
+    auto vt = Clock::now();
+    auto v = umwelt::VectorIndex::Open(**corpus, "prose");
+    if (!v.ok()) return Fail(v.status());
+    std::printf("| builtin: train fastText + embed %lld chunks + vector file | %.1f s (+ %.1f s) |\n",
+                static_cast<long long>(report.spaces[0].embedded), index_s, Ms(vt) / 1000);
+    std::vector<std::string> notes;
+    auto spaces = umwelt::LoadSpaces(**corpus, {}, &notes);
+    if (!spaces.ok()) return Fail(spaces.status());
+    return TimeSearches(**corpus, *spaces, "builtin 100-d");
+  }
+  if (mode == "random") {
+    auto t = Clock::now();
+    {
+      auto b = (*corpus)->BeginWrite();
+      if (!b.ok()) return Fail(b.status());
+      if (!(*b)->ClearSpace("prose").ok() ||
+          !(*b)->PutMeta("spaces", "{\"prose\":{\"model\":\"" + model + "\",\"dim\":" + std::to_string(dim) + "}}").ok() ||
+          !(*b)->Commit().ok()) {
+        return Fail(umwelt::Status::Io("resetting the space"));
+      }
+    }
+    std::vector<int64_t> ids;
+    umwelt::Status s = (*corpus)->ForEachText("prose", true, [](std::string_view) { return true; },
+                                              [&](const umwelt::Corpus::TextRow& r) { ids.push_back(r.id); });
+    if (!s.ok()) return Fail(s);
+    RandomEmbedder gen(dim, model);
+    for (size_t i = 0; i < ids.size(); i += 20000) {
+      auto b = (*corpus)->BeginWrite();
+      std::vector<std::string> dummy(std::min<size_t>(20000, ids.size() - i));
+      auto vecs = gen.Embed(dummy);
+      for (size_t j = 0; j < dummy.size(); ++j) {
+        if (!(*b)->PutEmbedding(ids[i + j], "prose", (*vecs)[j]).ok()) return Fail(umwelt::Status::Io("put"));
+      }
+      if (!(*b)->Commit().ok()) return Fail(umwelt::Status::Io("commit"));
+    }
+    double store_s = Ms(t) / 1000;
+    auto vt = Clock::now();
+    auto v = umwelt::VectorIndex::Open(**corpus, "prose");
+    if (!v.ok()) return Fail(v.status());
+    double matrix_mb = static_cast<double>(ids.size()) * dim * 4 / 1048576.0;
+    std::printf("| random %d-d: store %zu vectors / build the vector file | %.1f s / %.1f s |\n", dim, ids.size(), store_s,
+                Ms(vt) / 1000);
+    // The searches again in a fresh process, for its peak RSS.
+    std::string cmd = std::string("'") + argv[0] + "' child --corpus '" + db + "' --dim " + std::to_string(dim);
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+      char line[512];
+      while (std::fgets(line, sizeof line, p)) std::fputs(line, stdout);
+      pclose(p);
+    }
+    std::printf("| random %d-d: float32 matrix | %.0f MB |\n", dim, matrix_mb);
+    return 0;
+  }
+  if (mode == "child") {
+    std::vector<umwelt::Space> spaces;
+    auto v = umwelt::VectorIndex::Open(**corpus, "prose");
+    if (!v.ok()) return Fail(v.status());
+    spaces.push_back({"prose", std::make_unique<RandomEmbedder>(dim, model), std::move(v).value()});
+    int rc = TimeSearches(**corpus, spaces, ("random " + std::to_string(dim) + "-d").c_str());
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    std::printf("| random %d-d: peak RSS of a searching process | %ld MB |\n", dim, ru.ru_maxrss / 1024);
+    return rc;
+  }
+  std::fprintf(stderr, "usage: vector_bench builtin|random --corpus DB [--dim N]\n");
+  return 2;
+}
