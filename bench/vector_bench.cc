@@ -128,6 +128,13 @@ int main(int argc, char** argv) {
     if (!spaces.ok()) return Fail(spaces.status());
     return TimeSearches(**corpus, *spaces, "builtin 100-d");
   }
+  if (mode == "search") {  // time searches on an already indexed corpus
+    std::vector<std::string> notes;
+    auto spaces = umwelt::LoadSpaces(**corpus, {}, &notes);
+    if (!spaces.ok()) return Fail(spaces.status());
+    if (spaces->empty()) return Fail(umwelt::Status::NotFound("no usable space (run builtin first)"));
+    return TimeSearches(**corpus, *spaces, "builtin 100-d");
+  }
   if (mode == "random") {
     auto t = Clock::now();
     {

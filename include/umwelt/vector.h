@@ -41,6 +41,9 @@ struct BuiltinTrainOptions {
   int epoch = 5;
   int min_count = 2;
   int threads = 2;
+  // Larger corpora train on a uniform sample of their chunks of about this
+  // many words: enough for word vectors, and training stays within minutes.
+  int64_t max_train_words = 6'000'000;
 };
 // Trains the builtin model for `space` on the corpus's chunks and writes its
 // word table beside the corpus.

@@ -165,11 +165,21 @@ std::string BuiltinModelPath(const Corpus& corpus, const std::string& space) {
 Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
   std::string path = BuiltinModelPath(corpus, space);
   std::string text_path = path + ".train." + std::to_string(::getpid());
+  auto covers = [&](std::string_view src) { return SpaceCovers(space, std::string(src)); };
+  // Words in the space, roughly (bytes / 6), to decide the sampling rate.
+  int64_t bytes = 0;
+  UMWELT_RETURN_IF_ERROR(corpus.ForEachText(space, false, covers, [&](const Corpus::TextRow& r) {
+    bytes += static_cast<int64_t>(r.title.size() + r.text.size());
+  }));
+  double keep = std::min(1.0, static_cast<double>(o.max_train_words) * 6 / std::max<int64_t>(1, bytes));
+  std::mt19937_64 sampler(20261130);
+  std::uniform_real_distribution<double> coin(0.0, 1.0);
   {
     std::ofstream out(text_path, std::ios::binary | std::ios::trunc);
     if (!out) return Status::Io(text_path + ": cannot write training text");
-    Status s = corpus.ForEachText(space, false, [&](std::string_view src) { return SpaceCovers(space, std::string(src)); },
+    Status s = corpus.ForEachText(space, false, covers,
                                   [&](const Corpus::TextRow& r) {
+                                    if (keep < 1.0 && coin(sampler) > keep) return;
                                     std::string line;
                                     for (const auto& w : Tokenize(std::string(r.title) + " " + std::string(r.text))) {
                                       line += w;

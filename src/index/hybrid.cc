@@ -34,6 +34,26 @@ Result<std::vector<float>> QueryVector(Embedder& e, const HybridOptions& o) {
   return q;
 }
 
+// Whether `space` can hold any chunk the lane's source filters admit: a code
+// lane never scans the prose space, nor the prose lane the code space.
+bool SpaceServes(const std::string& space, const SearchOptions& search) {
+  for (const std::string source : {"code", "github"}) {  // one source of each space
+    if (!SpaceCovers(space, source)) continue;
+    if (!search.sources.empty()) {
+      for (const auto& s : search.sources) {
+        if (SpaceCovers(space, s)) return true;
+      }
+      return false;
+    }
+    if (space == "code" && std::find(search.exclude_sources.begin(), search.exclude_sources.end(), "code") !=
+                               search.exclude_sources.end()) {
+      return false;
+    }
+    return true;
+  }
+  return true;
+}
+
 // One lane: fuse the legs for `search` and return its best `k` hits.
 Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::vector<Space>& spaces,
                               const std::vector<std::vector<float>>& qvecs, const HybridOptions& o,
@@ -76,7 +96,7 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
     }
   }
   for (size_t i = 0; i < spaces.size(); ++i) {
-    if (qvecs[i].empty()) continue;
+    if (qvecs[i].empty() || !SpaceServes(spaces[i].name, search)) continue;
     auto near = spaces[i].index->Nearest(qvecs[i], [&](int64_t id) { return filter(id) >= 0; }, leg_k);
     if (!near.ok()) {
       notes->push_back("space " + spaces[i].name + " skipped: " + near.status().message());
