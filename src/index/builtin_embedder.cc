@@ -15,6 +15,7 @@
 
 #include <xxhash.h>
 
+#include "umwelt/file.h"
 #include "umwelt/log.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
@@ -37,24 +38,19 @@ size_t Align8(size_t x) { return (x + 7) & ~size_t{7}; }
 
 class BuiltinEmbedder final : public Embedder {
  public:
-  ~BuiltinEmbedder() override {
-    if (base_) ::munmap(const_cast<char*>(base_), size_);
-  }
-
   static Result<std::unique_ptr<BuiltinEmbedder>> Load(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) {
-      return Status::NotFound(path + ": no builtin model (run `umwelt index` to train one)");
+    auto file = MappedFile::Open(path, sizeof(WordHeader));
+    if (!file.ok()) {
+      if (file.status().code() == Code::kNotFound) {
+        return Status::NotFound(path + ": no builtin model (run `umwelt index` to train one)");
+      }
+      return Status::Corrupt(path + ": unreadable builtin model");
     }
-    struct stat st;
-    ::fstat(fd, &st);
-    size_t size = static_cast<size_t>(st.st_size);
-    void* p = size >= sizeof(WordHeader) ? ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-    ::close(fd);
-    if (p == MAP_FAILED) return Status::Corrupt(path + ": unreadable builtin model");
+    size_t size = (*file)->size();
     std::unique_ptr<BuiltinEmbedder> e(new BuiltinEmbedder());
-    e->base_ = static_cast<const char*>(p);
+    e->base_ = (*file)->data();
     e->size_ = size;
+    e->file_ = std::move(file).value();
     std::memcpy(&e->h_, e->base_, sizeof e->h_);
     if (std::memcmp(e->h_.magic, kMagic, 8) != 0 || e->h_.dim == 0 || e->h_.dim > 4096) {
       return Status::Corrupt(path + ": not a builtin model");
@@ -92,6 +88,7 @@ class BuiltinEmbedder final : public Embedder {
 
  private:
   BuiltinEmbedder() = default;
+  std::unique_ptr<MappedFile> file_;
 
   std::string_view Word(uint32_t i) const {
     return std::string_view(blob_ + offsets_[i], offsets_[i + 1] - offsets_[i]);

@@ -1,5 +1,7 @@
 #include "umwelt/eval.h"
 
+#include "umwelt/file.h"
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -12,13 +14,6 @@
 namespace umwelt {
 namespace {
 
-Result<std::string> Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Records of a SMART-format file: ".I id" then ".X" fields.
 std::vector<std::map<char, std::string>> Smart(const std::string& text) {
@@ -53,9 +48,9 @@ std::string StripZeros(const std::string& id) {
 }  // namespace
 
 Result<TestCollection> LoadCranfield(const std::string& dir) {
-  UMWELT_ASSIGN_OR_RETURN(std::string docs, Slurp(dir + "/cran.all.1400"));
-  UMWELT_ASSIGN_OR_RETURN(std::string queries, Slurp(dir + "/cran.qry"));
-  UMWELT_ASSIGN_OR_RETURN(std::string qrels, Slurp(dir + "/cranqrel"));
+  UMWELT_ASSIGN_OR_RETURN(std::string docs, ReadWholeFile(dir + "/cran.all.1400"));
+  UMWELT_ASSIGN_OR_RETURN(std::string queries, ReadWholeFile(dir + "/cran.qry"));
+  UMWELT_ASSIGN_OR_RETURN(std::string qrels, ReadWholeFile(dir + "/cranqrel"));
   TestCollection c;
   c.name = "cranfield";
   for (auto& r : Smart(docs)) c.docs.push_back({StripZeros(r['I']), r['T'], r['W']});
@@ -74,9 +69,9 @@ Result<TestCollection> LoadCranfield(const std::string& dir) {
 }
 
 Result<TestCollection> LoadCisi(const std::string& dir) {
-  UMWELT_ASSIGN_OR_RETURN(std::string docs, Slurp(dir + "/CISI.ALL"));
-  UMWELT_ASSIGN_OR_RETURN(std::string queries, Slurp(dir + "/CISI.QRY"));
-  UMWELT_ASSIGN_OR_RETURN(std::string qrels, Slurp(dir + "/CISI.REL"));
+  UMWELT_ASSIGN_OR_RETURN(std::string docs, ReadWholeFile(dir + "/CISI.ALL"));
+  UMWELT_ASSIGN_OR_RETURN(std::string queries, ReadWholeFile(dir + "/CISI.QRY"));
+  UMWELT_ASSIGN_OR_RETURN(std::string qrels, ReadWholeFile(dir + "/CISI.REL"));
   TestCollection c;
   c.name = "cisi";
   for (auto& r : Smart(docs)) c.docs.push_back({StripZeros(r['I']), r['T'], r['W']});
@@ -143,7 +138,7 @@ Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& path) {
   }
   std::vector<EvalQuestion> out;
   for (const auto& f : files) {
-    UMWELT_ASSIGN_OR_RETURN(std::string text, Slurp(f));
+    UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(f));
     auto j = nlohmann::json::parse(text, nullptr, false);
     if (!j.is_object() || !j.contains("question") || !j["question"].is_string()) {
       return Status::Corrupt(f + ": not a question file (needs a string `question`)");

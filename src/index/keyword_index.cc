@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "index_format.h"
+#include "umwelt/file.h"
 #include "umwelt/search.h"
 #include "umwelt/text.h"
 
@@ -46,25 +47,13 @@ Status MakeDirs(const std::string& dir) {
 
 class MappedIndex final : public KeywordIndex {
  public:
-  ~MappedIndex() override {
-    if (base_) ::munmap(const_cast<char*>(base_), size_);
-  }
-
   // Maps `path`; returns NotFound when absent, Corrupt when unusable.
   static Result<std::unique_ptr<MappedIndex>> Map(const std::string& path, uint64_t want_hash) {
-    int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) return Status::NotFound(path);
-    struct stat st;
-    if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(ii::Header))) {
-      ::close(fd);
-      return Status::Corrupt(path + ": too small");
-    }
-    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
-    ::close(fd);
-    if (p == MAP_FAILED) return Status::Io(path + ": mmap: " + std::strerror(errno));
+    UMWELT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path, sizeof(ii::Header)));
     std::unique_ptr<MappedIndex> m(new MappedIndex());
-    m->base_ = static_cast<const char*>(p);
-    m->size_ = static_cast<size_t>(st.st_size);
+    m->base_ = file->data();
+    m->size_ = file->size();
+    m->file_ = std::move(file);
     UMWELT_RETURN_IF_ERROR(m->Validate(path, want_hash));
     return m;
   }
@@ -209,6 +198,7 @@ class MappedIndex final : public KeywordIndex {
     return f;
   }
 
+  std::unique_ptr<MappedFile> file_;
   const char* base_ = nullptr;
   size_t size_ = 0;
   ii::Header h_{};

@@ -13,6 +13,7 @@
 
 #include <xxhash.h>
 
+#include "umwelt/file.h"
 #include "umwelt/vector.h"
 
 namespace umwelt {
@@ -56,25 +57,17 @@ float Quantize(const float* v, uint32_t d, int8_t* out) {
 
 class MappedVectors final : public VectorIndex {
  public:
-  ~MappedVectors() override {
-    if (base_) ::munmap(const_cast<char*>(base_), size_);
-  }
-
   static Result<std::unique_ptr<MappedVectors>> Map(const std::string& path, uint64_t key) {
-    int fd = ::open(path.c_str(), O_RDONLY);
-    if (fd < 0) return Status::NotFound(path);
-    struct stat st;
-    ::fstat(fd, &st);
-    size_t size = static_cast<size_t>(st.st_size);
-    void* p = size >= sizeof(VecHeader) ? ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-    ::close(fd);
-    if (p == MAP_FAILED) return Status::Corrupt(path + ": unreadable");
+    UMWELT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path, sizeof(VecHeader)));
+    size_t size = file->size();
     std::unique_ptr<MappedVectors> m(new MappedVectors());
-    m->base_ = static_cast<const char*>(p);
+    m->base_ = file->data();
     m->size_ = size;
+    m->file_ = std::move(file);
     std::memcpy(&m->h_, m->base_, sizeof m->h_);
     if (std::memcmp(m->h_.magic, kMagic, 8) != 0 || m->h_.key_hash != key) return Status::Corrupt(path + ": stale");
     size_t n = m->h_.n, d = m->h_.dim;
+    if (n > 0 && (d == 0 || d > 8192 || n > size / (d + 12))) return Status::Corrupt(path + ": header out of range");
     size_t off = sizeof(VecHeader);
     m->ids_ = reinterpret_cast<const int64_t*>(m->base_ + off);
     off += n * 8;
@@ -134,6 +127,7 @@ class MappedVectors final : public VectorIndex {
 
  private:
   MappedVectors() = default;
+  std::unique_ptr<MappedFile> file_;
   const char* base_ = nullptr;
   size_t size_ = 0;
   VecHeader h_{};

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "store.h"
+#include "umwelt/file.h"
 #include "umwelt/github.h"
 #include "umwelt/log.h"
 #include "umwelt/text.h"
@@ -11,14 +12,6 @@
 namespace umwelt::github {
 namespace {
 
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Status::Io(path + ": read failed");
-  return ss.str();
-}
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -86,7 +79,7 @@ Status ParseFile(const std::string& path, const std::string& text, Records* out)
 
 Status ImportFiles(Corpus& corpus, const std::vector<std::string>& paths, ImportReport* report) {
   for (const auto& path : paths) {
-    UMWELT_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+    UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
     Records records;
     UMWELT_RETURN_IF_ERROR(ParseFile(path, text, &records));
     StoreCounts counts;

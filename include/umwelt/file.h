@@ -1,0 +1,35 @@
+// umwelt/file.h — reading files whole, and read-only memory maps.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "umwelt/status.h"
+
+namespace umwelt {
+
+// The contents of `path`; NotFound when it cannot be opened.
+Result<std::string> ReadWholeFile(const std::string& path);
+
+// A read-only, shared memory map of a whole file. Move-only; unmaps on
+// destruction. Safe to read from many threads.
+class MappedFile {
+ public:
+  // NotFound when the file is absent; Corrupt when it is shorter than
+  // `min_size` or cannot be mapped.
+  static Result<std::unique_ptr<MappedFile>> Open(const std::string& path, size_t min_size = 0);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  MappedFile() = default;
+  const char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace umwelt

@@ -1,0 +1,45 @@
+#include "umwelt/file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace umwelt {
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot open");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Status::Io(path + ": read failed");
+  return ss.str();
+}
+
+Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, size_t min_size) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return Status::NotFound(path + ": " + std::strerror(errno));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) < min_size || st.st_size == 0) {
+    ::close(fd);
+    return Status::Corrupt(path + ": too small");
+  }
+  void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (p == MAP_FAILED) return Status::Io(path + ": mmap: " + std::strerror(errno));
+  std::unique_ptr<MappedFile> m(new MappedFile());
+  m->data_ = static_cast<const char*>(p);
+  m->size_ = static_cast<size_t>(st.st_size);
+  return m;
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+}  // namespace umwelt
