@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,43 @@ int main(int argc, char** argv) {
     if (!spaces.ok()) return Fail(spaces.status());
     if (spaces->empty()) return Fail(umwelt::Status::NotFound("no usable space (run builtin first)"));
     return TimeSearches(**corpus, *spaces, "builtin 100-d");
+  }
+  if (mode == "recall") {  // the int8 scan's recall@50 against an exact float32 scan
+    std::vector<int64_t> ids;
+    std::vector<float> rows;
+    int d = 0;
+    umwelt::Status s = (*corpus)->ForEachVector("prose", [&](int64_t id, const float* v, int n) {
+      d = n;
+      ids.push_back(id);
+      rows.insert(rows.end(), v, v + n);
+    });
+    if (!s.ok()) return Fail(s);
+    auto v = umwelt::VectorIndex::Open(**corpus, "prose");
+    if (!v.ok()) return Fail(v.status());
+    RandomEmbedder gen(d, "q");
+    double total = 0;
+    const int kQueriesN = 25, kK = 50;
+    for (int q = 0; q < kQueriesN; ++q) {
+      auto qv = gen.Embed({"x"});
+      const std::vector<float>& x = (*qv)[0];
+      std::vector<std::pair<float, int64_t>> exact;
+      for (size_t i = 0; i < ids.size(); ++i) {
+        float dot = 0;
+        for (int k = 0; k < d; ++k) dot += x[k] * rows[i * d + k];
+        exact.emplace_back(dot, ids[i]);
+      }
+      std::partial_sort(exact.begin(), exact.begin() + kK, exact.end(), std::greater<>());
+      auto near = (*v)->Nearest(x, nullptr, kK);
+      if (!near.ok()) return Fail(near.status());
+      std::set<int64_t> truth;
+      for (int i = 0; i < kK; ++i) truth.insert(exact[i].second);
+      int found = 0;
+      for (const auto& n : *near) found += truth.count(n.chunk_id);
+      total += static_cast<double>(found) / kK;
+    }
+    std::printf("| %d-d: recall@50 of the int8 scan + float rescoring against an exact float32 scan | %.4f |\n", d,
+                total / kQueriesN);
+    return 0;
   }
   if (mode == "random") {
     auto t = Clock::now();

@@ -9,6 +9,10 @@
 
 namespace umwelt {
 
+// A temporary name beside `path`, unique to this process and thread, for
+// writing a file that is then renamed over `path`.
+std::string TempPathFor(const std::string& path);
+
 // The contents of `path`; NotFound when it cannot be opened.
 Result<std::string> ReadWholeFile(const std::string& path);
 

@@ -117,13 +117,10 @@ Status CmdSearchMulti(const std::string& path, const std::vector<std::string>& q
   if (queries.empty()) return Status::Invalid("search-multi needs at least one query");
   if (total <= 0) return Status::Invalid("--total must be positive");
   std::vector<std::future<Result<HybridResult>>> jobs;
-  std::vector<bool> hybrid(queries.size());
   for (size_t i = 0; i < queries.size(); ++i) {
     jobs.push_back(std::async(std::launch::async, [&, i] {
-      bool h = false;
-      auto r = RunOne(path, a, queries[i], &h);
-      hybrid[i] = h;
-      return r;
+      bool hybrid = false;
+      return RunOne(path, a, queries[i], &hybrid);
     }));
   }
   // Merge by url: reciprocal rank across the sub-queries' lists.

@@ -161,7 +161,7 @@ std::string BuiltinModelPath(const Corpus& corpus, const std::string& space) {
 
 Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
   std::string path = BuiltinModelPath(corpus, space);
-  std::string text_path = path + ".train." + std::to_string(::getpid());
+  std::string text_path = TempPathFor(path + ".train");
   auto covers = [&](std::string_view src) { return SpaceCovers(space, std::string(src)); };
   // Words in the space, roughly (bytes / 6), to decide the sampling rate.
   int64_t bytes = 0;
@@ -266,7 +266,7 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
   h.dim = static_cast<uint32_t>(dim);
   h.n = static_cast<uint32_t>(n);
   h.blob_bytes = blob.size();
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::string tmp = TempPathFor(path);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(&h), sizeof h);

@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "index_format.h"
+#include "umwelt/file.h"
 #include "umwelt/search.h"
 #include "umwelt/text.h"
 
@@ -145,7 +146,7 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   h.avg_len_exact = h.n_docs ? std::max(1.0, sum_e / h.n_docs) : 1.0;
   h.avg_len_syms = h.n_docs ? std::max(1.0, sum_s / h.n_docs) : 1.0;
 
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::string tmp = TempPathFor(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return Status::Io(tmp + ": " + std::strerror(errno));
   Writer w(fd);

@@ -167,7 +167,7 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
   for (size_t i = 0; i < ids.size(); ++i) {
     scales[i] = Quantize(&vectors[i * dim], static_cast<uint32_t>(dim), &codes[i * dim]);
   }
-  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  std::string tmp = TempPathFor(path);
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   static const char zeros[8] = {};
   auto pad = [&](size_t pos) { out.write(zeros, static_cast<std::streamsize>(Align8(pos) - pos)); };
