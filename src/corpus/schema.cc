@@ -85,8 +85,9 @@ Status CreateOrMigrate(sqlite3* db, const std::string& path) {
       return s;
     }
   }
-  if (version == 0) {
-    // Tells this corpus apart from any other at the same path, for side indexes.
+  {
+    // Tells this corpus apart from any other at the same path, for side
+    // indexes; older files get one the first time they are opened to write.
     std::random_device rd;
     char id[40];
     std::snprintf(id, sizeof id, "%08x%08x%08x%08x", rd(), rd(), rd(), rd());
