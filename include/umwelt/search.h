@@ -36,7 +36,7 @@ struct SearchOptions {
   std::string since;                 // ISO date or date-time, inclusive; "" = open
   std::string until;                 // inclusive (a bare date means the whole day)
   std::string author;                // exact login / name; "" = any
-  bool fts_only = true;              // keyword leg only (the only leg so far)
+  bool fts_only = true;              // keyword leg only (hybrid search: umwelt/vector.h)
 };
 
 struct Hit {
@@ -44,7 +44,7 @@ struct Hit {
   std::string source, kind, ref, parent, title, author, date, url;
   std::string snippet;
   double score = 0;
-  std::vector<std::string> via;  // legs that found it: "keyword", "keyword-expanded"
+  std::vector<std::string> via;  // legs that found it: "keyword", "keyword-expanded", a space name
 };
 
 struct ScoredDoc {
