@@ -8,7 +8,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libfasttext-dev
   clang libclang-rt-14-dev sqlite3
-  katex nodejs chromium
+  katex nodejs chromium fonts-liberation
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
