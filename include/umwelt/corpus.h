@@ -107,6 +107,8 @@ struct CorpusStats {
 // `max_chars` (then at line, sentence or space boundaries for huge paragraphs).
 // Parts get refs "<ref>:p<i>" and share the url. A short chunk is returned as is.
 std::vector<Chunk> SplitIntoParts(const Chunk& c, size_t max_chars = 4000);
+// The record ref of a part ref: "o/r#1/c5:p2" -> "o/r#1/c5"; other refs as given.
+std::string BaseRef(const std::string& ref);
 
 class WriteBatch;
 
@@ -144,6 +146,8 @@ class Corpus {
   // Refs of chunks that link to thread `ref`, with their urls, newest first.
   Result<std::vector<Chunk>> LinkedFrom(const std::string& ref, int limit = 50);
   Result<std::optional<SyncState>> GetSyncState(const std::string& source);
+  // Refs of the records (not parts) whose parent is `parent` and kind `kind`.
+  Result<std::vector<std::string>> RecordRefs(const std::string& parent, const std::string& kind);
   Result<CorpusStats> Stats();
   Result<std::string> GetMeta(const std::string& key);
 
@@ -221,8 +225,6 @@ class WriteBatch {
   Status PutEmbedding(int64_t id, const std::string& space, const std::vector<float>& v);
   // Drops every vector of `space` (its model changed).
   Status ClearSpace(const std::string& space);
-  // Refs of the records whose parent is `parent` and whose kind is `kind`.
-  Result<std::vector<std::string>> RecordRefs(const std::string& parent, const std::string& kind);
 
   // Makes the batch durable. After an error the batch is rolled back.
   Status Commit();

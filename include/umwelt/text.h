@@ -43,6 +43,9 @@ struct ThreadMention {
   int64_t number = 0;
 };
 std::vector<ThreadMention> FindThreadMentions(std::string_view text);
+// "https://HOST/owner/repo/(issues|pull)/N[...]" -> "owner/repo#N"; "" when
+// the url names no issue or pull request. Any host (GitHub Enterprise too).
+std::string ThreadRefFromUrl(std::string_view url);
 
 // Collapses runs of whitespace to one space and trims both ends.
 std::string CollapseWhitespace(std::string_view s);

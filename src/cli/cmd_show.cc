@@ -9,24 +9,6 @@
 namespace umwelt::cli {
 namespace {
 
-// "https://github.com/o/r/issues/12[#...]" -> "o/r#12"; "" if not a thread url.
-std::string ThreadRefFromUrl(const std::string& url) {
-  for (const char* kind : {"/issues/", "/pull/"}) {
-    size_t p = url.find(kind);
-    if (p == std::string::npos) continue;
-    size_t host = url.find("://");
-    if (host == std::string::npos) continue;
-    size_t repo_start = url.find('/', host + 3);
-    if (repo_start == std::string::npos || repo_start >= p) continue;
-    std::string repo = url.substr(repo_start + 1, p - repo_start - 1);
-    size_t n = p + std::strlen(kind), e = n;
-    while (e < url.size() && std::isdigit(static_cast<unsigned char>(url[e]))) ++e;
-    if (e == n) continue;
-    return repo + "#" + url.substr(n, e - n);
-  }
-  return "";
-}
-
 nlohmann::json ChunkJson(const Chunk& c) {
   return {{"ref", c.ref}, {"source", c.source}, {"kind", c.kind}, {"author", c.author},
           {"date", c.date}, {"url", c.url}, {"part", c.part}, {"n_parts", c.n_parts},

@@ -285,6 +285,22 @@ std::vector<ThreadMention> FindThreadMentions(std::string_view text) {
   return out;
 }
 
+std::string ThreadRefFromUrl(std::string_view url) {
+  size_t host = url.find("://");
+  if (host == std::string_view::npos) return "";
+  size_t repo_start = url.find('/', host + 3);
+  if (repo_start == std::string_view::npos) return "";
+  for (std::string_view kind : {"/issues/", "/pull/"}) {
+    size_t p = url.find(kind, repo_start);
+    if (p == std::string_view::npos || p <= repo_start + 1) continue;
+    size_t n = p + kind.size(), e = n;
+    while (e < url.size() && IsDigit(url[e])) ++e;
+    if (e == n) continue;
+    return std::string(url.substr(repo_start + 1, p - repo_start - 1)) + "#" + std::string(url.substr(n, e - n));
+  }
+  return "";
+}
+
 std::string CollapseWhitespace(std::string_view s) {
   std::string out;
   out.reserve(s.size());

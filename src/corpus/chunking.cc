@@ -21,6 +21,15 @@ size_t CutPoint(std::string_view s, size_t limit) {
 
 }  // namespace
 
+std::string BaseRef(const std::string& ref) {
+  size_t p = ref.rfind(":p");
+  if (p == std::string::npos || p + 2 == ref.size()) return ref;
+  for (size_t i = p + 2; i < ref.size(); ++i) {
+    if (ref[i] < '0' || ref[i] > '9') return ref;
+  }
+  return ref.substr(0, p);
+}
+
 std::vector<Chunk> SplitIntoParts(const Chunk& c, size_t max_chars) {
   if (c.text.size() <= max_chars || max_chars < 16) return {c};
   std::vector<std::string_view> pieces;

@@ -222,6 +222,18 @@ Result<std::optional<SyncState>> Corpus::GetSyncState(const std::string& source)
       SyncState{q.Text(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4)});
 }
 
+Result<std::vector<std::string>> Corpus::RecordRefs(const std::string& parent, const std::string& kind) {
+  Stmt q(db_, "SELECT ref FROM chunks WHERE parent=?1 AND kind=?2 ORDER BY ref");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, parent).Bind(2, kind);
+  std::vector<std::string> out;
+  while (q.Step() == SQLITE_ROW) {
+    std::string base = BaseRef(q.Text(0));
+    if (out.empty() || out.back() != base) out.push_back(std::move(base));
+  }
+  return out;
+}
+
 Result<std::string> Corpus::GetMeta(const std::string& key) {
   Stmt q(db_, "SELECT value FROM meta WHERE key=?1");
   if (!q.ok()) return std::string();  // a reference file may lack meta

@@ -21,16 +21,6 @@ std::string JsonArray(const std::vector<std::string>& v) {
 std::string PartLow(const std::string& ref) { return ref + ":p"; }
 std::string PartHigh(const std::string& ref) { return ref + ":q"; }
 
-// Strips a ":p<i>" suffix.
-std::string BaseRef(const std::string& ref) {
-  size_t p = ref.rfind(":p");
-  if (p == std::string::npos) return ref;
-  for (size_t i = p + 2; i < ref.size(); ++i) {
-    if (ref[i] < '0' || ref[i] > '9') return ref;
-  }
-  return p + 2 < ref.size() ? ref.substr(0, p) : ref;
-}
-
 bool SameChunk(const Chunk& a, const Chunk& b) {
   return a.ref == b.ref && a.source == b.source && a.kind == b.kind && a.parent == b.parent &&
          a.title == b.title && a.author == b.author && a.date == b.date && a.url == b.url &&
@@ -268,21 +258,6 @@ Status WriteBatch::ClearSpace(const std::string& space) {
   UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": clearing space " + space));
   ++vectors_changed_;
   return Status::Ok();
-}
-
-Result<std::vector<std::string>> WriteBatch::RecordRefs(const std::string& parent,
-                                                        const std::string& kind) {
-  Stmt q(*corpus_->cache_, "SELECT DISTINCT ref FROM chunks WHERE parent=?1 AND kind=?2");
-  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
-  q.Bind(1, parent).Bind(2, kind);
-  std::vector<std::string> out;
-  std::string last;
-  while (q.Step() == SQLITE_ROW) {
-    std::string base = BaseRef(q.Text(0));
-    if (base != last) out.push_back(base);
-    last = base;
-  }
-  return out;
 }
 
 Status WriteBatch::Commit() {

@@ -48,29 +48,27 @@ class BuiltinEmbedder final : public Embedder {
     }
     size_t size = (*file)->size();
     std::unique_ptr<BuiltinEmbedder> e(new BuiltinEmbedder());
-    e->base_ = (*file)->data();
-    e->size_ = size;
     e->file_ = std::move(file).value();
-    std::memcpy(&e->h_, e->base_, sizeof e->h_);
+    std::memcpy(&e->h_, e->file_->data(), sizeof e->h_);
     if (std::memcmp(e->h_.magic, kMagic, 8) != 0 || e->h_.dim == 0 || e->h_.dim > 4096) {
       return Status::Corrupt(path + ": not a builtin model");
     }
     size_t off = sizeof(WordHeader);
-    e->pc_ = reinterpret_cast<const float*>(e->base_ + off);
+    e->pc_ = reinterpret_cast<const float*>(e->file_->data() + off);
     off += size_t{e->h_.dim} * 4;
-    e->weights_ = reinterpret_cast<const float*>(e->base_ + off);
+    e->weights_ = reinterpret_cast<const float*>(e->file_->data() + off);
     off += size_t{e->h_.n} * 4;
-    e->offsets_ = reinterpret_cast<const uint32_t*>(e->base_ + off);
+    e->offsets_ = reinterpret_cast<const uint32_t*>(e->file_->data() + off);
     off += (size_t{e->h_.n} + 1) * 4;
-    e->blob_ = e->base_ + off;
+    e->blob_ = e->file_->data() + off;
     off = Align8(off + e->h_.blob_bytes);
-    e->vectors_ = reinterpret_cast<const float*>(e->base_ + off);
+    e->vectors_ = reinterpret_cast<const float*>(e->file_->data() + off);
     off += size_t{e->h_.n} * e->h_.dim * 4;
     if (off > size || e->offsets_[e->h_.n] != e->h_.blob_bytes) return Status::Corrupt(path + ": truncated builtin model");
     e->model_ = "builtin:fasttext-" + std::to_string(e->h_.dim) + "d-" +
                 [&] {
                   char hex[17];
-                  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(e->base_, size)));
+                  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(e->file_->data(), size)));
                   return std::string(hex, 12);
                 }();
     return e;
@@ -123,8 +121,6 @@ class BuiltinEmbedder final : public Embedder {
     return v;
   }
 
-  const char* base_ = nullptr;
-  size_t size_ = 0;
   WordHeader h_{};
   const float* pc_ = nullptr;
   const float* weights_ = nullptr;

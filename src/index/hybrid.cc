@@ -83,11 +83,10 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
       if (ranked.status().code() != Code::kInvalidArgument || spaces.empty()) return ranked.status();
       notes->push_back("keyword leg skipped: " + ranked.status().message());
     } else {
-      std::vector<ScoredDoc> exact, expanded;
-      for (auto& d : *ranked) (d.exact ? exact : expanded).push_back(d);
       add(*ranked, "keyword", 1.0);
       // Name the expansion-only hits as such.
-      for (auto& d : expanded) {
+      for (const auto& d : *ranked) {
+        if (d.exact) continue;
         int64_t url = filter(d.chunk_id);
         if (url < 0) continue;
         auto& via = by_url[url].via;

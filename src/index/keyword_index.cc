@@ -51,8 +51,6 @@ class MappedIndex final : public KeywordIndex {
   static Result<std::unique_ptr<MappedIndex>> Map(const std::string& path, uint64_t want_hash) {
     UMWELT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path, sizeof(ii::Header)));
     std::unique_ptr<MappedIndex> m(new MappedIndex());
-    m->base_ = file->data();
-    m->size_ = file->size();
     m->file_ = std::move(file);
     UMWELT_RETURN_IF_ERROR(m->Validate(path, want_hash));
     return m;
@@ -77,17 +75,17 @@ class MappedIndex final : public KeywordIndex {
  private:
   template <typename T>
   const T* Sec(int id) const {
-    return reinterpret_cast<const T*>(base_ + h_.offset[id]);
+    return reinterpret_cast<const T*>(file_->data() + h_.offset[id]);
   }
 
   Status Validate(const std::string& path, uint64_t want_hash) {
-    std::memcpy(&h_, base_, sizeof h_);
+    std::memcpy(&h_, file_->data(), sizeof h_);
     if (std::memcmp(h_.magic, ii::kMagic, sizeof h_.magic) != 0 || h_.version != ii::kFormatVersion) {
       return Status::Corrupt(path + ": not a keyword index of this version");
     }
     if (h_.content_hash != want_hash) return Status::Corrupt(path + ": stale");
     for (int i = 0; i < ii::kNumSections; ++i) {
-      if (h_.offset[i] % 8 != 0 || h_.offset[i] > size_ || h_.size[i] > size_ - h_.offset[i]) {
+      if (h_.offset[i] % 8 != 0 || h_.offset[i] > file_->size() || h_.size[i] > file_->size() - h_.offset[i]) {
         return Status::Corrupt(path + ": section " + std::to_string(i) + " out of bounds");
       }
     }
@@ -199,8 +197,6 @@ class MappedIndex final : public KeywordIndex {
   }
 
   std::unique_ptr<MappedFile> file_;
-  const char* base_ = nullptr;
-  size_t size_ = 0;
   ii::Header h_{};
 };
 

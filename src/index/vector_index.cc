@@ -61,21 +61,19 @@ class MappedVectors final : public VectorIndex {
     UMWELT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path, sizeof(VecHeader)));
     size_t size = file->size();
     std::unique_ptr<MappedVectors> m(new MappedVectors());
-    m->base_ = file->data();
-    m->size_ = size;
     m->file_ = std::move(file);
-    std::memcpy(&m->h_, m->base_, sizeof m->h_);
+    std::memcpy(&m->h_, m->file_->data(), sizeof m->h_);
     if (std::memcmp(m->h_.magic, kMagic, 8) != 0 || m->h_.key_hash != key) return Status::Corrupt(path + ": stale");
     size_t n = m->h_.n, d = m->h_.dim;
     if (n > 0 && (d == 0 || d > 8192 || n > size / (d + 12))) return Status::Corrupt(path + ": header out of range");
     size_t off = sizeof(VecHeader);
-    m->ids_ = reinterpret_cast<const int64_t*>(m->base_ + off);
+    m->ids_ = reinterpret_cast<const int64_t*>(m->file_->data() + off);
     off += n * 8;
-    m->scales_ = reinterpret_cast<const float*>(m->base_ + off);
+    m->scales_ = reinterpret_cast<const float*>(m->file_->data() + off);
     off = Align8(off + n * 4);
-    m->codes_ = reinterpret_cast<const int8_t*>(m->base_ + off);
+    m->codes_ = reinterpret_cast<const int8_t*>(m->file_->data() + off);
     off = Align8(off + n * d);
-    m->vectors_ = reinterpret_cast<const float*>(m->base_ + off);
+    m->vectors_ = reinterpret_cast<const float*>(m->file_->data() + off);
     off += n * d * 4;
     if (off != size) return Status::Corrupt(path + ": size disagrees with its header");
     m->model_ = std::string(m->h_.model, strnlen(m->h_.model, sizeof m->h_.model));
@@ -128,8 +126,6 @@ class MappedVectors final : public VectorIndex {
  private:
   MappedVectors() = default;
   std::unique_ptr<MappedFile> file_;
-  const char* base_ = nullptr;
-  size_t size_ = 0;
   VecHeader h_{};
   const int64_t* ids_ = nullptr;
   const float* scales_ = nullptr;

@@ -8,36 +8,6 @@ namespace {
 
 std::string WithoutFragment(const std::string& url) { return url.substr(0, url.find('#')); }
 
-// "https://github.com/o/r/issues/12..." -> "o/r#12".
-std::string GithubThreadRef(const std::string& url) {
-  const std::string host = "https://github.com/";
-  if (url.rfind(host, 0) != 0) return "";
-  std::string rest = url.substr(host.size());
-  size_t s1 = rest.find('/');
-  if (s1 == std::string::npos) return "";
-  size_t s2 = rest.find('/', s1 + 1);
-  if (s2 == std::string::npos) return "";
-  std::string kind_and_n = rest.substr(s2 + 1);
-  for (const char* kind : {"issues/", "pull/"}) {
-    std::string k = kind;
-    if (kind_and_n.rfind(k, 0) != 0) continue;
-    size_t e = k.size();
-    while (e < kind_and_n.size() && std::isdigit(static_cast<unsigned char>(kind_and_n[e]))) ++e;
-    if (e == k.size()) return "";
-    return rest.substr(0, s2) + "#" + kind_and_n.substr(k.size(), e - k.size());
-  }
-  return "";
-}
-
-void FromThread(const Thread& t, Card* c) {
-  c->ref = t.ref;
-  if (c->kind.empty()) c->kind = t.kind;
-  c->state = t.state;
-  c->title = t.title;
-  c->owner = t.assignees.empty() ? t.author : t.assignees.front();
-  c->description = t.description;
-}
-
 }  // namespace
 
 bool IsCorpusLink(const std::string& url) {
@@ -51,52 +21,48 @@ bool IsCorpusLink(const std::string& url) {
 }
 
 std::optional<Card> LookupCard(Corpus& corpus, const std::string& url) {
-  Card card;
+  std::optional<Chunk> chunk;
+  if (auto c = corpus.ChunkByUrl(url); c.ok()) chunk = *c;
+  // The thread: the chunk's parent, else the thread with this url, else the
+  // owner/repo#N a GitHub url names.
   std::optional<Thread> thread;
-  auto chunk = corpus.ChunkByUrl(url);
-  if (chunk.ok() && chunk->has_value()) {
-    const Chunk& c = **chunk;
-    card.exact = true;
-    card.kind = c.kind;
-    card.date = c.date.substr(0, 10);
-    card.title = c.title;
-    if (c.kind != "issue" && c.kind != "pr") card.by = c.author;
-    card.description = std::string(TruncateUtf8(CollapseWhitespace(c.text), 160));
-    card.ref = c.parent.empty() ? c.ref : c.parent;
-    if (!c.parent.empty()) {
-      auto t = corpus.GetThread(c.parent);
-      if (t.ok()) thread = *t;
-    }
+  if (chunk && !chunk->parent.empty()) {
+    if (auto t = corpus.GetThread(chunk->parent); t.ok()) thread = *t;
   }
   if (!thread) {
-    auto t = corpus.ThreadByUrl(WithoutFragment(url));
-    if (t.ok()) thread = *t;
+    if (auto t = corpus.ThreadByUrl(WithoutFragment(url)); t.ok()) thread = *t;
   }
-  if (!thread) {
-    std::string ref = GithubThreadRef(url);
+  if (!thread && url.rfind("https://github.com/", 0) == 0) {
+    std::string ref = ThreadRefFromUrl(url);
     if (!ref.empty()) {
-      auto t = corpus.GetThread(ref);
-      if (t.ok()) thread = *t;
+      if (auto t = corpus.GetThread(ref); t.ok()) thread = *t;
     }
+  }
+  Card card;
+  if (chunk) {
+    card.exact = true;
+    card.kind = chunk->kind;
+    card.date = chunk->date.substr(0, 10);
+    card.title = chunk->title;
+    if (chunk->kind != "issue" && chunk->kind != "pr") card.by = chunk->author;
+    card.description = std::string(TruncateUtf8(CollapseWhitespace(chunk->text), 160));
+    card.ref = chunk->parent.empty() ? chunk->ref : chunk->parent;
   }
   if (thread && !thread->title.empty()) {
-    std::string kind = card.kind;
-    std::string description = card.description;
-    FromThread(*thread, &card);
-    if (!card.by.empty()) {
-      card.kind = kind;
-      if (card.description.empty()) card.description = description;
-    }
-    if (card.description.empty()) card.description = description;
+    card.ref = thread->ref;
+    if (card.kind.empty()) card.kind = thread->kind;
+    card.state = thread->state;
+    card.title = thread->title;
+    card.owner = thread->assignees.empty() ? thread->author : thread->assignees.front();
+    if (!thread->description.empty()) card.description = thread->description;
     return card;
   }
-  if (card.exact) {
-    if (card.title.empty()) card.title = card.ref;
-    card.owner = card.by;
-    card.by.clear();
-    return card;
-  }
-  return std::nullopt;
+  if (!chunk) return std::nullopt;
+  // A chunk with no thread row: the chunk speaks for itself.
+  if (card.title.empty()) card.title = card.ref;
+  card.owner = card.by;
+  card.by.clear();
+  return card;
 }
 
 std::string CardHtml(const Card& c) {

@@ -214,7 +214,6 @@ class Syncer {
     }
     if (item.contains("comments") && item["comments"].is_number_integer()) {
       // Reconcile only when the corpus may hold comments deleted upstream.
-      std::string parent = o_.repo + "#" + std::to_string(n);
       pending_counts_[n] = item["comments"].get<int64_t>();
       AddPending("pending_reconcile", n);
     }
@@ -279,16 +278,14 @@ class Syncer {
       // Deleted comments leave no trace in the listings: compare counts, and
       // re-list the thread's comments only when the corpus holds too many.
       auto it = pending_counts_.find(n);
-      UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
-      UMWELT_ASSIGN_OR_RETURN(auto stored, batch->RecordRefs(thread, "comment"));
-      batch.reset();
+      UMWELT_ASSIGN_OR_RETURN(auto stored, corpus_.RecordRefs(thread, "comment"));
       if (it != pending_counts_.end() && static_cast<int64_t>(stored.size()) <= it->second) {
         return Status::Ok();
       }
       UMWELT_RETURN_IF_ERROR(FetchAll("/issues/" + num + "/comments?per_page=100", &records));
       std::set<std::string> live;
       for (const auto& parts : records.records) {
-        if (!parts.empty()) live.insert(parts[0].ref.substr(0, parts[0].ref.rfind(":p") == std::string::npos ? std::string::npos : parts[0].ref.rfind(":p")));
+        if (!parts.empty()) live.insert(BaseRef(parts[0].ref));
       }
       for (const auto& ref : stored) {
         if (!live.count(ref)) stale.push_back(ref);
