@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <set>
 #include <string>
@@ -136,7 +138,7 @@ int main(int argc, char** argv) {
     if (spaces->empty()) return Fail(umwelt::Status::NotFound("no usable space (run builtin first)"));
     return TimeSearches(**corpus, *spaces, "builtin 100-d");
   }
-  if (mode == "recall") {  // the int8 scan's recall@50 against an exact float32 scan
+  if (mode == "recall") {  // recall@50 of the 4-bit scan + float rescoring against an exact float32 scan
     std::vector<int64_t> ids;
     std::vector<float> rows;
     int d = 0;
@@ -169,7 +171,7 @@ int main(int argc, char** argv) {
       for (const auto& n : *near) found += truth.count(n.chunk_id);
       total += static_cast<double>(found) / kK;
     }
-    std::printf("| %d-d: recall@50 of the int8 scan + float rescoring against an exact float32 scan | %.4f |\n", d,
+    std::printf("| %d-d: recall@50 of the 4-bit scan + float rescoring against an exact float32 scan | %.4f |\n", d,
                 total / kQueriesN);
     return 0;
   }
@@ -224,6 +226,18 @@ int main(int argc, char** argv) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     std::printf("| random %d-d: peak RSS of a searching process | %ld MB |\n", dim, ru.ru_maxrss / 1024);
+    // How much of it is the process's own memory, and how much mapped file
+    // pages (shared with the page cache, dropped under pressure).
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+      char line[256];
+      while (std::fgets(line, sizeof line, f)) {
+        if (std::strncmp(line, "RssAnon:", 8) == 0 || std::strncmp(line, "RssFile:", 8) == 0) {
+          long kb = std::atol(line + 8);
+          std::printf("| random %d-d: at exit, %.7s | %ld MB |\n", dim, line, kb / 1024);
+        }
+      }
+      std::fclose(f);
+    }
     return rc;
   }
   std::fprintf(stderr, "usage: vector_bench builtin|random --corpus DB [--dim N]\n");

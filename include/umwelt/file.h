@@ -29,6 +29,9 @@ class MappedFile {
 
   const char* data() const { return data_; }
   size_t size() const { return size_; }
+  // Tells the kernel that [offset, offset + length) is read at random (no
+  // readahead): for rows fetched one by one from a large region.
+  void AdviseRandom(size_t offset, size_t length) const;
 
  private:
   MappedFile() = default;

@@ -5,7 +5,7 @@
 // source `code`; prose: every other source), all from one model, recorded in
 // meta.spaces as {model, dim, sources}. Vectors live in chunks.embedding
 // (float32, little-endian) with chunks.embed_space; a memory-mapped side file
-// per space (<corpus>.vec-<space>) holds them as int8 codes for the scan and
+// per space (<corpus>.vec-<space>) holds them as 4-bit codes for the scan and
 // float32 for rescoring, rebuilt when the space changes.
 //
 // The builtin embedder trains fastText word vectors on the corpus itself and

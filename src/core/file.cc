@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -42,6 +43,14 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, si
   m->data_ = static_cast<const char*>(p);
   m->size_ = static_cast<size_t>(st.st_size);
   return m;
+}
+
+void MappedFile::AdviseRandom(size_t offset, size_t length) const {
+  if (!data_ || offset >= size_) return;
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t start = (offset + page - 1) / page * page;  // whole pages inside the range only
+  size_t end = std::min(size_, offset + length) / page * page;
+  if (end > start) ::madvise(const_cast<char*>(data_) + start, end - start, MADV_RANDOM);
 }
 
 MappedFile::~MappedFile() {

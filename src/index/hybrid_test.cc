@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <set>
 
 #include "corpus_fixtures.h"
@@ -43,6 +44,76 @@ class HybridTest : public ::testing::Test {
   testing::TempDir dir_;
   std::unique_ptr<Corpus> corpus_;
 };
+
+// The 4-bit scan with float rescoring finds the exact nearest rows, for
+// dimensions that are and are not multiples of the 64-wide code blocks, and
+// a filter that rejects most rows widens the scan instead of coming up short.
+TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
+  for (int dim : {16, 100, 384}) {
+    testing::TempDir dir;
+    auto c = Corpus::Open(dir.File("v.db"), Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    std::mt19937 rng(dim);
+    std::normal_distribution<float> g;
+    auto unit = [&] {
+      std::vector<float> v(dim);
+      float n = 0;
+      for (float& x : v) n += (x = g(rng)) * x;
+      for (float& x : v) x /= std::sqrt(n);
+      return v;
+    };
+    const int kRows = 3000;
+    std::vector<std::pair<int64_t, std::vector<float>>> rows;
+    {
+      auto b = (*c)->BeginWrite();
+      ASSERT_TRUE((*b)->PutMeta("spaces", "{\"prose\":{\"model\":\"m\",\"dim\":" + std::to_string(dim) + "}}").ok());
+      for (int i = 0; i < kRows; ++i) {
+        std::string ref = "o/r#" + std::to_string(i + 1);
+        ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk(ref, ref, "issue", "https://github.com/o/r/issues/" +
+                                                          std::to_string(i + 1), "row " + std::to_string(i))}).ok());
+      }
+      ASSERT_TRUE((*b)->Commit().ok());
+    }
+    {
+      auto b = (*c)->BeginWrite();
+      ASSERT_TRUE((*c)->ForEachText("prose", true, [](std::string_view) { return true; },
+                                    [&](const Corpus::TextRow& r) { rows.emplace_back(r.id, unit()); }).ok());
+      for (const auto& [id, v] : rows) ASSERT_TRUE((*b)->PutEmbedding(id, "prose", v).ok());
+      ASSERT_TRUE((*b)->Commit().ok());
+    }
+    auto index = VectorIndex::Open(**c, "prose");
+    ASSERT_TRUE(index.ok()) << index.status().message();
+    ASSERT_EQ((*index)->size(), static_cast<size_t>(kRows));
+    for (int trial = 0; trial < 5; ++trial) {
+      std::vector<float> q = unit();
+      auto exact = [&](const std::function<bool(int64_t)>& keep, size_t k) {
+        std::vector<std::pair<float, int64_t>> all;
+        for (const auto& [id, v] : rows) {
+          if (keep && !keep(id)) continue;
+          float dot = 0;
+          for (int j = 0; j < dim; ++j) dot += q[j] * v[j];
+          all.emplace_back(dot, id);
+        }
+        std::sort(all.begin(), all.end(), std::greater<>());
+        std::vector<int64_t> ids;
+        for (size_t i = 0; i < std::min(k, all.size()); ++i) ids.push_back(all[i].second);
+        return ids;
+      };
+      auto got = (*index)->Nearest(q, nullptr, 10);
+      ASSERT_TRUE(got.ok());
+      std::vector<int64_t> ids;
+      for (const auto& h : *got) ids.push_back(h.chunk_id);
+      EXPECT_EQ(ids, exact(nullptr, 10)) << dim;
+      // Only one row in 400 passes: the first pool of 1024 holds ~2 of them.
+      auto rare = [](int64_t id) { return id % 400 == 7; };
+      auto filtered = (*index)->Nearest(q, rare, 5);
+      ASSERT_TRUE(filtered.ok());
+      ids.clear();
+      for (const auto& h : *filtered) ids.push_back(h.chunk_id);
+      EXPECT_EQ(ids, exact(rare, 5)) << dim;
+    }
+  }
+}
 
 TEST(SpaceConfig, ParsesAndRejects) {
   auto ok = ParseSpaceConfigs({"prose=builtin,code=openai:http://h:8080/v1#BAAI/bge-small-en-v1.5"});

@@ -153,6 +153,10 @@ class MappedIndex final : public KeywordIndex {
     const uint8_t* kind;
     const int64_t* dates;
     const uint32_t* authors;
+    bool NonePass() const {
+      return std::find(src_ok.begin(), src_ok.end(), true) == src_ok.end() ||
+             std::find(kind_ok.begin(), kind_ok.end(), true) == kind_ok.end() || author == -2;
+    }
     bool Pass(uint32_t d) const {
       if (!src_ok[src[d]] || !kind_ok[kind[d]]) return false;
       if (date_filter && (dates[d] < since || dates[d] > until)) return false;
@@ -244,9 +248,28 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
     }
   }
 
+  UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
+  if (f.NonePass()) return std::vector<ScoredDoc>{};  // e.g. a code lane over a corpus without code
+  auto pass = [&](uint32_t d) { return f.Pass(d); };
+
   const uint32_t n = h_.n_docs;
-  std::vector<float> acc_exact(n, 0.0f), acc_expanded(n, 0.0f);
-  std::vector<uint32_t> touched_exact, touched_expanded;
+  // Per-document accumulators, kept per thread between queries and cleared
+  // through the touched lists: zeroing (and faulting in) two arrays of the
+  // corpus's size on every query costs more than the scoring.
+  thread_local std::vector<float> acc_exact, acc_expanded;
+  thread_local std::vector<uint32_t> touched_exact, touched_expanded;
+  if (acc_exact.size() != n) {
+    acc_exact.assign(n, 0.0f);
+    acc_expanded.assign(n, 0.0f);
+  }
+  touched_exact.clear();
+  touched_expanded.clear();
+  struct Clear {
+    ~Clear() {
+      for (uint32_t d : touched_exact) acc_exact[d] = 0;
+      for (uint32_t d : touched_expanded) acc_expanded[d] = 0;
+    }
+  } clear_on_return;
   const uint32_t* docs = Sec<uint32_t>(ii::kPostDocs);
   const uint16_t* tfs = Sec<uint16_t>(ii::kPostTf);
   const uint32_t* len_e = Sec<uint32_t>(ii::kLenExact);
@@ -271,9 +294,6 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
     Accumulate(docs + e->syms_off, tfs + e->syms_off, e->syms_n, idf(e->syms_n + e->exact_n),
                kExpandedWeight, len_s, h_.avg_len_syms, acc_expanded.data(), &touched_expanded);
   }
-
-  UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
-  auto pass = [&](uint32_t d) { return f.Pass(d); };
 
   struct Cand {
     uint32_t doc;

@@ -1,6 +1,14 @@
-// The per-space vector file: int8 codes scanned exhaustively, float32 rows
+// The per-space vector file: 4-bit codes scanned exhaustively, float32 rows
 // rescored for the best candidates. Layout: header, ids int64[n],
-// scales float[n], codes int8[n*dim] (8-aligned), vectors float[n*dim].
+// scales float[n], codes (8-aligned; n rows of padded_dim/2 bytes),
+// vectors float[n*dim].
+//
+// A code row packs the dimensions in blocks of 64: byte j of a block holds
+// dimension j in its low nibble and dimension 32 + j in its high nibble, each
+// stored as q + 8 where q = round(v / scale) in [-7, 7] and scale = max|v| / 7.
+// Padding dimensions hold 8 (zero). Half the bytes of int8 codes and, with
+// AVX2's unsigned-by-signed multiply, twice its speed; the recall cost is
+// measured by `vector_bench recall` (the rescoring pool is wide).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -9,7 +17,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <immintrin.h>
 #include <fstream>
+#include <limits>
 
 #include <xxhash.h>
 
@@ -19,7 +29,7 @@
 namespace umwelt {
 namespace {
 
-constexpr char kMagic[8] = {'U', 'M', 'W', 'V', 'E', 'C', '0', '1'};
+constexpr char kMagic[8] = {'U', 'M', 'W', 'V', 'E', 'C', '0', '2'};
 
 struct VecHeader {
   char magic[8];
@@ -31,14 +41,41 @@ struct VecHeader {
 };
 
 size_t Align8(size_t x) { return (x + 7) & ~size_t{7}; }
+uint32_t PaddedDim(uint32_t d) { return (d + 63) & ~uint32_t{63}; }
 
-// int8 dot product; the loop is simple enough for the compiler to vectorize,
-// and it is built for AVX2 as well as the baseline, chosen at run time.
-__attribute__((target_clones("avx2", "default")))
-int32_t DotI8(const int8_t* a, const int8_t* b, uint32_t d) {
+// sum over dimensions of code nibble * query byte (the +8 offset is taken
+// off by the caller), over `blocks` blocks of 64 dimensions.
+int32_t DotNibblesScalar(const int8_t* q, const uint8_t* code, uint32_t blocks) {
   int32_t s = 0;
-  for (uint32_t k = 0; k < d; ++k) s += static_cast<int32_t>(a[k]) * static_cast<int32_t>(b[k]);
+  for (uint32_t b = 0; b < blocks; ++b, q += 64, code += 32) {
+    for (uint32_t j = 0; j < 32; ++j) s += (code[j] & 15) * q[j] + (code[j] >> 4) * q[32 + j];
+  }
   return s;
+}
+
+__attribute__((target("avx2"))) int32_t DotNibblesAvx2(const int8_t* q, const uint8_t* code, uint32_t blocks) {
+  const __m256i ones = _mm256_set1_epi16(1), low = _mm256_set1_epi8(15);
+  __m256i acc = _mm256_setzero_si256();
+  for (uint32_t b = 0; b < blocks; ++b, q += 64, code += 32) {
+    __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(code));
+    __m256i lo = _mm256_and_si256(packed, low);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low);
+    __m256i q0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+    __m256i q1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32));
+    // nibble (0..15) * query (-127..127), pairs summed: |x| <= 3810, no saturation.
+    __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(lo, q0), _mm256_maddubs_epi16(hi, q1));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, ones));
+  }
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+  s = _mm_hadd_epi32(s, s);
+  s = _mm_hadd_epi32(s, s);
+  return _mm_cvtsi128_si32(s);
+}
+
+using DotNibblesFn = int32_t (*)(const int8_t*, const uint8_t*, uint32_t);
+DotNibblesFn PickDotNibbles() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? DotNibblesAvx2 : DotNibblesScalar;
 }
 
 float DotF(const float* a, const float* b, uint32_t d) {
@@ -47,11 +84,28 @@ float DotF(const float* a, const float* b, uint32_t d) {
   return s;
 }
 
-float Quantize(const float* v, uint32_t d, int8_t* out) {
+// The query side: int8, padded with zeros to `padded` dimensions.
+float QuantizeQuery(const float* v, uint32_t d, uint32_t padded, std::vector<int8_t>* out) {
   float mx = 0;
   for (uint32_t k = 0; k < d; ++k) mx = std::max(mx, std::fabs(v[k]));
   float scale = mx > 0 ? mx / 127.0f : 1.0f;
-  for (uint32_t k = 0; k < d; ++k) out[k] = static_cast<int8_t>(std::lround(v[k] / scale));
+  out->assign(padded, 0);
+  for (uint32_t k = 0; k < d; ++k) (*out)[k] = static_cast<int8_t>(std::lround(v[k] / scale));
+  return scale;
+}
+
+// The stored side: one code row of PaddedDim(d) / 2 bytes (layout above).
+float QuantizeRow(const float* v, uint32_t d, uint8_t* out) {
+  float mx = 0;
+  for (uint32_t k = 0; k < d; ++k) mx = std::max(mx, std::fabs(v[k]));
+  float scale = mx > 0 ? mx / 7.0f : 1.0f;
+  uint32_t padded = PaddedDim(d);
+  std::memset(out, 0x88, padded / 2);
+  for (uint32_t k = 0; k < d; ++k) {
+    auto nib = static_cast<uint8_t>(std::clamp<long>(std::lround(v[k] / scale), -7, 7) + 8);
+    uint8_t& byte = out[(k / 64) * 32 + (k % 32)];
+    byte = (k % 64) < 32 ? static_cast<uint8_t>((byte & 0xF0) | nib) : static_cast<uint8_t>((byte & 0x0F) | (nib << 4));
+  }
   return scale;
 }
 
@@ -65,15 +119,17 @@ class MappedVectors final : public VectorIndex {
     std::memcpy(&m->h_, m->file_->data(), sizeof m->h_);
     if (std::memcmp(m->h_.magic, kMagic, 8) != 0 || m->h_.key_hash != key) return Status::Corrupt(path + ": stale");
     size_t n = m->h_.n, d = m->h_.dim;
-    if (n > 0 && (d == 0 || d > 8192 || n > size / (d + 12))) return Status::Corrupt(path + ": header out of range");
+    if (n > 0 && (d == 0 || d > 8192 || n > size / (d * 4 + 12))) return Status::Corrupt(path + ": header out of range");
+    size_t row = PaddedDim(static_cast<uint32_t>(d)) / 2;
     size_t off = sizeof(VecHeader);
     m->ids_ = reinterpret_cast<const int64_t*>(m->file_->data() + off);
     off += n * 8;
     m->scales_ = reinterpret_cast<const float*>(m->file_->data() + off);
     off = Align8(off + n * 4);
-    m->codes_ = reinterpret_cast<const int8_t*>(m->file_->data() + off);
-    off = Align8(off + n * d);
+    m->codes_ = reinterpret_cast<const uint8_t*>(m->file_->data() + off);
+    off = Align8(off + n * row);
     m->vectors_ = reinterpret_cast<const float*>(m->file_->data() + off);
+    m->file_->AdviseRandom(off, n * d * 4);  // rescoring reads a few rows
     off += n * d * 4;
     if (off != size) return Status::Corrupt(path + ": size disagrees with its header");
     m->model_ = std::string(m->h_.model, strnlen(m->h_.model, sizeof m->h_.model));
@@ -94,29 +150,46 @@ class MappedVectors final : public VectorIndex {
     for (float x : q) {
       if (!std::isfinite(x)) return Status::Invalid("query vector is not finite");
     }
-    std::vector<int8_t> qc(d);
-    float qs = Quantize(q.data(), d, qc.data());
-    // Scan: approximate scores for every row; keep a generous candidate set.
-    size_t want = std::max<size_t>(limit * 8, 256);
+    const uint32_t padded = PaddedDim(d), blocks = padded / 64, row = padded / 2;
+    std::vector<int8_t> qc;
+    float qs = QuantizeQuery(q.data(), d, padded, &qc);
+    int32_t offset = 0;  // codes are q + 8: take 8 * sum(query) back off
+    for (int8_t x : qc) offset += 8 * x;
+    static const DotNibblesFn dot = PickDotNibbles();
+    // Scan: approximate scores for every row, keeping the best `want`
+    // (rescored exactly below). The buffer is cut back to `want` whenever it
+    // fills, which raises the bar the next rows must clear.
+    size_t want = std::max<size_t>(limit * 16, 1024);
     std::vector<std::pair<float, uint32_t>> cand;
-    cand.reserve(h_.n);
-    for (uint64_t i = 0; i < h_.n; ++i) {
-      float s = static_cast<float>(DotI8(qc.data(), codes_ + i * d, d)) * qs * scales_[i];
-      cand.emplace_back(s, static_cast<uint32_t>(i));
-    }
+    auto scan = [&](size_t keep) {
+      cand.clear();
+      cand.reserve(2 * keep);
+      float bar = -std::numeric_limits<float>::infinity();
+      auto better = [](const auto& a, const auto& b) { return a.first > b.first; };
+      for (uint64_t i = 0; i < h_.n; ++i) {
+        float s = static_cast<float>(dot(qc.data(), codes_ + i * row, blocks) - offset) * qs * scales_[i];
+        if (s < bar) continue;
+        cand.emplace_back(s, static_cast<uint32_t>(i));
+        if (cand.size() == 2 * keep) {
+          std::nth_element(cand.begin(), cand.begin() + static_cast<long>(keep - 1), cand.end(), better);
+          cand.resize(keep);
+          bar = cand.back().first;
+        }
+      }
+      size_t take = std::min(keep, cand.size());
+      std::partial_sort(cand.begin(), cand.begin() + static_cast<long>(take), cand.end(), better);
+      cand.resize(take);
+    };
     std::vector<ScoredDoc> out;
     while (true) {
-      size_t take = std::min(want, cand.size());
-      std::partial_sort(cand.begin(), cand.begin() + static_cast<long>(take), cand.end(),
-                        [](const auto& a, const auto& b) { return a.first > b.first; });
+      scan(want);
       out.clear();
-      for (size_t i = 0; i < take; ++i) {
-        uint32_t row = cand[i].second;
-        if (filter && !filter(ids_[row])) continue;
-        out.push_back({ids_[row], DotF(q.data(), vectors_ + size_t{row} * d, d), false});
+      for (const auto& [approx, r] : cand) {
+        if (filter && !filter(ids_[r])) continue;
+        out.push_back({ids_[r], DotF(q.data(), vectors_ + size_t{r} * d, d), false});
       }
-      if (out.size() >= limit || take == cand.size()) break;
-      want *= 4;  // the filter removed too many: widen
+      if (out.size() >= limit || cand.size() < want || want >= h_.n) break;
+      want *= 8;  // the filter removed too many: scan again, keeping more
     }
     std::sort(out.begin(), out.end(), [](const ScoredDoc& a, const ScoredDoc& b) { return a.score > b.score; });
     if (out.size() > limit) out.resize(limit);
@@ -129,7 +202,7 @@ class MappedVectors final : public VectorIndex {
   VecHeader h_{};
   const int64_t* ids_ = nullptr;
   const float* scales_ = nullptr;
-  const int8_t* codes_ = nullptr;
+  const uint8_t* codes_ = nullptr;
   const float* vectors_ = nullptr;
   std::string model_;
 };
@@ -158,10 +231,11 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
   h.n = ids.size();
   h.key_hash = key;
   std::strncpy(h.model, model.c_str(), sizeof h.model - 1);
+  const size_t row = PaddedDim(static_cast<uint32_t>(dim)) / 2;
   std::vector<float> scales(ids.size());
-  std::vector<int8_t> codes(ids.size() * static_cast<size_t>(dim));
+  std::vector<uint8_t> codes(ids.size() * row);
   for (size_t i = 0; i < ids.size(); ++i) {
-    scales[i] = Quantize(&vectors[i * dim], static_cast<uint32_t>(dim), &codes[i * dim]);
+    scales[i] = QuantizeRow(&vectors[i * dim], static_cast<uint32_t>(dim), &codes[i * row]);
   }
   std::string tmp = TempPathFor(path);
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
