@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -47,6 +48,33 @@ inline std::string ReadFileOrEmpty(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// The result of running the umwelt binary.
+struct RunResult {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs umwelt with `args` (and extra environment) and captures everything.
+inline RunResult Umwelt(const std::vector<std::string>& args, const std::string& env = "") {
+  testing::TempDir dir;
+  std::string cmd = "env -u UMWELT_CORPUS -u GITHUB_TOKEN -u GH_TOKEN HOME=" + Quote(dir.path()) + " " + env + " " +
+                    Quote(UMWELT_BINARY);
+  for (const auto& a : args) cmd += " " + Quote(a);
+  cmd += " >" + dir.File("out") + " 2>" + dir.File("err") + " </dev/null";
+  int rc = std::system(cmd.c_str());
+  RunResult r;
+  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = testing::ReadFileOrEmpty(dir.File("out"));
+  r.err = testing::ReadFileOrEmpty(dir.File("err"));
+  return r;
 }
 
 // ../shared/data (or $UMWELT_SHARED_DATA), or "" when absent.

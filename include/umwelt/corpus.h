@@ -110,6 +110,17 @@ std::vector<Chunk> SplitIntoParts(const Chunk& c, size_t max_chars = 4000);
 // The record ref of a part ref: "o/r#1/c5:p2" -> "o/r#1/c5"; other refs as given.
 std::string BaseRef(const std::string& ref);
 
+// The cross-references in the text of chunk `from_ref`, as mention links:
+// `#N` (resolved against `default_repo`; skipped when it is empty),
+// `owner/repo#N` and GitHub issue and pull urls (to "owner/repo#N"),
+// Discord message urls (to the channel, "discord:G/C"), W&B run urls
+// ("wandb:E/P/R"), and other http(s) urls (to the page, "web:<url>"). Links to
+// `self` are left out; at most 64 web links per text.
+std::vector<Link> FindLinks(const std::string& from_ref, std::string_view text, const std::string& default_repo,
+                            const std::string& self = "");
+// The thread ref of a url: what FindLinks links it to ("" for none).
+std::string ThreadRefForUrl(std::string_view url);
+
 class WriteBatch;
 
 class Corpus {
@@ -211,6 +222,9 @@ class WriteBatch {
   Result<bool> PutRecord(const std::vector<Chunk>& parts);
   // Removes a record and all its parts, and the links from them.
   Status DeleteRecord(const std::string& ref);
+  // Removes a thread row (a deleted file, a branch gone stale). Its chunks
+  // are the caller's to delete.
+  Status DeleteThread(const std::string& ref);
   // Upserts a thread. Empty parent / children in `t` keep the stored ones; a
   // `t` whose `updated` is older than the stored row's changes nothing.
   Status PutThread(const Thread& t);

@@ -25,6 +25,12 @@ struct SyncGithubArgs {
   int max_retries = 5;
 };
 Status CmdSyncGithub(const std::string& corpus, const SyncGithubArgs& args);
+struct SyncGitArgs {
+  std::string path;
+  std::string remote_url;
+  int branch_days = 30;
+};
+Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);
 struct SearchArgs {
   SearchOptions search;
   bool json = false;

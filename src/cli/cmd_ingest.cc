@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "cli.h"
+#include "umwelt/git.h"
 #include "umwelt/github.h"
 #include "umwelt/log.h"
 
@@ -62,6 +63,31 @@ Status CmdSyncGithub(const std::string& path, const SyncGithubArgs& args) {
               args.repo.c_str(), report.requests, report.not_modified, report.retries,
               static_cast<long long>(report.changed), static_cast<long long>(report.deleted));
   if (report.changed > 0 || report.deleted > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return s;
+}
+
+Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  git::SyncOptions o;
+  o.path = args.path;
+  o.remote_url = args.remote_url;
+  o.branch_days = args.branch_days;
+  bool tty = ::isatty(2);
+  if (tty) {
+    o.progress = [](const std::string& what, int64_t done) {
+      std::fprintf(stderr, "\r\033[Ksync git: %lld %s", static_cast<long long>(done), what.c_str());
+    };
+  }
+  git::SyncReport r;
+  Status s = git::Sync(*corpus, o, &r);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  std::printf("sync git %s%s: %lld commits (%lld removed by a force-push), %lld files as %lld windows "
+              "(%lld skipped), %lld active branches as %lld windows\n",
+              r.repo.c_str(), r.full ? " (whole history)" : "", static_cast<long long>(r.commits),
+              static_cast<long long>(r.commits_removed), static_cast<long long>(r.files),
+              static_cast<long long>(r.windows), static_cast<long long>(r.skipped_files),
+              static_cast<long long>(r.branches), static_cast<long long>(r.branch_windows));
+  if (r.commits + r.commits_removed + r.files + r.branches > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
 }
 

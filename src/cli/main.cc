@@ -45,6 +45,13 @@ int main(int argc, char** argv) {
       ->default_val("https://api.github.com");
   sync_gh->add_option("--max-retries", sync_args.max_retries, "Retries per request")->default_val(5);
 
+  cli::SyncGitArgs git_args;
+  auto* sync_git = sync->add_subcommand("git", "Mirror a local clone: commits, code on the default branch, active branches");
+  sync_git->add_option("path", git_args.path, "A clone (working tree or bare)")->required()->check(CLI::ExistingDirectory);
+  sync_git->add_option("--remote-url", git_args.remote_url, "The project's remote (default: origin); GitHub gives permalinks");
+  sync_git->add_option("--branch-days", git_args.branch_days, "Mirror branches with a commit this recent")
+      ->default_val(30)->check(CLI::NonNegativeNumber);
+
   auto* search = app.add_subcommand("search", "Search: keyword, fused with vectors when the corpus has them");
   cli::SearchArgs sa;
   std::string source_list, kind_list;
@@ -147,6 +154,8 @@ int main(int argc, char** argv) {
     s = cli::CmdImportGithub(corpus, import_paths);
   } else if (*sync_gh) {
     s = cli::CmdSyncGithub(corpus, sync_args);
+  } else if (*sync_git) {
+    s = cli::CmdSyncGit(corpus, git_args);
   } else if (*search || *multi) {
     sa.search.sources = split(source_list);
     sa.search.kinds = split(kind_list);

@@ -134,6 +134,15 @@ Status WriteBatch::DeleteRecord(const std::string& ref) {
   return Status::Ok();
 }
 
+Status WriteBatch::DeleteThread(const std::string& ref) {
+  Stmt q(*corpus_->cache_, "DELETE FROM threads WHERE ref=?1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, ref);
+  UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": deleting thread " + ref));
+  if (sqlite3_changes(corpus_->db_) > 0) ++changed_;
+  return Status::Ok();
+}
+
 Status WriteBatch::PutThread(const Thread& t) {
   Stmt q(*corpus_->cache_,
          "INSERT INTO threads(ref, source, kind, state, state_reason, title, author,"
@@ -159,6 +168,7 @@ Status WriteBatch::PutThread(const Thread& t) {
   if (t.title.empty() || sqlite3_changes(corpus_->db_) == 0) return Status::Ok();
   // Comments, reviews and messages show their thread's title.
   Stmt titles(*corpus_->cache_, "UPDATE chunks SET title=?2 WHERE parent=?1 AND ref<>?1"
+                            " AND kind IN ('comment','review','review-comment','message')"
                             " AND ref NOT LIKE ?1 || ':p%' AND coalesce(title,'')<>?2");
   UMWELT_RETURN_IF_ERROR(titles.PrepareStatus(corpus_->path_));
   titles.Bind(1, t.ref).Bind(2, t.title);

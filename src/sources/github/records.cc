@@ -182,12 +182,7 @@ class PageParser {
   }
 
   void AddRecord(Chunk c, const std::string& repo, const std::string& self_thread) {
-    std::vector<Link> links;
-    for (const auto& m : FindThreadMentions(c.text)) {
-      std::string to = (m.repo.empty() ? repo : m.repo) + "#" + std::to_string(m.number);
-      if (to == self_thread) continue;
-      out_->links.push_back({c.ref, to, "mention"});
-    }
+    for (auto& l : FindLinks(c.ref, c.text, repo, self_thread)) out_->links.push_back(std::move(l));
     out_->records.push_back(SplitIntoParts(c));
   }
 

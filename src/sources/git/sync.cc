@@ -1,0 +1,594 @@
+// The git source's sync, over libgit2: commits, main windows, branch windows.
+#include <git2.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "umwelt/git.h"
+#include "umwelt/log.h"
+#include "umwelt/text.h"
+
+namespace umwelt::git {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr size_t kMaxFileBytes = 1 << 20;
+constexpr int kCommitsPerBatch = 2000;
+constexpr int kFilesPerBatch = 500;
+
+// libgit2 is initialised once per process and never shut down: cheap, and
+// safe against concurrent syncs in one process.
+void InitLibgit2() {
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+}
+
+template <typename T, void (*Free)(T*)>
+class Owned {
+ public:
+  Owned() = default;
+  ~Owned() {
+    if (p_) Free(p_);
+  }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  T** out() {
+    if (p_) Free(p_);
+    p_ = nullptr;
+    return &p_;
+  }
+  T* get() const { return p_; }
+
+ private:
+  T* p_ = nullptr;
+};
+using RepoPtr = Owned<git_repository, git_repository_free>;
+using RefPtr = Owned<git_reference, git_reference_free>;
+using CommitPtr = Owned<git_commit, git_commit_free>;
+using TreePtr = Owned<git_tree, git_tree_free>;
+using BlobPtr = Owned<git_blob, git_blob_free>;
+using WalkPtr = Owned<git_revwalk, git_revwalk_free>;
+using DiffPtr = Owned<git_diff, git_diff_free>;
+using RemotePtr = Owned<git_remote, git_remote_free>;
+using BranchIterPtr = Owned<git_branch_iterator, git_branch_iterator_free>;
+
+// One clear error naming what failed, with libgit2's reason.
+Status GitError(const std::string& what) {
+  const git_error* e = git_error_last();
+  return Status::Io(what + ": " + (e && e->message ? e->message : "libgit2 failed"));
+}
+
+std::string Hex(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &oid);
+  return buf;
+}
+
+std::string CommitTime(const git_commit* c) { return FormatIsoTime(git_commit_time(c)); }
+
+// The paths a commit changed against its first parent (all of them for a root).
+Status ChangedPaths(git_repository* repo, git_commit* c, std::vector<std::string>* out) {
+  TreePtr tree, parent_tree;
+  if (git_commit_tree(tree.out(), c) != 0) return GitError("git: tree of commit " + Hex(*git_commit_id(c)));
+  if (git_commit_parentcount(c) > 0) {
+    CommitPtr parent;
+    if (git_commit_parent(parent.out(), c, 0) != 0 || git_commit_tree(parent_tree.out(), parent.get()) != 0) {
+      return GitError("git: parent of commit " + Hex(*git_commit_id(c)));
+    }
+  }
+  DiffPtr diff;
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags |= GIT_DIFF_SKIP_BINARY_CHECK;
+  if (git_diff_tree_to_tree(diff.out(), repo, parent_tree.get(), tree.get(), &opts) != 0) {
+    return GitError("git: diff of commit " + Hex(*git_commit_id(c)));
+  }
+  size_t n = git_diff_num_deltas(diff.get());
+  for (size_t i = 0; i < n; ++i) {
+    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
+    out->push_back(d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path);
+  }
+  return Status::Ok();
+}
+
+struct FileChange {
+  std::string path;
+  bool deleted = false;
+};
+
+// Files that differ between two trees (either may be null: everything).
+Status TreeChanges(git_repository* repo, git_tree* from, git_tree* to, std::vector<FileChange>* out) {
+  DiffPtr diff;
+  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+  opts.flags |= GIT_DIFF_SKIP_BINARY_CHECK;
+  if (git_diff_tree_to_tree(diff.out(), repo, from, to, &opts) != 0) return GitError("git: diffing trees");
+  size_t n = git_diff_num_deltas(diff.get());
+  for (size_t i = 0; i < n; ++i) {
+    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
+    if (d->status == GIT_DELTA_DELETED) {
+      out->push_back({d->old_file.path, true});
+    } else {
+      if (d->status == GIT_DELTA_RENAMED) out->push_back({d->old_file.path, true});
+      // Submodules and links are not files to read.
+      if (d->new_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_LINK) continue;
+      out->push_back({d->new_file.path, false});
+    }
+  }
+  return Status::Ok();
+}
+
+class GitSync {
+ public:
+  GitSync(Corpus& corpus, const SyncOptions& o, SyncReport* r) : corpus_(corpus), o_(o), r_(*r) {}
+
+  Status Run() {
+    InitLibgit2();
+    if (git_repository_open_ext(repo_.out(), o_.path.c_str(), 0, nullptr) != 0) {
+      return GitError("git: cannot open a repository at " + o_.path);
+    }
+    UMWELT_RETURN_IF_ERROR(Identify());
+    UMWELT_RETURN_IF_ERROR(LoadCursor());
+    UMWELT_RETURN_IF_ERROR(ResolveHead());
+    UMWELT_RETURN_IF_ERROR(Commits());
+    UMWELT_RETURN_IF_ERROR(MainWindows());
+    UMWELT_RETURN_IF_ERROR(Branches());
+    return SaveCursor();
+  }
+
+ private:
+  // The project's name and the base of its permalinks.
+  Status Identify() {
+    std::string remote = o_.remote_url;
+    if (remote.empty()) {
+      RemotePtr origin;
+      if (git_remote_lookup(origin.out(), repo_.get(), "origin") == 0 && git_remote_url(origin.get())) {
+        remote = git_remote_url(origin.get());
+      }
+    }
+    std::string gh = GithubRepoFromRemote(remote);
+    if (!gh.empty()) {
+      repo_name_ = gh;
+      web_base_ = "https://github.com/" + gh;
+    } else {
+      const char* wd = git_repository_workdir(repo_.get());
+      std::filesystem::path dir = std::filesystem::absolute(wd ? wd : git_repository_path(repo_.get()));
+      std::string name = dir.lexically_normal().parent_path().filename().string();
+      if (name.size() > 4 && name.substr(name.size() - 4) == ".git") name.resize(name.size() - 4);
+      repo_name_ = "local/" + (name.empty() ? std::string("repo") : name);
+      if (remote.rfind("https://", 0) == 0 || remote.rfind("http://", 0) == 0) {
+        web_base_ = remote.size() > 4 && remote.substr(remote.size() - 4) == ".git" ? remote.substr(0, remote.size() - 4)
+                                                                                     : remote;
+      } else {
+        web_base_ = "file://" + dir.lexically_normal().parent_path().string();
+      }
+    }
+    r_.repo = repo_name_;
+    source_key_ = "git:" + repo_name_;
+    return Status::Ok();
+  }
+
+  Status LoadCursor() {
+    UMWELT_ASSIGN_OR_RETURN(auto state, corpus_.GetSyncState(source_key_));
+    if (!state || state->cursor.empty()) return Status::Ok();
+    json j = json::parse(state->cursor, nullptr, false);
+    if (!j.is_object()) {
+      LogWarn(source_key_ + ": the stored cursor is not JSON; syncing everything again");
+      return Status::Ok();
+    }
+    old_head_ = j.value("head", "");
+    if (j.contains("branches") && j["branches"].is_object()) {
+      for (auto& [k, v] : j["branches"].items()) {
+        if (v.is_string()) old_branches_[k] = v.get<std::string>();
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ResolveHead() {
+    RefPtr head;
+    int rc = git_repository_head(head.out(), repo_.get());
+    if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND) {
+      return Status::NotFound("git: " + o_.path + " has no commits on its default branch");
+    }
+    if (rc != 0) return GitError("git: reading HEAD of " + o_.path);
+    if (git_reference_is_branch(head.get())) {
+      const char* name = nullptr;
+      git_branch_name(&name, head.get());
+      branch_ = name ? name : "HEAD";
+    } else {
+      branch_ = "HEAD";
+    }
+    RefPtr resolved;
+    if (git_reference_resolve(resolved.out(), head.get()) != 0) return GitError("git: resolving HEAD of " + o_.path);
+    head_oid_ = *git_reference_target(resolved.get());
+    if (git_commit_lookup(head_.out(), repo_.get(), &head_oid_) != 0) {
+      return GitError("git: HEAD commit " + Hex(head_oid_) + " of " + o_.path);
+    }
+    if (!old_head_.empty()) {
+      git_oid old;
+      CommitPtr c;
+      if (git_oid_fromstr(&old, old_head_.c_str()) == 0 && git_commit_lookup(c.out(), repo_.get(), &old) == 0) {
+        old_oid_ = old;
+        have_old_ = true;
+      } else {
+        LogWarn(source_key_ + ": recorded head " + old_head_ + " is gone from the repository; comparing against nothing");
+      }
+    }
+    r_.full = !have_old_;
+    return Status::Ok();
+  }
+
+  std::string CommitRef(const std::string& sha) const { return repo_name_ + "/commit/" + sha; }
+
+  // New commits: reachable from HEAD and not from the recorded head. After a
+  // force-push, the commits reachable only from the old head are removed.
+  Status Commits() {
+    if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
+    WalkPtr walk;
+    if (git_revwalk_new(walk.out(), repo_.get()) != 0) return GitError("git: revwalk");
+    git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+    if (git_revwalk_push(walk.get(), &head_oid_) != 0) return GitError("git: walking from HEAD");
+    if (have_old_ && git_revwalk_hide(walk.get(), &old_oid_) != 0) return GitError("git: hiding the recorded head");
+    std::unique_ptr<WriteBatch> batch;
+    int in_batch = 0;
+    git_oid oid;
+    while (true) {
+      int rc = git_revwalk_next(&oid, walk.get());
+      if (rc == GIT_ITEROVER) break;
+      if (rc != 0) return GitError("git: walking the history of " + o_.path);
+      if (!batch) {
+        UMWELT_ASSIGN_OR_RETURN(batch, corpus_.BeginWrite());
+      }
+      UMWELT_RETURN_IF_ERROR(PutCommit(*batch, oid));
+      if (++in_batch == kCommitsPerBatch) {
+        UMWELT_RETURN_IF_ERROR(batch->Commit());
+        batch.reset();
+        in_batch = 0;
+        if (o_.progress) o_.progress("commits", r_.commits);
+      }
+    }
+    if (have_old_) {  // a force-push: what only the old head reached is gone
+      WalkPtr gone;
+      if (git_revwalk_new(gone.out(), repo_.get()) != 0) return GitError("git: revwalk");
+      git_revwalk_push(gone.get(), &old_oid_);
+      git_revwalk_hide(gone.get(), &head_oid_);
+      while (git_revwalk_next(&oid, gone.get()) == 0) {
+        if (!batch) {
+        UMWELT_ASSIGN_OR_RETURN(batch, corpus_.BeginWrite());
+      }
+        std::string ref = CommitRef(Hex(oid));
+        UMWELT_RETURN_IF_ERROR(batch->DeleteRecord(ref));
+        UMWELT_RETURN_IF_ERROR(batch->DeleteThread(ref));
+        r_.commits_removed++;
+      }
+    }
+    if (batch) UMWELT_RETURN_IF_ERROR(batch->Commit());
+    return Status::Ok();
+  }
+
+  Status PutCommit(WriteBatch& batch, const git_oid& oid) {
+    CommitPtr c;
+    std::string sha = Hex(oid);
+    if (git_commit_lookup(c.out(), repo_.get(), &oid) != 0) return GitError("git: commit " + sha);
+    std::string message = SanitizeUtf8(git_commit_message(c.get()) ? git_commit_message(c.get()) : "");
+    std::string subject = CollapseWhitespace(message.substr(0, message.find('\n')));
+    std::vector<std::string> paths;
+    UMWELT_RETURN_IF_ERROR(ChangedPaths(repo_.get(), c.get(), &paths));
+    std::string text = message;
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    if (!paths.empty()) {
+      text += "\n\nFiles: ";
+      for (size_t i = 0; i < paths.size() && i < 40; ++i) text += (i ? ", " : "") + paths[i];
+      if (paths.size() > 40) text += ", and " + std::to_string(paths.size() - 40) + " more";
+    }
+    const git_signature* author = git_commit_author(c.get());
+    Chunk ch;
+    ch.source = "git";
+    ch.kind = "commit";
+    ch.ref = CommitRef(sha);
+    ch.parent = ch.ref;
+    ch.title = subject;
+    ch.author = SanitizeUtf8(author && author->name ? author->name : "");
+    ch.date = CommitTime(c.get());
+    ch.url = web_base_ + "/commit/" + sha;
+    ch.text = text;
+    ch.updated = ch.date;
+    UMWELT_RETURN_IF_ERROR(batch.PutRecord(SplitIntoParts(ch)).status());
+    Thread t;
+    t.ref = ch.ref;
+    t.source = "git";
+    t.kind = "commit";
+    t.state = "merged";
+    t.title = subject;
+    t.author = ch.author;
+    t.url = ch.url;
+    t.created = t.updated = ch.date;
+    t.description = sha.substr(0, 10) + " on " + branch_ + ", " + std::to_string(paths.size()) + " file(s)";
+    UMWELT_RETURN_IF_ERROR(batch.PutThread(t));
+    std::vector<Link> links = FindLinks(ch.ref, message, repo_name_.rfind("local/", 0) == 0 ? "" : repo_name_);
+    if (int64_t pr = PullRequestOfCommit(message); pr > 0 && repo_name_.rfind("local/", 0) != 0) {
+      std::string to = repo_name_ + "#" + std::to_string(pr);
+      links.erase(std::remove_if(links.begin(), links.end(), [&](const Link& l) { return l.to_ref == to; }),
+                  links.end());
+      UMWELT_RETURN_IF_ERROR(batch.AddLink({ch.ref, to, "commit"}));
+    }
+    UMWELT_RETURN_IF_ERROR(batch.PutLinks(ch.ref, links));
+    r_.commits++;
+    return Status::Ok();
+  }
+
+  // Windows of one file of `tree`, under thread `parent` (the caller has
+  // removed the file's old windows).
+  Status WindowFile(WriteBatch& batch, git_tree* tree, const std::string& path, const std::string& parent,
+                    const std::string& kind, const std::string& sha, const std::string& date,
+                    const std::string& author, const std::string& title_prefix, int64_t* count) {
+    git_tree_entry* entry = nullptr;
+    if (git_tree_entry_bypath(&entry, tree, path.c_str()) != 0) return GitError("git: " + path + " at " + sha);
+    git_oid blob_id = *git_tree_entry_id(entry);
+    git_filemode_t mode = git_tree_entry_filemode(entry);
+    git_tree_entry_free(entry);
+    if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE) {
+      r_.skipped_files++;
+      return Status::Ok();
+    }
+    BlobPtr blob;
+    if (git_blob_lookup(blob.out(), repo_.get(), &blob_id) != 0) return GitError("git: reading " + path + " at " + sha);
+    auto size = static_cast<size_t>(git_blob_rawsize(blob.get()));
+    if (SkippedPath(path) || size > kMaxFileBytes || git_blob_is_binary(blob.get())) {
+      r_.skipped_files++;
+      return Status::Ok();
+    }
+    std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())), size);
+    if (LooksGenerated(content)) {
+      r_.skipped_files++;
+      return Status::Ok();
+    }
+    std::string text = SanitizeUtf8(content);
+    for (auto& w : SliceWindows(text, o_.window_lines, o_.window_overlap)) {
+      Chunk ch;
+      ch.source = "code";
+      ch.kind = kind;
+      std::string lines = "#L" + std::to_string(w.first) + "-L" + std::to_string(w.last);
+      ch.ref = (kind == "window" ? parent : parent + "/" + path) + lines;
+      ch.parent = parent;
+      ch.title = title_prefix + path + (w.symbol.empty() ? "" : " — " + w.symbol);
+      ch.author = author;
+      ch.date = date;
+      ch.url = web_base_ + "/blob/" + sha + "/" + path + lines;
+      ch.text = std::move(w.text);
+      UMWELT_RETURN_IF_ERROR(batch.PutRecord(SplitIntoParts(ch)).status());
+      ++*count;
+    }
+    return Status::Ok();
+  }
+
+  std::string FileThread(const std::string& path) const { return repo_name_ + "/blob/" + path; }
+
+  // Windows of the default branch: the files that changed since the recorded
+  // head (every file on a first sync).
+  Status MainWindows() {
+    if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
+    TreePtr tree, old_tree;
+    if (git_commit_tree(tree.out(), head_.get()) != 0) return GitError("git: tree of HEAD");
+    if (have_old_) {
+      CommitPtr old;
+      if (git_commit_lookup(old.out(), repo_.get(), &old_oid_) != 0 || git_commit_tree(old_tree.out(), old.get()) != 0) {
+        return GitError("git: tree of the recorded head");
+      }
+    }
+    std::vector<FileChange> changes;
+    UMWELT_RETURN_IF_ERROR(TreeChanges(repo_.get(), old_tree.get(), tree.get(), &changes));
+    std::string sha = Hex(head_oid_), date = CommitTime(head_.get());
+    std::unique_ptr<WriteBatch> batch;
+    int in_batch = 0;
+    for (const auto& change : changes) {
+      if (!batch) {
+        UMWELT_ASSIGN_OR_RETURN(batch, corpus_.BeginWrite());
+      }
+      std::string parent = FileThread(change.path);
+      UMWELT_ASSIGN_OR_RETURN(auto old, corpus_.RecordRefs(parent, "window"));
+      for (const auto& ref : old) UMWELT_RETURN_IF_ERROR(batch->DeleteRecord(ref));
+      if (change.deleted) {
+        UMWELT_RETURN_IF_ERROR(batch->DeleteThread(parent));
+      } else {
+        int64_t before = r_.windows;
+        UMWELT_RETURN_IF_ERROR(
+            WindowFile(*batch, tree.get(), change.path, parent, "window", sha, date, "", "", &r_.windows));
+        if (r_.windows > before) {
+          Thread t;
+          t.ref = parent;
+          t.source = "code";
+          t.kind = "file";
+          t.title = change.path;
+          t.url = web_base_ + "/blob/" + sha + "/" + change.path;
+          t.updated = date;
+          t.description = change.path + " on " + branch_ + " at " + sha.substr(0, 10);
+          UMWELT_RETURN_IF_ERROR(batch->PutThread(t));
+          r_.files++;
+        } else {
+          UMWELT_RETURN_IF_ERROR(batch->DeleteThread(parent));  // became binary, vendored or too large
+        }
+      }
+      if (++in_batch == kFilesPerBatch) {
+        UMWELT_RETURN_IF_ERROR(batch->Commit());
+        batch.reset();
+        in_batch = 0;
+        if (o_.progress) o_.progress("files", r_.files);
+      }
+    }
+    if (batch) UMWELT_RETURN_IF_ERROR(batch->Commit());
+    return Status::Ok();
+  }
+
+  std::string BranchThread(const std::string& name) const { return repo_name_ + "/tree/" + name; }
+
+  Status DropBranch(WriteBatch& batch, const std::string& name) {
+    std::string parent = BranchThread(name);
+    UMWELT_ASSIGN_OR_RETURN(auto old, corpus_.RecordRefs(parent, "branch-window"));
+    for (const auto& ref : old) UMWELT_RETURN_IF_ERROR(batch.DeleteRecord(ref));
+    return batch.DeleteThread(parent);
+  }
+
+  // Active branches (a commit in the last branch_days days): the files that
+  // differ from their merge base with the default branch, as branch windows
+  // tagged with the branch and its last committer. Branches that went quiet
+  // or were deleted leave the corpus.
+  Status Branches() {
+    int64_t now = o_.now ? o_.now : NowEpoch();
+    int64_t cutoff = now - int64_t{o_.branch_days} * 86400;
+    std::map<std::string, git_oid> tips;  // branch name -> tip (local wins over remote)
+    BranchIterPtr it;
+    if (git_branch_iterator_new(it.out(), repo_.get(), GIT_BRANCH_ALL) != 0) return GitError("git: listing branches");
+    git_reference* ref = nullptr;
+    git_branch_t type;
+    while (git_branch_next(&ref, &type, it.get()) == 0) {
+      RefPtr owned;
+      *owned.out() = ref;
+      const char* cname = nullptr;
+      if (git_branch_name(&cname, ref) != 0 || !cname) continue;
+      std::string name = cname;
+      if (type == GIT_BRANCH_REMOTE) {
+        size_t slash = name.find('/');
+        if (slash == std::string::npos) continue;
+        name = name.substr(slash + 1);
+        if (name == "HEAD") continue;
+      }
+      if (name == branch_) continue;
+      RefPtr resolved;
+      if (git_reference_resolve(resolved.out(), ref) != 0 || !git_reference_target(resolved.get())) continue;
+      if (type == GIT_BRANCH_REMOTE && tips.count(name)) continue;
+      tips[name] = *git_reference_target(resolved.get());
+    }
+    std::set<std::string> active;
+    for (const auto& [name, oid] : tips) {
+      CommitPtr tip;
+      if (git_commit_lookup(tip.out(), repo_.get(), &oid) != 0) {
+        LogWarn(source_key_ + ": branch " + name + " points at a missing commit; skipped");
+        continue;
+      }
+      if (git_commit_time(tip.get()) < cutoff) continue;
+      active.insert(name);
+      std::string sha = Hex(oid);
+      new_branches_[name] = sha;
+      auto old = old_branches_.find(name);
+      if (old != old_branches_.end() && old->second == sha) continue;  // unchanged
+      UMWELT_RETURN_IF_ERROR(SyncBranch(name, oid, tip.get()));
+    }
+    UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
+    for (const auto& [name, sha] : old_branches_) {
+      if (!active.count(name)) UMWELT_RETURN_IF_ERROR(DropBranch(*batch, name));
+    }
+    return batch->Commit();
+  }
+
+  Status SyncBranch(const std::string& name, const git_oid& oid, git_commit* tip) {
+    git_oid base;
+    TreePtr base_tree, tip_tree;
+    if (git_merge_base(&base, repo_.get(), &oid, &head_oid_) == 0) {
+      CommitPtr base_commit;
+      if (git_commit_lookup(base_commit.out(), repo_.get(), &base) != 0 ||
+          git_commit_tree(base_tree.out(), base_commit.get()) != 0) {
+        return GitError("git: merge base of " + name);
+      }
+    }  // no common history: every file of the branch is in flight
+    if (git_commit_tree(tip_tree.out(), tip) != 0) return GitError("git: tree of branch " + name);
+    std::vector<FileChange> changes;
+    UMWELT_RETURN_IF_ERROR(TreeChanges(repo_.get(), base_tree.get(), tip_tree.get(), &changes));
+    const git_signature* committer = git_commit_committer(tip);
+    std::string who = SanitizeUtf8(committer && committer->name ? committer->name : "");
+    std::string sha = Hex(oid), date = CommitTime(tip), parent = BranchThread(name);
+    UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
+    UMWELT_RETURN_IF_ERROR(DropBranch(*batch, name));
+    int files = 0;
+    for (const auto& change : changes) {
+      if (change.deleted) continue;
+      int64_t before = r_.branch_windows;
+      UMWELT_RETURN_IF_ERROR(WindowFile(*batch, tip_tree.get(), change.path, parent, "branch-window", sha, date, who,
+                                        "[" + name + "] ", &r_.branch_windows));
+      if (r_.branch_windows > before) ++files;
+    }
+    Thread t;
+    t.ref = parent;
+    t.source = "code";
+    t.kind = "branch";
+    t.state = "open";
+    t.title = name;
+    t.author = who;
+    t.url = web_base_ + "/tree/" + name;
+    t.updated = date;
+    t.description = "branch " + name + ", last commit by " + who + " on " + date.substr(0, 10) + ", " +
+                    std::to_string(files) + " file(s) differ from " + branch_;
+    UMWELT_RETURN_IF_ERROR(batch->PutThread(t));
+    r_.branches++;
+    return batch->Commit();
+  }
+
+  Status SaveCursor() {
+    json j;
+    j["head"] = Hex(head_oid_);
+    j["branch"] = branch_;
+    j["branches"] = json::object();
+    for (const auto& [name, sha] : new_branches_) j["branches"][name] = sha;
+    UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
+    SyncState s;
+    s.source = source_key_;
+    s.cursor = j.dump();
+    s.last_success = FormatIsoTime(NowEpoch());
+    UMWELT_RETURN_IF_ERROR(batch->PutSyncState(s));
+    return batch->Commit();
+  }
+
+  Corpus& corpus_;
+  const SyncOptions& o_;
+  SyncReport& r_;
+  RepoPtr repo_;
+  CommitPtr head_;
+  git_oid head_oid_{}, old_oid_{};
+  bool have_old_ = false;
+  std::string repo_name_, web_base_, source_key_, branch_, old_head_;
+  std::map<std::string, std::string> old_branches_, new_branches_;
+};
+
+}  // namespace
+
+std::string GithubRepoFromRemote(std::string_view url) {
+  std::string_view rest;
+  for (std::string_view prefix : {"https://github.com/", "http://github.com/", "git@github.com:",
+                                  "ssh://git@github.com/", "git://github.com/"}) {
+    if (url.substr(0, prefix.size()) == prefix) rest = url.substr(prefix.size());
+  }
+  if (rest.empty()) return "";
+  while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
+  if (rest.size() > 4 && rest.substr(rest.size() - 4) == ".git") rest.remove_suffix(4);
+  size_t slash = rest.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == rest.size() ||
+      rest.find('/', slash + 1) != std::string_view::npos) {
+    return "";
+  }
+  return std::string(rest);
+}
+
+Status Sync(Corpus& corpus, const SyncOptions& options, SyncReport* report) {
+  GitSync sync(corpus, options, report);
+  Status s = sync.Run();
+  if (!s.ok() && !report->repo.empty()) {
+    // Say so in the corpus too (status shows it), without touching its data.
+    auto batch = corpus.BeginWrite();
+    if (batch.ok()) {
+      auto prev = corpus.GetSyncState("git:" + report->repo);
+      SyncState st = prev.ok() && *prev ? **prev : SyncState{};
+      st.source = "git:" + report->repo;
+      if (st.error_since.empty()) st.error_since = FormatIsoTime(NowEpoch());
+      st.last_error = s.message();
+      if ((*batch)->PutSyncState(st).ok()) (void)(*batch)->Commit();
+    }
+  }
+  return s;
+}
+
+}  // namespace umwelt::git
