@@ -157,8 +157,15 @@ class Corpus {
   // Refs of chunks that link to thread `ref`, with their urls, newest first.
   Result<std::vector<Chunk>> LinkedFrom(const std::string& ref, int limit = 50);
   Result<std::optional<SyncState>> GetSyncState(const std::string& source);
-  // Refs of the records (not parts) whose parent is `parent` and kind `kind`.
-  Result<std::vector<std::string>> RecordRefs(const std::string& parent, const std::string& kind);
+  // Refs of the records (not parts) whose parent is `parent` and kind `kind`
+  // (dated at or after `since` when it is given).
+  Result<std::vector<std::string>> RecordRefs(const std::string& parent, const std::string& kind,
+                                              const std::string& since = "");
+  // The chunks of thread `parent` around the one dated `date` with ref `ref`:
+  // up to `n` before it, it, and up to `n` after, in date order (a Discord
+  // message in its channel's conversation).
+  Result<std::vector<Chunk>> ChunksAround(const std::string& parent, const std::string& date, const std::string& ref,
+                                          int n);
   Result<CorpusStats> Stats();
   Result<std::string> GetMeta(const std::string& key);
 

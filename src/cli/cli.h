@@ -30,6 +30,16 @@ struct SyncGitArgs {
   std::string remote_url;
   int branch_days = 30;
 };
+struct DiscordArgs {
+  std::vector<std::string> paths;  // import
+  std::string guild;               // sync
+  std::string api_base;
+  std::string repo;
+  int recheck_days = 3;
+  int archived_days = 30;
+};
+Status CmdImportDiscord(const std::string& corpus, const DiscordArgs& args);
+Status CmdSyncDiscord(const std::string& corpus, const DiscordArgs& args);
 Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);
 struct SearchArgs {
   SearchOptions search;
@@ -66,6 +76,7 @@ Status CmdEvalRetrieval(const std::string& corpus, const EvalArgs& args);
 struct ShowArgs {
   std::string target;  // url or ref
   int tail = 0;
+  int around = 10;  // a chat message: this many messages either side
   bool toc = false;
   bool json = false;
 };

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "cli.h"
+#include "umwelt/discord.h"
 #include "umwelt/git.h"
 #include "umwelt/github.h"
 #include "umwelt/log.h"
@@ -63,6 +64,47 @@ Status CmdSyncGithub(const std::string& path, const SyncGithubArgs& args) {
               args.repo.c_str(), report.requests, report.not_modified, report.retries,
               static_cast<long long>(report.changed), static_cast<long long>(report.deleted));
   if (report.changed > 0 || report.deleted > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return s;
+}
+
+Status CmdImportDiscord(const std::string& path, const DiscordArgs& args) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  discord::ImportOptions o;
+  o.repo = args.repo;
+  discord::ImportReport r;
+  Status s = discord::ImportFiles(*corpus, args.paths, o, &r);
+  std::printf("imported %d file(s): %lld messages (%lld new or changed) in %lld channels, %lld system messages "
+              "skipped\n",
+              r.files, static_cast<long long>(r.messages), static_cast<long long>(r.changed),
+              static_cast<long long>(r.channels), static_cast<long long>(r.skipped));
+  if (r.messages > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return s;
+}
+
+Status CmdSyncDiscord(const std::string& path, const DiscordArgs& args) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  auto http = NewCurlHttpClient();
+  discord::SyncOptions o;
+  o.guild = args.guild;
+  o.api_base = args.api_base;
+  o.repo = args.repo;
+  o.recheck_days = args.recheck_days;
+  o.archived_days = args.archived_days;
+  if (const char* t = std::getenv("DISCORD_TOKEN"); t) o.token = t;
+  bool tty = ::isatty(2);
+  if (tty) {
+    o.progress = [](const std::string& channel, int64_t n) {
+      std::fprintf(stderr, "\r\033[Ksync discord: #%s %lld", channel.c_str(), static_cast<long long>(n));
+    };
+  }
+  discord::SyncReport r;
+  Status s = discord::Sync(*corpus, *http, o, &r);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  std::printf("sync discord %s: %d requests (%d retried), %d channels and threads, %lld messages new or changed, "
+              "%lld deleted\n",
+              args.guild.c_str(), r.requests, r.retries, r.channels, static_cast<long long>(r.messages),
+              static_cast<long long>(r.deleted));
+  if (r.messages > 0 || r.deleted > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
 }
 

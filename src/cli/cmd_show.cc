@@ -1,5 +1,6 @@
 // `show`: a thread whole and in order, by permalink or ref.
 #include <cstdio>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -21,11 +22,13 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
   const std::string& target = args.target;
   std::string thread_ref, focus_ref;
+  std::optional<Chunk> focus;
   if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) {
     UMWELT_ASSIGN_OR_RETURN(auto chunk, corpus->ChunkByUrl(target));
     if (chunk) {
       thread_ref = chunk->parent.empty() ? chunk->ref : chunk->parent;
       focus_ref = chunk->ref;
+      focus = chunk;
     } else {
       thread_ref = ThreadRefFromUrl(target);
     }
@@ -37,8 +40,17 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
     }
     thread_ref = chunk && !chunk->parent.empty() ? chunk->parent : target;
     if (chunk) focus_ref = chunk->ref;
+    focus = chunk;
   }
-  UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus->ThreadChunks(thread_ref));
+  // A chat message is read in its conversation: the messages around it, not
+  // the whole channel.
+  bool window = focus && focus->kind == "message" && args.around >= 0;
+  std::vector<Chunk> chunks;
+  if (window) {
+    UMWELT_ASSIGN_OR_RETURN(chunks, corpus->ChunksAround(thread_ref, focus->date, BaseRef(focus->ref), args.around));
+  } else {
+    UMWELT_ASSIGN_OR_RETURN(chunks, corpus->ThreadChunks(thread_ref));
+  }
   if (chunks.empty()) return Status::NotFound("`" + target + "` is not in the corpus " + path);
   UMWELT_ASSIGN_OR_RETURN(auto thread, corpus->GetThread(thread_ref));
   UMWELT_ASSIGN_OR_RETURN(auto linked, corpus->LinkedFrom(thread_ref));
@@ -58,6 +70,7 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
                        {"description", thread->description}};
     }
     out["n_chunks"] = chunks.size();
+    if (window) out["around"] = args.around;
     out["chunks"] = nlohmann::json::array();
     for (size_t i = first; i < chunks.size(); ++i) {
       auto j = ChunkJson(chunks[i]);
@@ -77,7 +90,10 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
   const Chunk& head = chunks.front();
   std::string title = thread && !thread->title.empty() ? thread->title : head.title;
   std::printf("%s — %s\n", thread_ref.c_str(), title.c_str());
-  if (thread) {
+  if (thread && thread->state.empty() && thread->author.empty()) {
+    std::printf("%s%s%s\n", thread->description.empty() ? "" : (thread->description + "\n").c_str(),
+                thread->kind.c_str(), (" · " + thread->url).c_str());
+  } else if (thread) {
     std::string labels;
     for (const auto& l : thread->labels) labels += (labels.empty() ? "" : ", ") + l;
     std::printf("%s%s · by %s · opened %s%s%s\n%s\n", thread->state.c_str(),
@@ -91,6 +107,7 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
       std::printf("sub-issues: %s\n", kids.c_str());
     }
   }
+  if (window) std::printf("%d messages either side of %s:\n", args.around, focus_ref.c_str());
   std::printf("%zu chunks%s\n", chunks.size(),
               first > 0 ? (", showing the last " + std::to_string(chunks.size() - first)).c_str() : "");
   for (size_t i = first; i < chunks.size(); ++i) {

@@ -36,6 +36,12 @@ int main(int argc, char** argv) {
       "github", "Import GitHub API JSON (`gh api --paginate` output, JSON Lines, or recordings)");
   import_gh->add_option("paths", import_paths, "Files to import")->required()->check(CLI::ExistingFile);
 
+  cli::DiscordArgs discord_args;
+  auto* import_dc = import->add_subcommand(
+      "discord", "Import DiscordChatExporter JSON exports or Discord API thread dumps");
+  import_dc->add_option("paths", discord_args.paths, "Files to import")->required()->check(CLI::ExistingFile);
+  import_dc->add_option("--repo", discord_args.repo, "OWNER/REPO that a bare #123 in a message refers to");
+
   auto* sync = app.add_subcommand("sync", "Fetch what changed since the last sync");
   sync->require_subcommand(1);
   cli::SyncGithubArgs sync_args;
@@ -44,6 +50,15 @@ int main(int argc, char** argv) {
   sync_gh->add_option("--api-base", sync_args.api_base, "API base URL (GitHub Enterprise)")
       ->default_val("https://api.github.com");
   sync_gh->add_option("--max-retries", sync_args.max_retries, "Retries per request")->default_val(5);
+
+  auto* sync_dc = sync->add_subcommand("discord", "Sync a guild with a bot token (DISCORD_TOKEN)");
+  sync_dc->add_option("guild", discord_args.guild, "Guild (server) id")->required();
+  sync_dc->add_option("--api-base", discord_args.api_base, "API base URL")->default_val("https://discord.com/api/v10");
+  sync_dc->add_option("--repo", discord_args.repo, "OWNER/REPO that a bare #123 in a message refers to");
+  sync_dc->add_option("--recheck-days", discord_args.recheck_days, "Re-read this many days for edits and deletions")
+      ->default_val(3)->check(CLI::Range(0, 365));
+  sync_dc->add_option("--archived-days", discord_args.archived_days, "Re-list threads archived this recently")
+      ->default_val(30)->check(CLI::Range(0, 3650));
 
   cli::SyncGitArgs git_args;
   auto* sync_git = sync->add_subcommand("git", "Mirror a local clone: commits, code on the default branch, active branches");
@@ -91,6 +106,8 @@ int main(int argc, char** argv) {
   show->add_option("--tail", show_args.tail, "Only the last N chunks (the close-out)")
       ->check(CLI::NonNegativeNumber);
   show->add_flag("--toc", show_args.toc, "One line per chunk");
+  show->add_option("--around", show_args.around, "A chat message: messages either side (-1: the whole channel)")
+      ->default_val(10)->check(CLI::Range(-1, 1000));
   show->add_flag("--json", show_args.json, "Emit JSON");
 
   auto* status = app.add_subcommand("status", "Counts, sync health and age of the corpus");
@@ -154,6 +171,10 @@ int main(int argc, char** argv) {
     s = cli::CmdImportGithub(corpus, import_paths);
   } else if (*sync_gh) {
     s = cli::CmdSyncGithub(corpus, sync_args);
+  } else if (*import_dc) {
+    s = cli::CmdImportDiscord(corpus, discord_args);
+  } else if (*sync_dc) {
+    s = cli::CmdSyncDiscord(corpus, discord_args);
   } else if (*sync_git) {
     s = cli::CmdSyncGit(corpus, git_args);
   } else if (*search || *multi) {

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -144,6 +145,26 @@ Result<std::vector<Chunk>> Corpus::ThreadChunks(const std::string& parent) {
   return out;
 }
 
+Result<std::vector<Chunk>> Corpus::ChunksAround(const std::string& parent, const std::string& date,
+                                                const std::string& ref, int n) {
+  // (date, ref) orders a channel's messages; parts follow their record.
+  Stmt before(db_, (std::string("SELECT ") + kChunkColumns +
+                    " FROM chunks WHERE parent=?1 AND (date<?2 OR (date=?2 AND ref<?3))"
+                    " ORDER BY date DESC, ref DESC, part DESC LIMIT ?4").c_str());
+  Stmt after(db_, (std::string("SELECT ") + kChunkColumns +
+                   " FROM chunks WHERE parent=?1 AND (date>?2 OR (date=?2 AND ref>=?3))"
+                   " ORDER BY date, ref, part LIMIT ?4").c_str());
+  UMWELT_RETURN_IF_ERROR(before.PrepareStatus(path_));
+  UMWELT_RETURN_IF_ERROR(after.PrepareStatus(path_));
+  before.Bind(1, parent).Bind(2, date).Bind(3, ref).Bind(4, int64_t{n});
+  after.Bind(1, parent).Bind(2, date).Bind(3, ref).Bind(4, int64_t{n} + 1);
+  std::vector<Chunk> out;
+  while (before.Step() == SQLITE_ROW) out.push_back(ReadChunk(before));
+  std::reverse(out.begin(), out.end());
+  while (after.Step() == SQLITE_ROW) out.push_back(ReadChunk(after));
+  return out;
+}
+
 Result<std::vector<Chunk>> Corpus::ChunksById(const std::vector<int64_t>& ids) {
   Stmt q(db_, (std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE id=?1").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
@@ -222,10 +243,11 @@ Result<std::optional<SyncState>> Corpus::GetSyncState(const std::string& source)
       SyncState{q.Text(0), q.Text(1), q.Text(2), q.Text(3), q.Text(4)});
 }
 
-Result<std::vector<std::string>> Corpus::RecordRefs(const std::string& parent, const std::string& kind) {
-  Stmt q(db_, "SELECT ref FROM chunks WHERE parent=?1 AND kind=?2 ORDER BY ref");
+Result<std::vector<std::string>> Corpus::RecordRefs(const std::string& parent, const std::string& kind,
+                                                    const std::string& since) {
+  Stmt q(db_, "SELECT ref FROM chunks WHERE parent=?1 AND kind=?2 AND date>=?3 ORDER BY ref");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
-  q.Bind(1, parent).Bind(2, kind);
+  q.Bind(1, parent).Bind(2, kind).Bind(3, since);
   std::vector<std::string> out;
   while (q.Step() == SQLITE_ROW) {
     std::string base = BaseRef(q.Text(0));

@@ -1,0 +1,45 @@
+#include "store.h"
+
+#include <map>
+
+namespace umwelt::discord {
+
+Status MessageWriter::Add(const Channel& channel, const nlohmann::json& message) {
+  Pending p;
+  if (!MessageToChunk(message, channel, repo_, &p.chunk, &p.links)) {
+    ++skipped_;
+    return Status::Ok();
+  }
+  p.channel = channel;
+  pending_.push_back(std::move(p));
+  if (pending_.size() >= batch_) return Flush();
+  return Status::Ok();
+}
+
+Status MessageWriter::Flush(const std::function<Status(WriteBatch&)>& extra) {
+  if (pending_.empty() && !extra) return Status::Ok();
+  UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
+  std::map<std::string, Thread> threads;  // ref -> row, its updated = the newest message
+  for (const auto& p : pending_) {
+    Thread& t = threads[p.chunk.parent];
+    if (t.ref.empty()) t = ChannelThread(p.channel);
+    if (p.chunk.date > t.updated) t.updated = p.chunk.date;
+    if (t.created.empty() || p.chunk.date < t.created) t.created = p.chunk.date;
+  }
+  for (const auto& [ref, t] : threads) {
+    UMWELT_RETURN_IF_ERROR(batch->PutThread(t));
+    channels_.insert(ref);
+  }
+  for (const auto& p : pending_) {
+    UMWELT_ASSIGN_OR_RETURN(bool changed, batch->PutRecord(SplitIntoParts(p.chunk)));
+    UMWELT_RETURN_IF_ERROR(batch->PutLinks(p.chunk.ref, p.links));
+    ++stored_;
+    if (changed) ++changed_;
+  }
+  if (extra) UMWELT_RETURN_IF_ERROR(extra(*batch));
+  UMWELT_RETURN_IF_ERROR(batch->Commit());
+  pending_.clear();
+  return Status::Ok();
+}
+
+}  // namespace umwelt::discord
