@@ -55,6 +55,9 @@ std::vector<LinkRelation> ParseLinkHeader(std::string_view header);
 // The url of the entry with `rel`, or "".
 std::string FindLinkRel(std::string_view header, std::string_view rel);
 
+// Standard base64 with padding (HTTP Basic credentials).
+std::string Base64(std::string_view s);
+
 // Percent-encodes `s` for use in a query string.
 std::string UrlEncode(std::string_view s);
 

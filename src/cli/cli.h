@@ -40,6 +40,16 @@ struct DiscordArgs {
 };
 Status CmdImportDiscord(const std::string& corpus, const DiscordArgs& args);
 Status CmdSyncDiscord(const std::string& corpus, const DiscordArgs& args);
+struct WandbArgs {
+  std::vector<std::string> paths;  // import
+  std::string project;             // ENTITY/PROJECT
+  std::string api_base;
+  std::string repo;
+};
+Status CmdImportWandb(const std::string& corpus, const WandbArgs& args);
+Status CmdSyncWandb(const std::string& corpus, const WandbArgs& args);
+// `run ENTITY/PROJECT/RUN`: a run's state, config and final numbers.
+Status CmdRun(const std::string& corpus, const std::string& run, bool json);
 Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);
 struct SearchArgs {
   SearchOptions search;

@@ -9,6 +9,7 @@
 #include "umwelt/git.h"
 #include "umwelt/github.h"
 #include "umwelt/log.h"
+#include "umwelt/wandb.h"
 
 namespace umwelt::cli {
 namespace {
@@ -105,6 +106,34 @@ Status CmdSyncDiscord(const std::string& path, const DiscordArgs& args) {
               args.guild.c_str(), r.requests, r.retries, r.channels, static_cast<long long>(r.messages),
               static_cast<long long>(r.deleted));
   if (r.messages > 0 || r.deleted > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return s;
+}
+
+Status CmdImportWandb(const std::string& path, const WandbArgs& args) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  wandb::ImportReport r;
+  Status s = wandb::ImportFiles(*corpus, args.paths, args.project, args.repo, &r);
+  for (const auto& w : r.warnings) LogWarn(w);
+  std::printf("imported %d file(s): %lld runs (%lld new or changed)\n", r.files, static_cast<long long>(r.runs),
+              static_cast<long long>(r.changed));
+  if (r.changed > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return s;
+}
+
+Status CmdSyncWandb(const std::string& path, const WandbArgs& args) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  auto http = NewCurlHttpClient();
+  wandb::SyncOptions o;
+  o.project = args.project;
+  o.api_base = args.api_base;
+  o.repo = args.repo;
+  if (const char* k = std::getenv("WANDB_API_KEY"); k) o.api_key = k;
+  wandb::SyncReport r;
+  Status s = wandb::Sync(*corpus, *http, o, &r);
+  std::printf("sync wandb %s: %d requests (%d retried), %lld runs updated since the last sync (%lld new or changed)\n",
+              args.project.c_str(), r.requests, r.retries, static_cast<long long>(r.runs),
+              static_cast<long long>(r.changed));
+  if (r.changed > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
 }
 

@@ -42,6 +42,12 @@ int main(int argc, char** argv) {
   import_dc->add_option("paths", discord_args.paths, "Files to import")->required()->check(CLI::ExistingFile);
   import_dc->add_option("--repo", discord_args.repo, "OWNER/REPO that a bare #123 in a message refers to");
 
+  cli::WandbArgs wandb_args;
+  auto* import_wb = import->add_subcommand("wandb", "Import W&B runs saved as GraphQL output or run objects");
+  import_wb->add_option("paths", wandb_args.paths, "Files to import")->required()->check(CLI::ExistingFile);
+  import_wb->add_option("--project", wandb_args.project, "ENTITY/PROJECT of runs that do not name theirs");
+  import_wb->add_option("--repo", wandb_args.repo, "OWNER/REPO that a bare #123 in notes refers to");
+
   auto* sync = app.add_subcommand("sync", "Fetch what changed since the last sync");
   sync->require_subcommand(1);
   cli::SyncGithubArgs sync_args;
@@ -59,6 +65,11 @@ int main(int argc, char** argv) {
       ->default_val(3)->check(CLI::Range(0, 365));
   sync_dc->add_option("--archived-days", discord_args.archived_days, "Re-list threads archived this recently")
       ->default_val(30)->check(CLI::Range(0, 3650));
+
+  auto* sync_wb = sync->add_subcommand("wandb", "Sync the runs of ENTITY/PROJECT (WANDB_API_KEY)");
+  sync_wb->add_option("project", wandb_args.project, "ENTITY/PROJECT")->required();
+  sync_wb->add_option("--api-base", wandb_args.api_base, "API base URL")->default_val("https://api.wandb.ai");
+  sync_wb->add_option("--repo", wandb_args.repo, "OWNER/REPO that a bare #123 in notes refers to");
 
   cli::SyncGitArgs git_args;
   auto* sync_git = sync->add_subcommand("git", "Mirror a local clone: commits, code on the default branch, active branches");
@@ -109,6 +120,12 @@ int main(int argc, char** argv) {
   show->add_option("--around", show_args.around, "A chat message: messages either side (-1: the whole channel)")
       ->default_val(10)->check(CLI::Range(-1, 1000));
   show->add_flag("--json", show_args.json, "Emit JSON");
+
+  auto* run_cmd = app.add_subcommand("run", "A W&B run's state, config and final numbers");
+  std::string run_name;
+  bool run_json = false;
+  run_cmd->add_option("run", run_name, "ENTITY/PROJECT/RUN, or the run's url")->required();
+  run_cmd->add_flag("--json", run_json, "Emit JSON");
 
   auto* status = app.add_subcommand("status", "Counts, sync health and age of the corpus");
   bool status_json = false;
@@ -175,6 +192,12 @@ int main(int argc, char** argv) {
     s = cli::CmdImportDiscord(corpus, discord_args);
   } else if (*sync_dc) {
     s = cli::CmdSyncDiscord(corpus, discord_args);
+  } else if (*import_wb) {
+    s = cli::CmdImportWandb(corpus, wandb_args);
+  } else if (*sync_wb) {
+    s = cli::CmdSyncWandb(corpus, wandb_args);
+  } else if (*run_cmd) {
+    s = cli::CmdRun(corpus, run_name, run_json);
   } else if (*sync_git) {
     s = cli::CmdSyncGit(corpus, git_args);
   } else if (*search || *multi) {

@@ -146,6 +146,22 @@ std::string FindLinkRel(std::string_view header, std::string_view rel) {
   return "";
 }
 
+std::string Base64(std::string_view s) {
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((s.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < s.size(); i += 3) {
+    uint32_t n = static_cast<uint32_t>(static_cast<unsigned char>(s[i])) << 16;
+    if (i + 1 < s.size()) n |= static_cast<uint32_t>(static_cast<unsigned char>(s[i + 1])) << 8;
+    if (i + 2 < s.size()) n |= static_cast<unsigned char>(s[i + 2]);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < s.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < s.size() ? kAlphabet[n & 63] : '=';
+  }
+  return out;
+}
+
 std::string UrlEncode(std::string_view s) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
