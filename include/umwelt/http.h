@@ -25,6 +25,9 @@ struct HttpRequest {
   std::string body;
   long timeout_seconds = 60;
   size_t max_body_bytes = 256u << 20;  // a larger response is an error
+  // "host:port:address" entries that pin a name to an address already
+  // checked (curl's CURLOPT_RESOLVE): no second lookup can differ.
+  std::vector<std::string> resolve;
 };
 
 struct HttpResponse {

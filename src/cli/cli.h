@@ -50,6 +50,14 @@ Status CmdImportWandb(const std::string& corpus, const WandbArgs& args);
 Status CmdSyncWandb(const std::string& corpus, const WandbArgs& args);
 // `run ENTITY/PROJECT/RUN`: a run's state, config and final numbers.
 Status CmdRun(const std::string& corpus, const std::string& run, bool json);
+struct FetchArgs {
+  std::vector<std::string> urls;
+  bool allow_private = false;
+  int max_mb = 50;
+  int timeout = 60;
+  std::string repo;
+};
+Status CmdFetch(const std::string& corpus, const FetchArgs& args);
 Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);
 struct SearchArgs {
   SearchOptions search;

@@ -10,6 +10,7 @@
 #include "umwelt/github.h"
 #include "umwelt/log.h"
 #include "umwelt/wandb.h"
+#include "umwelt/web.h"
 
 namespace umwelt::cli {
 namespace {
@@ -134,6 +135,22 @@ Status CmdSyncWandb(const std::string& path, const WandbArgs& args) {
               args.project.c_str(), r.requests, r.retries, static_cast<long long>(r.runs),
               static_cast<long long>(r.changed));
   if (r.changed > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return s;
+}
+
+Status CmdFetch(const std::string& path, const FetchArgs& args) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  auto http = NewCurlHttpClient();
+  web::FetchOptions o;
+  o.allow_private = args.allow_private;
+  o.max_bytes = static_cast<size_t>(args.max_mb) << 20;
+  o.timeout_seconds = args.timeout;
+  o.repo = args.repo;
+  web::FetchReport r;
+  Status s = web::Fetch(*corpus, *http, args.urls, o, &r);
+  std::printf("fetched %d of %zu url(s): %lld sections\n", r.pages, args.urls.size(),
+              static_cast<long long>(r.sections));
+  if (r.pages > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
 }
 

@@ -78,6 +78,14 @@ int main(int argc, char** argv) {
   sync_git->add_option("--branch-days", git_args.branch_days, "Mirror branches with a commit this recent")
       ->default_val(30)->check(CLI::NonNegativeNumber);
 
+  cli::FetchArgs fetch_args;
+  auto* fetch = app.add_subcommand("fetch", "Fetch web pages and PDFs into the corpus");
+  fetch->add_option("urls", fetch_args.urls, "http(s) urls")->required();
+  fetch->add_flag("--allow-private", fetch_args.allow_private, "Also fetch loopback, private and link-local addresses");
+  fetch->add_option("--max-mb", fetch_args.max_mb, "Largest response, in MB")->default_val(50)->check(CLI::Range(1, 4096));
+  fetch->add_option("--timeout", fetch_args.timeout, "Seconds per request")->default_val(60)->check(CLI::Range(1, 3600));
+  fetch->add_option("--repo", fetch_args.repo, "OWNER/REPO that a bare #123 on a page refers to");
+
   auto* search = app.add_subcommand("search", "Search: keyword, fused with vectors when the corpus has them");
   cli::SearchArgs sa;
   std::string source_list, kind_list;
@@ -198,6 +206,8 @@ int main(int argc, char** argv) {
     s = cli::CmdSyncWandb(corpus, wandb_args);
   } else if (*run_cmd) {
     s = cli::CmdRun(corpus, run_name, run_json);
+  } else if (*fetch) {
+    s = cli::CmdFetch(corpus, fetch_args);
   } else if (*sync_git) {
     s = cli::CmdSyncGit(corpus, git_args);
   } else if (*search || *multi) {

@@ -82,8 +82,15 @@ class CurlHttpClient final : public HttpClient {
     struct curl_slist* headers = nullptr;
     for (const auto& [k, v] : req.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
     curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers);
+    struct curl_slist* resolve = nullptr;
+    for (const auto& r : req.resolve) resolve = curl_slist_append(resolve, r.c_str());
+    if (resolve) {
+      curl_easy_setopt(curl_, CURLOPT_RESOLVE, resolve);
+      curl_easy_setopt(curl_, CURLOPT_NOPROXY, "*");  // a proxy would resolve the name again
+    }
     CURLcode rc = curl_easy_perform(curl_);
     curl_slist_free_all(headers);
+    curl_slist_free_all(resolve);
     if (sink.overflow) {
       return Status::Unavailable(req.url + ": response larger than " +
                                  std::to_string(req.max_body_bytes) + " bytes");
