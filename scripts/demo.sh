@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the embedded default: no network, no LLM, no keys.
-# Builds a corpus from the recorded GitHub API pages in examples/github,
-# searches it, and shows a thread whole.
+# Builds a corpus from the recorded GitHub API pages in examples/github, a
+# Discord export and W&B runs of the same fictional project, and this
+# repository's own history and code; searches it, and shows threads whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -12,6 +13,13 @@ mkdir -p out
 rm -f "$CORPUS" "$CORPUS"-wal "$CORPUS"-shm "$CORPUS".kwidx
 echo "== import the recorded GitHub pages"
 $UMWELT --corpus "$CORPUS" import github examples/github/*.json
+echo; echo "== import a Discord export and W&B runs of the same project"
+$UMWELT --corpus "$CORPUS" import discord examples/discord/training.json --repo acme/tinylm
+$UMWELT --corpus "$CORPUS" import wandb examples/wandb/runs.json --repo acme/tinylm
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  echo; echo "== mirror this repository: commits, code on the default branch, active branches"
+  $UMWELT --corpus "$CORPUS" sync git .
+fi
 echo; echo "== status"
 $UMWELT --corpus "$CORPUS" status
 echo; echo "== search: MFU on H100"
@@ -19,8 +27,13 @@ $UMWELT --corpus "$CORPUS" search "MFU H100" -k 5
 echo; echo "== embed the corpus with the builtin model (no network), then search by meaning and keyword"
 $UMWELT --corpus "$CORPUS" index
 $UMWELT --corpus "$CORPUS" search "why is training slower than it should be" -k 3
-echo; echo "== show the thread of the top hit's issue, last two comments"
+echo; echo "== show the thread of the top hit's issue, last two comments, and what links to it from Discord and W&B"
 $UMWELT --corpus "$CORPUS" show https://github.com/acme/tinylm/issues/102 --tail 2
+echo; echo "== a Discord message in its conversation, and the run it points to"
+$UMWELT --corpus "$CORPUS" show https://discord.com/channels/1300000000000000000/1300000000000000100/1310000000000000003 --around 2
+$UMWELT --corpus "$CORPUS" run acme/tinylm/h100-prefetch-2
+echo; echo "== how this codebase parses Discord exports: code on main"
+$UMWELT --corpus "$CORPUS" search "streaming DiscordChatExporter export" --source code -k 3 --fts-only || true
 echo; echo "== publish the example report (examples/report.md) with hover cards from the corpus"
 $UMWELT --corpus "$CORPUS" publish examples/report.md --out out/report.html
 echo; echo "corpus written to $CORPUS, page to out/report.html; try: $UMWELT --corpus $CORPUS search \"checkpoint restore\" --json"

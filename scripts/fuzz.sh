@@ -9,12 +9,15 @@ DATA="${UMWELT_SHARED_DATA:-../shared/data}"
 BUILD=build-fuzz
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DUMWELT_BUILD_FUZZ=ON -DUMWELT_BUILD_TESTS=OFF -DUMWELT_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" --target fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown >/dev/null
+cmake --build "$BUILD" --target fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown fuzz_web fuzz_discord >/dev/null
 
 SEEDS="$BUILD/seeds"
-rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{page,recordings,link,markdown}
+rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{page,recordings,link,markdown,web,discord}
 cp examples/*.md tests/golden/*.html "$SEEDS/markdown/" 2>/dev/null || true
 cp examples/github/*.json "$SEEDS/page/"
+cp examples/discord/*.json "$SEEDS/discord/"
+cp tests/golden/*.html "$SEEDS/web/" 2>/dev/null || true
+printf '<html><head><title>t</title><script>var x</script></head><body><main><h1>A</h1><p>x <a href="https://e.com">l</a></main></body></html>' > "$SEEDS/web/page.html"
 printf '<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=9>; rel="last"' > "$SEEDS/link/gh"
 printf 'See #12, o/r#7 and https://github.com/a/b/pull/9 on 2024-05-01T10:00:00+02:00 parseHTTPResponse' > "$SEEDS/link/text"
 if [ -d "$DATA/github-api-recordings" ]; then
@@ -30,14 +33,22 @@ if [ -d "$DATA/github-api-recordings" ]; then
     done
     grep -o "('link', '[^']*')" "$f" | head -3 | sed "s/('link', '//; s/')$//" > "$SEEDS/link/$(basename "$f" .txt)" || true
   done
+  if [ -d "$DATA/discord" ]; then
+    cp "$DATA"/discord/dce-cre8r-dao/channel_998527456925462549.json "$SEEDS/discord/"
+    n=0
+    for f in "$DATA"/discord/infrahub-qa-forum/1*.json; do
+      cp "$f" "$SEEDS/discord/"; n=$((n + 1)); [ $n -lt 20 ] || break
+    done
+  fi
 else
   echo "fuzz: $DATA absent; seeding from examples/ only"
 fi
 
 status=0
-for target in fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown; do
+for target in fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown fuzz_web fuzz_discord; do
   case $target in
-    fuzz_github_page) seeds=page ;; fuzz_recordings) seeds=recordings ;; fuzz_markdown) seeds=markdown ;; *) seeds=link ;;
+    fuzz_github_page) seeds=page ;; fuzz_recordings) seeds=recordings ;; fuzz_markdown) seeds=markdown ;;
+    fuzz_web) seeds=web ;; fuzz_discord) seeds=discord ;; *) seeds=link ;;
   esac
   work="$BUILD/corpus-$target"; mkdir -p "$work"
   log="$BUILD/$target.log"

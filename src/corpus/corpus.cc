@@ -223,7 +223,7 @@ Result<std::vector<Chunk>> Corpus::LinkedFrom(const std::string& ref, int limit)
   if (!native_) return out;
   Stmt q(db_, (std::string("SELECT c.id, c.source, c.kind, c.ref, c.parent, c.title, c.author,"
                            " c.date, c.url, '', c.part, c.n_parts, ''"
-                           " FROM links l JOIN chunks c ON c.ref = l.from_ref"
+                           " FROM links l JOIN chunks c ON c.ref IN (l.from_ref, l.from_ref || ':p0')"
                            " WHERE l.to_ref=?1 AND (c.parent IS NULL OR c.parent<>?1)"
                            " ORDER BY c.date DESC LIMIT ?2")).c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <set>
+
 #include "test_util.h"
 
 namespace umwelt {
@@ -91,6 +93,40 @@ TEST_F(CorpusTest, LongBodiesSplitIntoPartsAndShrinkCleanly) {
   auto thread = corpus_->ThreadChunks("o/r#1");
   ASSERT_EQ(thread->size(), 1u);
   EXPECT_EQ((*thread)[0].text, "now short");
+}
+
+TEST_F(CorpusTest, LinksFromLongRecordsAndFromOtherSourcesAreFound) {
+  std::string para(1500, 'a');
+  Put(SplitIntoParts(Make("o/r#1/c9", para + "\n\n" + para + "\n\n" + para + "\n\nsee #2")));
+  Chunk msg = Make("discord:1/2/3", "about #2");
+  msg.source = "discord";
+  msg.kind = "message";
+  msg.parent = "discord:1/2";
+  msg.url = "https://discord.com/channels/1/2/3";
+  Put({msg});
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->PutLinks("o/r#1/c9", FindLinks("o/r#1/c9", "see #2", "o/r")).ok());
+    ASSERT_TRUE((*b)->PutLinks("discord:1/2/3", FindLinks("discord:1/2/3", "about #2", "o/r")).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto from = corpus_->LinkedFrom("o/r#2");
+  ASSERT_TRUE(from.ok());
+  ASSERT_EQ(from->size(), 2u);
+  std::set<std::string> sources = {(*from)[0].source, (*from)[1].source};
+  EXPECT_EQ(sources, (std::set<std::string>{"github", "discord"}));
+}
+
+TEST(CorpusLinks, FindLinksAcrossSources) {
+  auto links = FindLinks("x", "#5, o/r#6, https://github.com/a/b/pull/7, https://discord.com/channels/1/2/3, "
+                              "https://wandb.ai/e/p/runs/r1?workspace=u, (https://arxiv.org/abs/2401.1), "
+                              "https://github.com/a/b/blob/main/x.py, https://en.wikipedia.org/wiki/A_(b).",
+                         "o/r", "o/r#6");
+  std::vector<std::string> to;
+  for (const auto& l : links) to.push_back(l.to_ref);
+  EXPECT_EQ(to, (std::vector<std::string>{"o/r#5", "a/b#7", "discord:1/2", "wandb:e/p/r1", "web:https://arxiv.org/abs/2401.1",
+                                          "web:https://en.wikipedia.org/wiki/A_(b)"}));
+  EXPECT_TRUE(FindLinks("x", "#5", "").empty());  // a bare #N needs a repository
 }
 
 TEST_F(CorpusTest, DeleteRemovesRecordAndLinks) {

@@ -144,6 +144,16 @@ Status WriteBatch::DeleteThread(const std::string& ref) {
 }
 
 Status WriteBatch::PutThread(const Thread& t) {
+  // Whether the title changes (or the row is new): only then are the
+  // thread's chunks retitled — a channel of a million messages is not
+  // rescanned for every batch that touches it.
+  bool retitle = true;
+  {
+    Stmt old(*corpus_->cache_, "SELECT coalesce(title,'') FROM threads WHERE ref=?1");
+    UMWELT_RETURN_IF_ERROR(old.PrepareStatus(corpus_->path_));
+    old.Bind(1, t.ref);
+    if (old.Step() == SQLITE_ROW) retitle = old.Text(0) != t.title;
+  }
   Stmt q(*corpus_->cache_,
          "INSERT INTO threads(ref, source, kind, state, state_reason, title, author,"
          " author_association, url, labels, assignees, created, updated, closed, merged, parent,"
@@ -165,7 +175,7 @@ Status WriteBatch::PutThread(const Thread& t) {
   q.Bind(13, t.updated).Bind(14, t.closed).Bind(15, t.merged).Bind(16, t.parent);
   q.Bind(17, JsonArray(t.children)).Bind(18, t.description);
   UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": storing thread " + t.ref));
-  if (t.title.empty() || sqlite3_changes(corpus_->db_) == 0) return Status::Ok();
+  if (t.title.empty() || !retitle || sqlite3_changes(corpus_->db_) == 0) return Status::Ok();
   // Comments, reviews and messages show their thread's title.
   Stmt titles(*corpus_->cache_, "UPDATE chunks SET title=?2 WHERE parent=?1 AND ref<>?1"
                             " AND kind IN ('comment','review','review-comment','message')"

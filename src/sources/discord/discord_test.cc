@@ -199,7 +199,7 @@ class FakeDiscord {
       if (!Authorized(req, res)) return;
       std::lock_guard<std::mutex> lock(mu_);
       std::string channel = req.matches[1];
-      if (rate_limit_once_) {
+      if (rate_limit_once_ || rate_limit_always_) {
         rate_limit_once_ = false;
         res.status = 429;
         res.set_content(R"({"message": "You are being rate limited.", "retry_after": 0.25, "global": false})",
@@ -259,6 +259,7 @@ class FakeDiscord {
                     {"thread_metadata", {{"archived", archived}, {"archive_timestamp", archived_at}}}};
   }
   void RateLimitOnce() { rate_limit_once_ = true; }
+  void RateLimitAlways(bool on) { rate_limit_always_ = on; }
   void ExhaustBucketOnce() { exhaust_bucket_once_ = true; }
   void FailAfterPages(int n) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -281,7 +282,7 @@ class FakeDiscord {
   std::mutex mu_;
   std::map<std::string, std::map<uint64_t, json>> messages_;
   std::map<std::string, json> threads_;
-  bool rate_limit_once_ = false, exhaust_bucket_once_ = false;
+  bool rate_limit_once_ = false, rate_limit_always_ = false, exhaust_bucket_once_ = false;
   int fail_after_page_ = -1, pages_served_ = 0;
 };
 
@@ -412,6 +413,83 @@ TEST_F(DiscordSyncTest, ACrashResumesAtItsLastPageAndErrorsAreRecorded) {
   EXPECT_EQ(MessageCount(*corpus_), 250);
   bad.token = "";
   EXPECT_EQ(Sync(*corpus_, *http_, bad, &r3).code(), Code::kInvalidArgument);
+}
+
+// The real forum threads, served as the live API would serve them.
+TEST(DiscordReplay, RealForumThreadsThroughTheApi) {
+  UMWELT_REQUIRE_SHARED_DATA(data);
+  std::string dir = data + "/discord/infrahub-qa-forum";
+  json forum = json::parse(testing::ReadFileOrEmpty(dir + "/channel_data.json"))[0];
+  std::string guild = forum["guild_id"], forum_id = forum["id"];
+  std::map<std::string, json> threads;
+  std::map<std::string, std::vector<json>> messages;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename() == "channel_data.json") continue;
+    for (const auto& dump : json::parse(testing::ReadFileOrEmpty(e.path()))) {
+      std::string id = dump["thread"]["id"];
+      threads[id] = dump["thread"];
+      for (const auto& m : dump["messages"]) messages[id].push_back(m);
+    }
+  }
+  testing::TestServer server;
+  auto& s = server.server();
+  s.Get("/api/guilds/" + guild + "/channels", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(json::array({forum}).dump(), "application/json");
+  });
+  auto list = [&](bool archived) {
+    json out = {{"threads", json::array()}, {"has_more", false}};
+    for (const auto& [id, t] : threads) {
+      if (t["thread_metadata"]["archived"].get<bool>() == archived) out["threads"].push_back(t);
+    }
+    return out.dump();
+  };
+  s.Get("/api/guilds/" + guild + "/threads/active", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(list(false), "application/json");
+  });
+  s.Get("/api/channels/" + forum_id + "/threads/archived/public", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(list(true), "application/json");
+  });
+  s.Get(R"(/api/channels/(\d+)/messages)", [&](const httplib::Request& req, httplib::Response& res) {
+    std::string after = req.get_param_value("after");
+    auto less = [](const std::string& a, const std::string& b) { return a.size() != b.size() ? a.size() < b.size() : a < b; };
+    std::vector<json> page;
+    for (const auto& m : messages[req.matches[1]]) {
+      if (less(after, m["id"])) page.push_back(m);
+    }
+    std::sort(page.begin(), page.end(), [&](const json& a, const json& b) { return less(a["id"], b["id"]); });
+    if (page.size() > 100) page.resize(100);
+    std::reverse(page.begin(), page.end());
+    res.set_content(json(page).dump(), "application/json");
+  });
+  testing::TempDir tmp;
+  auto corpus = NewCorpus(tmp);
+  auto http = NewCurlHttpClient();
+  SyncOptions o;
+  o.guild = guild;
+  o.api_base = server.base() + "/api";
+  o.token = "t";
+  o.archived_days = 100000;
+  o.now = *ParseIsoTime("2026-08-23T00:00:00Z");
+  SyncReport r;
+  Status st = Sync(*corpus, *http, o, &r);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(r.channels, 175);
+  EXPECT_EQ(MessageCount(*corpus), 1822);  // what the import of the same files stores
+  SyncReport again;
+  ASSERT_TRUE(Sync(*corpus, *http, o, &again).ok());
+  EXPECT_EQ(again.messages, 0);
+}
+
+TEST_F(DiscordSyncTest, ARateLimitStormFailsClearlyAndKeepsTheCorpus) {
+  api_.AddMessage("200", IdAt("2026-11-01T00:00:00Z"), "kept", "2026-11-01T00:00:00Z");
+  SyncReport r;
+  ASSERT_TRUE(Sync(*corpus_, *http_, Options(), &r).ok());
+  api_.RateLimitAlways(true);
+  SyncReport r2;
+  Status s = Sync(*corpus_, *http_, Options(), &r2);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("still rate limited after 2 retries"), std::string::npos) << s.message();
+  EXPECT_EQ(MessageCount(*corpus_), 1);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+
+#include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
 
@@ -244,6 +247,50 @@ TEST_F(GitRepoTest, BadRepositoriesFailClearlyAndKeepTheCorpus) {
   auto state = corpus_->GetSyncState("git:acme/tinylm");
   ASSERT_TRUE(state.ok() && *state);
   EXPECT_FALSE((*state)->last_error.empty());
+}
+
+// Real commit text: the first 300 commits of levanter's exported history,
+// replayed into a repository; every commit the export ties to a PR links to it.
+TEST(GitRealHistory, PullRequestLinksMatchTheExport) {
+  UMWELT_REQUIRE_SHARED_DATA(data);
+  testing::TempDir dir;
+  std::ifstream in(data + "/marin-community-levanter-history/commits.jsonl");
+  std::vector<nlohmann::json> commits;
+  std::string line;
+  while (commits.size() < 300 && std::getline(in, line)) commits.push_back(nlohmann::json::parse(line));
+  std::reverse(commits.begin(), commits.end());  // oldest first
+  std::string stream;
+  int expected_links = 0;
+  for (size_t i = 0; i < commits.size(); ++i) {
+    const auto& c = commits[i];
+    std::string msg = c["subject"].get<std::string>();
+    if (c["body"].is_string() && !c["body"].get<std::string>().empty()) msg += "\n\n" + c["body"].get<std::string>();
+    if (!c["pr_number"].is_null()) ++expected_links;
+    std::string content = "x = " + std::to_string(i) + "\n";
+    stream += "commit refs/heads/main\nmark :" + std::to_string(i + 1) + "\n";
+    stream += "author A <a@example.com> " + std::to_string(1600000000 + i * 60) + " +0000\n";
+    stream += "committer A <a@example.com> " + std::to_string(1600000000 + i * 60) + " +0000\n";
+    stream += "data " + std::to_string(msg.size()) + "\n" + msg + "\n";
+    if (i > 0) stream += "from :" + std::to_string(i) + "\n";
+    stream += "M 100644 inline src/x.py\ndata " + std::to_string(content.size()) + "\n" + content + "\n";
+  }
+  testing::WriteFile(dir.File("fi"), stream);
+  std::string repo = dir.File("levanter");
+  ASSERT_EQ(std::system(("git init -q -b main " + Quote(repo) + " && cd " + Quote(repo) +
+                         " && git fast-import --quiet < " + Quote(dir.File("fi")) + " && git checkout -q main").c_str()),
+            0);
+  auto corpus = std::move(Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite)).value();
+  SyncOptions o;
+  o.path = repo;
+  o.remote_url = "https://github.com/marin-community/levanter.git";
+  SyncReport r;
+  ASSERT_TRUE(git::Sync(*corpus, o, &r).ok());
+  EXPECT_EQ(r.commits, 300);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(corpus->raw_handle(), "SELECT count(*) FROM links WHERE kind='commit'", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), expected_links);
+  sqlite3_finalize(st);
 }
 
 TEST_F(GitRepoTest, CliSearchesBranchWorkApart) {
