@@ -65,7 +65,7 @@ inline std::string Quote(const std::string& s) {
 // Runs umwelt with `args` (and extra environment) and captures everything.
 inline RunResult Umwelt(const std::vector<std::string>& args, const std::string& env = "") {
   testing::TempDir dir;
-  std::string cmd = "env -u UMWELT_CORPUS -u GITHUB_TOKEN -u GH_TOKEN HOME=" + Quote(dir.path()) + " " + env + " " +
+  std::string cmd = "env -u UMWELT_CORPUS -u GITHUB_TOKEN -u GH_TOKEN -u DISCORD_TOKEN -u WANDB_API_KEY HOME=" + Quote(dir.path()) + " " + env + " " +
                     Quote(UMWELT_BINARY);
   for (const auto& a : args) cmd += " " + Quote(a);
   cmd += " >" + dir.File("out") + " 2>" + dir.File("err") + " </dev/null";

@@ -34,7 +34,10 @@ TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
   for (std::vector<std::string> v : {std::vector<std::string>{"--help"}, {"init", "--help"}, {"import", "github", "--help"},
                                      {"sync", "github", "--help"}, {"search", "--help"}, {"show", "--help"},
                                      {"status", "--help"}, {"publish", "--help"}, {"index", "--help"},
-                                     {"search-multi", "--help"}, {"eval", "retrieval", "--help"}}) {
+                                     {"search-multi", "--help"}, {"eval", "retrieval", "--help"},
+                                     {"sync", "git", "--help"}, {"sync", "discord", "--help"},
+                                     {"sync", "wandb", "--help"}, {"import", "discord", "--help"},
+                                     {"import", "wandb", "--help"}, {"fetch", "--help"}, {"run", "--help"}}) {
     RunResult r = Umwelt(v);
     EXPECT_EQ(r.code, 0) << v[0] << r.err;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << v[0];
@@ -44,6 +47,11 @@ TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
   EXPECT_EQ(Umwelt({"search"}).code, 2);
   EXPECT_EQ(Umwelt({"search", "x", "-k", "0"}).code, 2);
   EXPECT_EQ(Umwelt({"import", "github", "/no/such/file.json"}).code, 2);
+  EXPECT_EQ(Umwelt({"sync", "git", "/no/such/dir"}).code, 2);
+  EXPECT_EQ(Umwelt({"run", "not-a-run"}).code, 2);
+  EXPECT_EQ(Umwelt({"fetch", "file:///etc/passwd"}).code, 1);
+  EXPECT_EQ(Umwelt({"sync", "discord", "123"}).code, 2);   // no DISCORD_TOKEN
+  EXPECT_EQ(Umwelt({"sync", "wandb", "acme/x"}).code, 2);  // no WANDB_API_KEY
 }
 
 TEST(Cli, ImportSearchShowStatus) {
