@@ -58,6 +58,18 @@ struct FetchArgs {
   std::string repo;
 };
 Status CmdFetch(const std::string& corpus, const FetchArgs& args);
+struct AskArgs {
+  std::string question;
+  std::string llm;                 // else $UMWELT_LLM; "" = extractive
+  bool replay = false;
+  std::vector<std::string> embedders;
+  std::string md, out, trace;      // files to write ("" = Markdown to stdout)
+  int facets = 10;
+  bool quiet = false;
+};
+Status CmdAsk(const std::string& corpus, const AskArgs& args);
+// `skills print|install [DIR]`: the research method as agent instructions.
+Status CmdSkills(const std::string& action, const std::string& dir);
 Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);
 struct SearchArgs {
   SearchOptions search;

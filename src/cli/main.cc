@@ -135,6 +135,22 @@ int main(int argc, char** argv) {
   run_cmd->add_option("run", run_name, "ENTITY/PROJECT/RUN, or the run's url")->required();
   run_cmd->add_flag("--json", run_json, "Emit JSON");
 
+  auto* ask = app.add_subcommand("ask", "Research a question over the corpus: a report where every claim cites a permalink");
+  cli::AskArgs ask_args;
+  ask->add_option("question", ask_args.question, "The question")->required();
+  ask->add_option("--llm", ask_args.llm, "openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM; none: extractive)");
+  ask->add_flag("--replay", ask_args.replay, "Answer only from the LLM cache; a miss is an error");
+  ask->add_option("--embedder", ask_args.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
+  ask->add_option("--md", ask_args.md, "Write the Markdown here (default: stdout)");
+  ask->add_option("--out,-o", ask_args.out, "Also publish the report as an HTML page here");
+  ask->add_option("--trace", ask_args.trace, "Write the trace (facets, searches, evidence, LLM calls) as JSON here");
+  ask->add_option("--facets", ask_args.facets, "Facets to research")->default_val(10)->check(CLI::Range(2, 20));
+
+  auto* skills = app.add_subcommand("skills", "The research method as agent instructions (SKILL.md, AGENTS.md)");
+  std::string skills_action, skills_dir = ".";
+  skills->add_option("action", skills_action, "print or install")->required()->check(CLI::IsMember({"print", "install"}));
+  skills->add_option("dir", skills_dir, "install: where to write SKILL.md and AGENTS.md")->default_val(".");
+
   auto* status = app.add_subcommand("status", "Counts, sync health and age of the corpus");
   bool status_json = false;
   status->add_flag("--json", status_json, "Emit JSON");
@@ -208,6 +224,11 @@ int main(int argc, char** argv) {
     s = cli::CmdRun(corpus, run_name, run_json);
   } else if (*fetch) {
     s = cli::CmdFetch(corpus, fetch_args);
+  } else if (*ask) {
+    ask_args.quiet = quiet;
+    s = cli::CmdAsk(corpus, ask_args);
+  } else if (*skills) {
+    s = cli::CmdSkills(skills_action, skills_dir);
   } else if (*sync_git) {
     s = cli::CmdSyncGit(corpus, git_args);
   } else if (*search || *multi) {

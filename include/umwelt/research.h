@@ -1,0 +1,78 @@
+// umwelt/research.h — `umwelt ask`: research a question over the corpus and
+// write a report in which every claim cites a permalink from the evidence.
+//
+// The pipeline: freshness (never syncs), orient (top keyword hits, weekly
+// summaries, the project's own vocabulary), decompose into facets named after
+// subsystems, fan out (hybrid search per facet, HyDE texts on the vector leg,
+// concurrently; a code lane with main and branches apart), expand the best
+// hits' threads to their end (close-outs win; superseded numbers are marked),
+// gather evidence, synthesize Markdown (with an LLM, or extractively without
+// one, and said so), verify failing closed (every cited url is evidence,
+// every number in a cited sentence appears in what it cites; failures are
+// removed and listed), and a provenance footer.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "umwelt/llm.h"
+#include "umwelt/status.h"
+#include "umwelt/vector.h"
+
+namespace umwelt {
+
+struct AskOptions {
+  std::string corpus_path;            // each search opens its own read-only connection
+  std::string question;
+  ChatModel* llm = nullptr;           // null: extractive
+  std::vector<SpaceConfig> embedders; // as for search
+  int facets = 10;                    // asked of the LLM (8-12); extractive uses up to this many
+  int k = 50;                         // hits per facet search
+  int expand = 20;                    // threads read whole per facet
+  int max_evidence = 80;              // chunks handed to synthesis
+  int64_t now = 0;                    // epoch seconds; 0 = the clock
+  std::function<void(const std::string& stage, const std::string& detail)> progress;
+};
+
+struct Evidence {
+  std::string id;                     // "E12": how the prompt and the trace name it
+  std::string url, ref, thread, source, kind, title, author, date, text;
+  std::string thread_state;           // open, closed, merged, ... ("" unknown)
+  std::string lane;                   // "", "main" or "branch" (code)
+  std::string facet;                  // the facet that found it first
+  std::string superseded_by;          // url of a later statement in the same thread
+  bool closeout = false;              // the last word of a closed thread
+  double score = 0;
+};
+
+struct Facet {
+  std::string name, query;
+  std::vector<std::string> hyde, sources;
+  bool code = false;
+  int hits = 0;
+  double ms = 0;
+};
+
+struct AskResult {
+  std::string markdown;               // the verified report, with front matter and provenance
+  bool extractive = true;
+  bool found = false;                 // false: the corpus holds nothing on the question
+  std::vector<Facet> facets;
+  std::vector<Evidence> evidence;
+  std::vector<std::string> removed;   // claims the verify step took out, and why
+  std::vector<std::string> notes;     // freshness, skipped spaces, fallbacks
+  LlmUsage usage;
+  double seconds = 0;
+  std::string trace_json;             // facets, searches, evidence, removals, LLM usage, timings
+};
+
+Result<AskResult> Ask(const AskOptions& options);
+
+// The method as agent instructions: SKILL.md (for agent hosts that read
+// skills) and AGENTS.md (portable).
+std::string SkillMarkdown();
+std::string AgentsMarkdown();
+
+}  // namespace umwelt

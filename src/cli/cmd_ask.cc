@@ -1,0 +1,104 @@
+// `ask` and `skills`.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "cli.h"
+#include "umwelt/publish.h"
+#include "umwelt/research.h"
+
+namespace umwelt::cli {
+namespace {
+
+Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return Status::Io(path + ": cannot write");
+  f << text;
+  f.close();
+  return f ? Status::Ok() : Status::Io(path + ": write failed");
+}
+
+}  // namespace
+
+Status CmdAsk(const std::string& path, const AskArgs& a) {
+  AskOptions o;
+  o.corpus_path = path;
+  o.question = a.question;
+  o.facets = a.facets;
+  std::vector<std::string> specs = a.embedders;
+  if (specs.empty()) {
+    if (const char* env = std::getenv("UMWELT_EMBEDDERS"); env && *env) specs.push_back(env);
+  }
+  UMWELT_ASSIGN_OR_RETURN(o.embedders, ParseSpaceConfigs(specs));
+  std::string spec = a.llm;
+  if (spec.empty()) {
+    if (const char* env = std::getenv("UMWELT_LLM"); env) spec = env;
+  }
+  std::unique_ptr<ChatModel> llm;
+  if (!spec.empty()) {
+    LlmOptions lo;
+    lo.spec = spec;
+    lo.replay = a.replay;
+    UMWELT_ASSIGN_OR_RETURN(llm, ChatModel::Open(lo));
+    o.llm = llm.get();
+  } else if (a.replay) {
+    return Status::Invalid("--replay needs --llm (or $UMWELT_LLM)");
+  }
+  { // the corpus must exist: ask never creates one
+    UMWELT_ASSIGN_OR_RETURN(auto probe, OpenCorpus(path, Corpus::Mode::kReadOnly));
+  }
+  bool tty = ::isatty(2) && !a.quiet;
+  if (tty) {
+    o.progress = [](const std::string& stage, const std::string& detail) {
+      std::fprintf(stderr, "\r\033[Kask: %s: %s", stage.c_str(), detail.c_str());
+    };
+  }
+  auto r = Ask(o);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  UMWELT_RETURN_IF_ERROR(r.status());
+  for (const auto& n : r->notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  for (const auto& x : r->removed) std::fprintf(stderr, "umwelt: removed by verify: %s\n", x.c_str());
+  if (!a.trace.empty()) UMWELT_RETURN_IF_ERROR(WriteText(a.trace, r->trace_json));
+  if (a.md.empty() && a.out.empty()) {
+    std::fputs(r->markdown.c_str(), stdout);
+  } else if (!a.md.empty()) {
+    UMWELT_RETURN_IF_ERROR(WriteText(a.md, r->markdown));
+  }
+  if (!a.out.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
+    PublishOptions po;
+    po.question = a.question;
+    po.system = r->extractive ? "umwelt ask (extractive)" : "umwelt ask with " + llm->provider() + ":" + llm->model();
+    UMWELT_ASSIGN_OR_RETURN(auto page, Publish(r->markdown, po, corpus.get()));
+    if (page.has_errors()) {
+      for (const auto& p : page.problems) std::fprintf(stderr, "umwelt: %s: %s\n", p.url.c_str(), p.message.c_str());
+      return Status::Corrupt("ask: the page failed the citation check and was not written");
+    }
+    UMWELT_RETURN_IF_ERROR(WriteText(a.out, page.html));
+  }
+  std::fprintf(stderr, "ask: %s, %zu facets, %zu evidence, %zu removed by verify, %.2f s (%d LLM calls, %lld in / %lld out tokens, $%.4f)%s\n",
+               r->extractive ? "extractive" : "llm", r->facets.size(), r->evidence.size(), r->removed.size(), r->seconds,
+               r->usage.calls, static_cast<long long>(r->usage.input_tokens),
+               static_cast<long long>(r->usage.output_tokens), r->usage.cost_usd,
+               r->found ? "" : "; nothing in the corpus answers it");
+  if (!a.out.empty() && !a.quiet) std::printf("published %s\n", a.out.c_str());
+  return Status::Ok();
+}
+
+Status CmdSkills(const std::string& action, const std::string& dir) {
+  if (action == "print") {
+    std::printf("%s\n\n---\n\n%s", SkillMarkdown().c_str(), AgentsMarkdown().c_str());
+    return Status::Ok();
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir + "/.claude/skills/umwelt-research", ec);
+  UMWELT_RETURN_IF_ERROR(WriteText(dir + "/.claude/skills/umwelt-research/SKILL.md", SkillMarkdown()));
+  UMWELT_RETURN_IF_ERROR(WriteText(dir + "/AGENTS.md", AgentsMarkdown()));
+  std::printf("wrote %s/.claude/skills/umwelt-research/SKILL.md and %s/AGENTS.md\n", dir.c_str(), dir.c_str());
+  return Status::Ok();
+}
+
+}  // namespace umwelt::cli

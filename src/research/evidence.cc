@@ -1,0 +1,167 @@
+#include "evidence.h"
+
+#include <cctype>
+#include <set>
+
+#include "umwelt/text.h"
+
+namespace umwelt::research {
+namespace {
+
+bool Digit(char c) { return c >= '0' && c <= '9'; }
+bool Alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+
+const std::set<std::string>& StopWords() {
+  static const std::set<std::string> k = {
+      "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+      "because", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does",
+      "doing", "done", "down", "during", "each", "few", "for", "from", "further", "get", "got", "had", "has", "have",
+      "having", "he", "her", "here", "how", "i", "if", "in", "into", "is", "it", "its", "just", "like", "made", "make",
+      "many", "may", "me", "more", "most", "much", "my", "no", "nor", "not", "now", "of", "off", "on", "once", "only",
+      "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that",
+      "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under",
+      "until", "up", "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+      "why", "will", "with", "would", "you", "your", "expect", "should", "share", "details", "tell", "give", "know",
+      "currently", "going", "far", "so", "still", "yet", "used", "use", "using"};
+  return k;
+}
+
+}  // namespace
+
+std::vector<std::string> ContentWords(std::string_view text) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  std::string word;
+  auto flush = [&] {
+    if (word.size() >= 2 && !StopWords().count(word) && seen.insert(word).second) out.push_back(word);
+    word.clear();
+  };
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '#') {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      while (!word.empty() && (word.back() == '.' || word.back() == '-')) word.pop_back();
+      flush();
+    }
+  }
+  while (!word.empty() && (word.back() == '.' || word.back() == '-')) word.pop_back();
+  flush();
+  return out;
+}
+
+std::vector<std::string> Sentences(std::string_view text) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    std::string s = CollapseWhitespace(cur);
+    if (!s.empty()) out.push_back(s);
+    cur.clear();
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    cur += c;
+    bool end = c == '\n' || ((c == '.' || c == '!' || c == '?') && (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n') &&
+                             !(i > 0 && Digit(text[i - 1]) && i + 1 < text.size() && Digit(text[i + 1])));
+    if (end) flush();
+  }
+  flush();
+  return out;
+}
+
+std::vector<std::string> Numbers(std::string_view text) {
+  static const std::vector<std::string> kUnits = {
+      "%", "x", "×", "k", "m", "b", "t", "ms", "s", "sec", "seconds", "minutes", "min", "hours", "h", "days", "gb", "mb",
+      "tb", "gib", "tokens", "tokens/s", "tok/s", "tflops", "pflops", "gpus", "gpu", "h100s", "h100", "a100s",
+      "a100", "tpus", "v5p", "steps", "params", "layers", "nodes"};
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    // Skip urls and #refs whole.
+    if (text.compare(i, 4, "http") == 0) {
+      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+      continue;
+    }
+    if (text[i] == '#' || Alpha(text[i])) {  // a word, a #ref, an identifier like h100-prefetch-2 or v5p.yaml
+      ++i;
+      while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' ||
+                                 ((text[i] == '-' || text[i] == '.' || text[i] == '/') && i + 1 < text.size() &&
+                                  std::isalnum(static_cast<unsigned char>(text[i + 1]))))) {
+        ++i;
+      }
+      continue;
+    }
+    if (!Digit(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t s = i;
+    while (i < text.size() && (Digit(text[i]) || ((text[i] == '.' || text[i] == ',') && i + 1 < text.size() && Digit(text[i + 1])))) ++i;
+    std::string num(text.substr(s, i - s));
+    if (i < text.size() && (text[i] == '-' || text[i] == ':' || text[i] == '/') && i + 1 < text.size() && Digit(text[i + 1])) {
+      while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;  // a date, a time, a ratio
+      continue;
+    }
+    if (num.size() == 4 && (num.rfind("19", 0) == 0 || num.rfind("20", 0) == 0)) continue;  // a year
+    size_t u = i;
+    if (u < text.size() && text[u] == ' ') ++u;
+    std::string unit;
+    size_t e = u;
+    while (e < text.size() && (Alpha(text[e]) || text[e] == '%' || text[e] == '/' || Digit(text[e]))) ++e;
+    if (u < text.size() && text.compare(u, 2, "\xC3\x97") == 0) e = u + 2;  // ×
+    std::string cand = ToLower(text.substr(u, e - u));
+    for (const auto& k : kUnits) {
+      if (cand == k) unit = std::string(text.substr(u, e - u));
+    }
+    if (!unit.empty() && unit != "%") num += (u > i ? " " : "") + unit;
+    else if (unit == "%") num += "%";
+    if (!unit.empty()) i = e;
+    out.push_back(num);
+  }
+  return out;
+}
+
+std::string Neutralize(std::string_view text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text.compare(i, 7, "http://") == 0 || text.compare(i, 8, "https://") == 0 || text.compare(i, 4, "www.") == 0) {
+      size_t e = i;
+      while (e < text.size() && !std::isspace(static_cast<unsigned char>(text[e])) && text[e] != '`') ++e;
+      out += "`" + std::string(text.substr(i, e - i)) + "`";
+      i = e;
+      continue;
+    }
+    char c = text[i];
+    if (c == '`') out += '\'';
+    else if (c == '[' || c == ']' || c == '*' || c == '_' || c == '|' || c == '\\' || c == '$' || c == '~' || c == '<' ||
+             c == '>') {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+    ++i;
+  }
+  // A leading '#', '-', '+' or digit-dot would make a heading or a list.
+  if (!out.empty() && (out[0] == '#' || out[0] == '-' || out[0] == '+' || out[0] == '=')) out.insert(0, "\\");
+  return out;
+}
+
+bool ContainsNumber(std::string_view h, std::string_view digits) {
+  if (digits.empty()) return false;
+  for (size_t at = h.find(digits); at != std::string_view::npos; at = h.find(digits, at + 1)) {
+    bool before = at > 0 && (Digit(h[at - 1]) || (h[at - 1] == '.' && at > 1 && Digit(h[at - 2])));
+    size_t end = at + digits.size();
+    bool after = end < h.size() && (Digit(h[end]) || ((h[end] == '.' || h[end] == ',') && end + 1 < h.size() && Digit(h[end + 1])));
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+std::string UnitOf(const std::string& number) {
+  size_t i = number.find_first_not_of("0123456789.,");
+  if (i == std::string::npos) return "";
+  return CollapseWhitespace(ToLower(number.substr(i)));
+}
+
+}  // namespace umwelt::research
