@@ -2,7 +2,8 @@
 # The main job on the embedded default: no network, no LLM, no keys.
 # Builds a corpus from the recorded GitHub API pages in examples/github, a
 # Discord export and W&B runs of the same fictional project, and this
-# repository's own history and code; searches it, and shows threads whole.
+# repository's own history and code; searches it, shows threads whole, and
+# ends with a cited research report (extractive: no LLM) as an HTML page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -36,4 +37,8 @@ echo; echo "== how this codebase parses Discord exports: code on main"
 $UMWELT --corpus "$CORPUS" search "streaming DiscordChatExporter export" --source code -k 3 --fts-only || true
 echo; echo "== publish the example report (examples/report.md) with hover cards from the corpus"
 $UMWELT --corpus "$CORPUS" publish examples/report.md --out out/report.html
-echo; echo "corpus written to $CORPUS, page to out/report.html; try: $UMWELT --corpus $CORPUS search \"checkpoint restore\" --json"
+echo; echo "== ask a research question: an extractive report (no LLM), verified and published"
+$UMWELT --corpus "$CORPUS" ask "What MFU do we get on H100s, and what is still blocking it?" \
+  --md out/answer.md --out out/answer.html --trace out/answer-trace.json
+sed -n '/## Short answer/,/^## /p' out/answer.md | head -12
+echo; echo "corpus written to $CORPUS; pages: out/report.html, out/answer.html; try: $UMWELT --corpus $CORPUS search \"checkpoint restore\" --json"
