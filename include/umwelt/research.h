@@ -70,6 +70,28 @@ struct AskResult {
 
 Result<AskResult> Ask(const AskOptions& options);
 
+// `umwelt eval answers`: each question of a file in the reference format
+// (question, answerable, citations.must_have / nice_to_have / forbidden as
+// "#N", facts.must_have[].match regexes, trap_checks.*.forbid_cite) asked and
+// scored.
+struct AnswerScore {
+  std::string id;
+  bool answerable = true;
+  int must_have = 0, must_have_cited = 0;
+  int nice_to_have_cited = 0;
+  int forbidden_cited = 0;
+  int hallucinated = 0;    // links the corpus cannot resolve (must be zero)
+  int facts = 0, facts_found = 0;
+  bool abstained = false;  // said the corpus does not answer it
+  int llm_calls = 0;
+  int64_t input_tokens = 0, output_tokens = 0;
+  double cost_usd = 0, seconds = 0;
+  std::string error;       // the question could not be asked
+};
+// `base` supplies the corpus, the model and the search settings; its
+// question is replaced by each file's.
+Result<std::vector<AnswerScore>> EvalAnswers(const std::string& questions_path, const AskOptions& base);
+
 // The method as agent instructions: SKILL.md (for agent hosts that read
 // skills) and AGENTS.md (portable).
 std::string SkillMarkdown();

@@ -68,6 +68,7 @@ struct AskArgs {
   bool quiet = false;
 };
 Status CmdAsk(const std::string& corpus, const AskArgs& args);
+Status CmdEvalAnswers(const std::string& corpus, const std::string& questions, const AskArgs& args, bool json);
 // `skills print|install [DIR]`: the research method as agent instructions.
 Status CmdSkills(const std::string& action, const std::string& dir);
 Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli.h"
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
@@ -21,35 +23,40 @@ Status WriteText(const std::string& path, const std::string& text) {
   return f ? Status::Ok() : Status::Io(path + ": write failed");
 }
 
-}  // namespace
-
-Status CmdAsk(const std::string& path, const AskArgs& a) {
-  AskOptions o;
-  o.corpus_path = path;
-  o.question = a.question;
-  o.facets = a.facets;
+// The options every asking verb shares: corpus, embedders, the model.
+Status Setup(const std::string& path, const AskArgs& a, AskOptions* o, std::unique_ptr<ChatModel>* llm) {
+  o->corpus_path = path;
+  o->question = a.question;
+  o->facets = a.facets;
   std::vector<std::string> specs = a.embedders;
   if (specs.empty()) {
     if (const char* env = std::getenv("UMWELT_EMBEDDERS"); env && *env) specs.push_back(env);
   }
-  UMWELT_ASSIGN_OR_RETURN(o.embedders, ParseSpaceConfigs(specs));
+  UMWELT_ASSIGN_OR_RETURN(o->embedders, ParseSpaceConfigs(specs));
   std::string spec = a.llm;
   if (spec.empty()) {
     if (const char* env = std::getenv("UMWELT_LLM"); env) spec = env;
   }
-  std::unique_ptr<ChatModel> llm;
   if (!spec.empty()) {
     LlmOptions lo;
     lo.spec = spec;
     lo.replay = a.replay;
-    UMWELT_ASSIGN_OR_RETURN(llm, ChatModel::Open(lo));
-    o.llm = llm.get();
+    UMWELT_ASSIGN_OR_RETURN(*llm, ChatModel::Open(lo));
+    o->llm = llm->get();
   } else if (a.replay) {
     return Status::Invalid("--replay needs --llm (or $UMWELT_LLM)");
   }
-  { // the corpus must exist: ask never creates one
-    UMWELT_ASSIGN_OR_RETURN(auto probe, OpenCorpus(path, Corpus::Mode::kReadOnly));
-  }
+  // The corpus must exist: asking never creates one.
+  UMWELT_ASSIGN_OR_RETURN(auto probe, OpenCorpus(path, Corpus::Mode::kReadOnly));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CmdAsk(const std::string& path, const AskArgs& a) {
+  AskOptions o;
+  std::unique_ptr<ChatModel> llm;
+  UMWELT_RETURN_IF_ERROR(Setup(path, a, &o, &llm));
   bool tty = ::isatty(2) && !a.quiet;
   if (tty) {
     o.progress = [](const std::string& stage, const std::string& detail) {
@@ -85,6 +92,39 @@ Status CmdAsk(const std::string& path, const AskArgs& a) {
                static_cast<long long>(r->usage.output_tokens), r->usage.cost_usd,
                r->found ? "" : "; nothing in the corpus answers it");
   if (!a.out.empty() && !a.quiet) std::printf("published %s\n", a.out.c_str());
+  return Status::Ok();
+}
+
+Status CmdEvalAnswers(const std::string& path, const std::string& questions, const AskArgs& a, bool as_json) {
+  AskOptions o;
+  std::unique_ptr<ChatModel> llm;
+  UMWELT_RETURN_IF_ERROR(Setup(path, a, &o, &llm));
+  UMWELT_ASSIGN_OR_RETURN(auto scores, EvalAnswers(questions, o));
+  if (as_json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& s : scores) {
+      out.push_back({{"id", s.id}, {"answerable", s.answerable}, {"must_have", s.must_have},
+                     {"must_have_cited", s.must_have_cited}, {"nice_to_have_cited", s.nice_to_have_cited},
+                     {"forbidden_cited", s.forbidden_cited}, {"hallucinated", s.hallucinated}, {"facts", s.facts},
+                     {"facts_found", s.facts_found}, {"abstained", s.abstained}, {"llm_calls", s.llm_calls},
+                     {"input_tokens", s.input_tokens}, {"output_tokens", s.output_tokens}, {"cost_usd", s.cost_usd},
+                     {"seconds", s.seconds}, {"error", s.error}});
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return Status::Ok();
+  }
+  std::printf("| question | must-have cited | forbidden cited | hallucinated | facts | abstained | LLM calls | tokens in/out | cost | seconds |\n"
+              "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+  for (const auto& s : scores) {
+    if (!s.error.empty()) {
+      std::printf("| %s | error: %s |||||||||\n", s.id.c_str(), s.error.c_str());
+      continue;
+    }
+    std::printf("| %s | %d/%d | %d | %d | %d/%d | %s | %d | %lld/%lld | $%.4f | %.2f |\n", s.id.c_str(), s.must_have_cited,
+                s.must_have, s.forbidden_cited, s.hallucinated, s.facts_found, s.facts,
+                s.abstained ? (s.answerable ? "yes (wrongly)" : "yes") : (s.answerable ? "no" : "no (wrongly)"), s.llm_calls,
+                static_cast<long long>(s.input_tokens), static_cast<long long>(s.output_tokens), s.cost_usd, s.seconds);
+  }
   return Status::Ok();
 }
 

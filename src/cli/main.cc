@@ -183,6 +183,15 @@ int main(int argc, char** argv) {
   eval_retrieval->add_option("--vec-weight", ea.vec_weight, "Fusion weight of the vector leg")->default_val(0.5);
   eval_retrieval->add_option("--epochs", ea.epochs, "Builtin training epochs")->default_val(10);
   eval_retrieval->add_flag("--json", ea.json, "Emit JSON");
+  auto* eval_answers = eval->add_subcommand("answers", "Ask each question of reference-format files and score the reports");
+  cli::AskArgs eval_ask;
+  std::string answers_path;
+  bool answers_json = false;
+  eval_answers->add_option("--questions", answers_path, "Question files (a folder or one file)")->required();
+  eval_answers->add_option("--llm", eval_ask.llm, "openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM)");
+  eval_answers->add_flag("--replay", eval_ask.replay, "Answer only from the LLM cache");
+  eval_answers->add_option("--embedder", eval_ask.embedders, "SPACE=PROVIDER (repeatable)");
+  eval_answers->add_flag("--json", answers_json, "Emit JSON");
 
   try {
     app.parse(argc, argv);
@@ -241,6 +250,8 @@ int main(int argc, char** argv) {
     } else {
       s = cli::CmdSearchMulti(corpus, multi_queries, sa, multi_total);
     }
+  } else if (*eval_answers) {
+    s = cli::CmdEvalAnswers(corpus, answers_path, eval_ask, answers_json);
   } else if (*eval_retrieval) {
     if (ea.collection.empty() == ea.questions.empty()) {
       s = Status::Invalid("eval retrieval needs exactly one of --collection and --questions");

@@ -198,6 +198,37 @@ TEST_F(AskTest, AProviderThatIsDownOrAnswersProseFallsBackAndSaysSo) {
   EXPECT_NE(down->markdown.find("**Extractive answer.**"), std::string::npos);
 }
 
+TEST_F(AskTest, EvalAnswersScoresCitationsFactsAndAbstention) {
+  std::string qdir = dir_.File("questions");
+  std::filesystem::create_directories(qdir);
+  testing::WriteFile(qdir + "/mfu.json", json{{"id", "mfu"},
+                                             {"question", "What MFU do we get on H100s?"},
+                                             {"answerable", true},
+                                             {"citations", {{"must_have", {"#102", "#110", "#999"}},
+                                                            {"nice_to_have", {"#101"}},
+                                                            {"forbidden", {"#113"}}}},
+                                             {"facts", {{"must_have", {{{"id", "1"}, {"match", "38\\.5%"}},
+                                                                       {{"id", "2"}, {"match", "4[0-9]% MFU reached"}}}}}}}
+                                             .dump());
+  testing::WriteFile(qdir + "/llamas.json",
+                     json{{"id", "llamas"}, {"question", "quantum teleportation of llamas"}, {"answerable", false}}.dump());
+  auto scores = EvalAnswers(qdir, Options(""));
+  ASSERT_TRUE(scores.ok()) << scores.status().message();
+  ASSERT_EQ(scores->size(), 2u);
+  const AnswerScore& llamas = (*scores)[0];
+  const AnswerScore& mfu = (*scores)[1];
+  EXPECT_EQ(llamas.id, "llamas");
+  EXPECT_TRUE(llamas.abstained);
+  EXPECT_EQ(mfu.must_have, 3);
+  EXPECT_EQ(mfu.must_have_cited, 2);  // #102 and #110; #999 is not in the corpus
+  EXPECT_EQ(mfu.hallucinated, 0);
+  EXPECT_EQ(mfu.facts, 2);
+  EXPECT_EQ(mfu.facts_found, 1);
+  EXPECT_FALSE(mfu.abstained);
+  testing::WriteFile(qdir + "/broken.json", "{\"not\": \"a question\"}");
+  EXPECT_FALSE(EvalAnswers(qdir, Options("")).ok());
+}
+
 TEST(AskEvidence, NumbersSentencesAndNeutralizing) {
   using research::Numbers;
   EXPECT_EQ(Numbers("MFU 31% -> 38.5% on 64 H100s (362k tok/s) in 2026, see #110 and h100-prefetch-2, 2026-11-02"),
