@@ -157,6 +157,8 @@ class Corpus {
   // Refs of chunks that link to thread `ref`, with their urls, newest first.
   Result<std::vector<Chunk>> LinkedFrom(const std::string& ref, int limit = 50);
   Result<std::optional<SyncState>> GetSyncState(const std::string& source);
+  // Every source's sync state (cheap: Stats() counts the chunks too).
+  Result<std::vector<SyncState>> SyncStates();
   // Refs of the records (not parts) whose parent is `parent` and kind `kind`
   // (dated at or after `since` when it is given).
   Result<std::vector<std::string>> RecordRefs(const std::string& parent, const std::string& kind,

@@ -136,10 +136,12 @@ Result<std::optional<Chunk>> Corpus::ChunkByUrl(const std::string& url) {
 Result<std::vector<Chunk>> Corpus::ThreadChunks(const std::string& parent) {
   // The thread's own body first, then everything else in time order.
   Stmt q(db_, (std::string("SELECT ") + kChunkColumns +
-               " FROM chunks WHERE parent=?1 OR ref=?1 OR ref LIKE ?1 || ':p%' "
+               " FROM chunks WHERE parent=?1 OR ref=?1 OR (ref>=?2 AND ref<?3) "
                "ORDER BY (kind IN ('issue','pr')) DESC, date, ref, part").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
-  q.Bind(1, parent);
+  // A range, not LIKE, for the parts: each arm of the OR then uses an index
+  // (LIKE made this a scan of the whole table).
+  q.Bind(1, parent).Bind(2, parent + ":p").Bind(3, parent + ":q");
   std::vector<Chunk> out;
   while (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
   return out;
@@ -232,6 +234,15 @@ Result<std::vector<Chunk>> Corpus::LinkedFrom(const std::string& ref, int limit)
   return out;
 }
 
+Result<std::vector<SyncState>> Corpus::SyncStates() {
+  std::vector<SyncState> out;
+  if (!native_) return out;
+  Stmt ss(db_, "SELECT source, cursor, last_success, last_error, error_since FROM sync_state ORDER BY source");
+  UMWELT_RETURN_IF_ERROR(ss.PrepareStatus(path_));
+  while (ss.Step() == SQLITE_ROW) out.push_back({ss.Text(0), ss.Text(1), ss.Text(2), ss.Text(3), ss.Text(4)});
+  return out;
+}
+
 Result<std::optional<SyncState>> Corpus::GetSyncState(const std::string& source) {
   if (!native_) return std::optional<SyncState>();
   Stmt q(db_, "SELECT source, cursor, last_success, last_error, error_since FROM sync_state"
@@ -282,12 +293,7 @@ Result<CorpusStats> Corpus::Stats() {
       s.threads = t.Int(0);
       s.links = t.Int(1);
     }
-    Stmt ss(db_, "SELECT source, cursor, last_success, last_error, error_since FROM sync_state"
-                 " ORDER BY source");
-    UMWELT_RETURN_IF_ERROR(ss.PrepareStatus(path_));
-    while (ss.Step() == SQLITE_ROW) {
-      s.sync.push_back({ss.Text(0), ss.Text(1), ss.Text(2), ss.Text(3), ss.Text(4)});
-    }
+    UMWELT_ASSIGN_OR_RETURN(s.sync, SyncStates());
   }
   return s;
 }

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <future>
 #include <map>
 #include <regex>
@@ -181,11 +182,14 @@ std::string EvidenceBlock(const std::vector<Evidence>& ev, size_t max_chars_each
   return out;
 }
 
-std::string Cell(std::string s) {
-  s = CollapseWhitespace(s);
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
+// Corpus text (a title, a name) on one line of Markdown, inert: urls in code
+// spans, markup escaped (which covers the | of table cells).
+std::string Cell(const std::string& s) { return Neutralize(CollapseWhitespace(s)); }
+
+// Text shown as code: backticks cannot close the span early.
+std::string CodeSpan(std::string s) {
+  std::replace(s.begin(), s.end(), '`', '\'');
+  return "`" + CollapseWhitespace(s) + "`";
 }
 
 std::string Quote(const std::string& text, size_t max) { return Neutralize(std::string(TruncateUtf8(CollapseWhitespace(text), max))); }
@@ -225,7 +229,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
         "with their authors, dates and links, chosen and ordered by relevance.\n\n";
   if (!found) {
     md += "## Short answer\n\nThe corpus holds nothing that answers this question. Searched:\n\n";
-    for (const auto& f : facets) md += "- `" + Neutralize(f.query) + "`" + (f.code ? " (code)" : "") + "\n";
+    for (const auto& f : facets) md += "- " + CodeSpan(f.query) + (f.code ? " (code)" : "") + "\n";
     md += "\n";
     return md;
   }
@@ -257,7 +261,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
       auto nums = Numbers(s.substr(at));
       if (nums.empty()) nums = Numbers(s);
       if (nums.empty()) continue;
-      table += "| " + Cell(nums[0]) + " | " + Cell(Quote(s, 160)) + " | " + Cite(*e) + " |\n";
+      table += "| " + Cell(nums[0]) + " | " + Quote(s, 160) + " | " + Cite(*e) + " |\n";
       ++rows;
     }
   }
@@ -384,7 +388,13 @@ Result<AskResult> Ask(const AskOptions& o) {
 
   // 1. Freshness.
   UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o.corpus_path, Corpus::Mode::kReadOnly));
-  UMWELT_ASSIGN_OR_RETURN(CorpusStats stats, corpus->Stats());
+  // Not Stats(): counting chunks by source scans the table.
+  CorpusStats stats;
+  UMWELT_ASSIGN_OR_RETURN(stats.sync, corpus->SyncStates());
+  UMWELT_ASSIGN_OR_RETURN(std::string chunk_count, corpus->GetMeta("chunks"));
+  stats.total_chunks = std::atoll(chunk_count.c_str());
+  UMWELT_ASSIGN_OR_RETURN(std::string built, corpus->GetMeta("built_at_epoch"));
+  if (!built.empty()) stats.built_at = FormatIsoTime(std::atoll(built.c_str()));
   UMWELT_ASSIGN_OR_RETURN(std::string content_key, corpus->ContentKey());
   char snapshot[17];
   std::snprintf(snapshot, sizeof snapshot, "%016llx",
@@ -428,9 +438,9 @@ Result<AskResult> Ask(const AskOptions& o) {
     so.sources = {"narrative"};
     auto hits = Search(*corpus, *keyword, so);
     if (hits.ok()) narrative = std::move(hits).value();
-    for (const auto& c : stats.counts) {
-      if (c.source == "narrative" && c.chunks > 0) summaries_through = "weekly summaries present";
-    }
+    std::string latest;
+    for (const auto& h : narrative) latest = std::max(latest, h.date.substr(0, 10));
+    if (!latest.empty()) summaries_through = "Weekly summaries through " + latest;
   }
   progress("orient", std::to_string(top.size()) + " top hits");
 
@@ -572,6 +582,31 @@ Result<AskResult> Ask(const AskOptions& o) {
       }
     }
   }
+  // What superseded a statement is evidence too: the report links to it.
+  {
+    std::set<std::string> have;
+    for (const auto& e : ev) have.insert(e.url);
+    std::vector<Evidence> later;
+    for (const auto& e : ev) {
+      if (e.superseded_by.empty() || !have.insert(e.superseded_by).second) continue;
+      UMWELT_ASSIGN_OR_RETURN(auto c, corpus->ChunkByUrl(e.superseded_by));
+      if (!c) continue;
+      Evidence x;
+      x.url = c->url;
+      x.ref = c->ref;
+      x.thread = e.thread;
+      x.source = c->source;
+      x.kind = c->kind;
+      x.title = c->title;
+      x.author = c->author;
+      x.date = c->date;
+      x.text = c->text;
+      x.thread_state = e.thread_state;
+      x.facet = e.facet;
+      later.push_back(std::move(x));
+    }
+    for (auto& x : later) ev.push_back(std::move(x));
+  }
   for (size_t i = 0; i < ev.size(); ++i) ev[i].id = "E" + std::to_string(i + 1);
   // Found only when some evidence says one of the question's own words (or,
   // with a model, its facets' words): a search always returns something.
@@ -651,9 +686,9 @@ Result<AskResult> Ask(const AskOptions& o) {
     for (size_t i = 0; i < freshness.size(); ++i) prov += (i ? "; " : "") + freshness[i];
     prov += ".";
   }
-  prov += summaries_through.empty() ? " No weekly summaries in the corpus." : " " + summaries_through + ".";
-  prov += " Question: \"" + Neutralize(question) + "\". Sub-queries: ";
-  for (size_t i = 0; i < facets.size(); ++i) prov += (i ? "; " : "") + std::string("`") + Neutralize(facets[i].query) + "`";
+  prov += summaries_through.empty() ? " No weekly summaries on the question." : " " + summaries_through + ".";
+  prov += " Question: " + CodeSpan(question) + ". Sub-queries: ";
+  for (size_t i = 0; i < facets.size(); ++i) prov += (i ? "; " : "") + CodeSpan(facets[i].query);
   prov += ". " + std::string(result.extractive ? "Extractive (no LLM)." : "Model: " + o.llm->provider() + ":" + o.llm->model() + ".");
   std::string front = "---\nsystem: umwelt ask\nquestion: " + json(question).dump() + "\n---\n\n";
   result.markdown = front + md + "\n" + prov + "\n";
