@@ -47,6 +47,11 @@ std::vector<ThreadMention> FindThreadMentions(std::string_view text);
 // the url names no issue or pull request. Any host (GitHub Enterprise too).
 std::string ThreadRefFromUrl(std::string_view url);
 
+// The end (one past the closing bracket) of the JSON object or array that
+// opens at text[start], skipping brackets inside strings; npos when it never
+// closes. Brackets are counted, not matched by kind: callers parse the slice.
+size_t JsonValueEnd(std::string_view text, size_t start);
+
 // Collapses runs of whitespace to one space and trims both ends.
 std::string CollapseWhitespace(std::string_view s);
 std::string ToLower(std::string_view s);

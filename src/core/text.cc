@@ -226,6 +226,23 @@ std::string IdentifierSymbols(std::string_view text) {
   return out;
 }
 
+size_t JsonValueEnd(std::string_view text, size_t start) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = start; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') ++depth;
+    else if ((c == ']' || c == '}') && --depth == 0) return i + 1;
+  }
+  return std::string_view::npos;
+}
+
 std::vector<ThreadMention> FindThreadMentions(std::string_view text) {
   std::vector<ThreadMention> out;
   std::set<std::pair<std::string, int64_t>> seen;

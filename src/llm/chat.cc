@@ -13,6 +13,7 @@
 #include "umwelt/file.h"
 #include "umwelt/llm.h"
 #include "umwelt/log.h"
+#include "umwelt/text.h"
 
 namespace umwelt {
 namespace {
@@ -285,23 +286,10 @@ Result<std::unique_ptr<ChatModel>> ChatModel::Open(const LlmOptions& o) {
 Result<std::string> ExtractJsonObject(std::string_view text) {
   // The first balanced {...} whose text parses.
   for (size_t start = text.find('{'); start != std::string_view::npos; start = text.find('{', start + 1)) {
-    int depth = 0;
-    bool in_string = false;
-    for (size_t i = start; i < text.size(); ++i) {
-      char c = text[i];
-      if (in_string) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_string = false;
-        continue;
-      }
-      if (c == '"') in_string = true;
-      else if (c == '{') ++depth;
-      else if (c == '}' && --depth == 0) {
-        std::string candidate(text.substr(start, i - start + 1));
-        if (json::accept(candidate)) return candidate;
-        break;
-      }
-    }
+    size_t end = JsonValueEnd(text, start);
+    if (end == std::string_view::npos) continue;  // an unclosed brace; a later one may close
+    std::string candidate(text.substr(start, end - start));
+    if (json::accept(candidate)) return candidate;
   }
   return Status::Corrupt("the model's answer holds no JSON object");
 }

@@ -150,6 +150,7 @@ TEST_F(ChatTest, AnthropicMessagesApiAndSpecs) {
   }
   EXPECT_EQ(*ExtractJsonObject("Sure! ```json\n{\"a\": {\"b\": \"}\"}}\n``` done"), "{\"a\": {\"b\": \"}\"}}");
   EXPECT_FALSE(ExtractJsonObject("no json here { broken").ok());
+  EXPECT_EQ(*ExtractJsonObject("{ unclosed, then {\"a\": 1}"), "{\"a\": 1}");
 }
 
 }  // namespace

@@ -453,25 +453,8 @@ Result<std::vector<std::string_view>> SplitJsonValues(std::string_view text, con
     if (open != '[' && open != '{') {
       return Status::Corrupt(origin + ": expected a JSON object or array at byte " + std::to_string(i));
     }
-    int depth = 0;
-    bool in_string = false;
-    for (; i < text.size(); ++i) {
-      char c = text[i];
-      if (in_string) {
-        if (c == '\\') ++i;
-        else if (c == '"') in_string = false;
-        continue;
-      }
-      if (c == '"') in_string = true;
-      else if (c == '[' || c == '{') ++depth;
-      else if (c == ']' || c == '}') {
-        if (--depth == 0) {
-          ++i;
-          break;
-        }
-      }
-    }
-    if (depth != 0 || in_string) {
+    i = JsonValueEnd(text, start);
+    if (i == std::string_view::npos) {
       return Status::Corrupt(origin + ": truncated JSON: the value starting at byte " +
                              std::to_string(start) + " never ends");
     }
