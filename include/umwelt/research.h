@@ -33,6 +33,10 @@ struct AskOptions {
   int expand = 20;                    // threads read whole per facet
   int max_evidence = 80;              // chunks handed to synthesis
   int64_t now = 0;                    // epoch seconds; 0 = the clock
+  // --fetch-linked: fetches web urls into the corpus (the caller's web
+  // source); the evidence's linked pages then become evidence themselves.
+  std::function<Status(const std::vector<std::string>& urls)> fetch_linked;
+  int max_linked = 10;
   std::function<void(const std::string& stage, const std::string& detail)> progress;
 };
 

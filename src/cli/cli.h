@@ -66,7 +66,13 @@ struct AskArgs {
   std::string md, out, trace;      // files to write ("" = Markdown to stdout)
   int facets = 10;
   bool quiet = false;
+  bool refresh = false;        // sync every recorded source first
+  bool fetch_linked = false;   // fetch the web pages the evidence links
+  bool allow_private = false;  // ... even on private addresses (tests)
 };
+// Syncs every source recorded in sync_state (GitHub, git, Discord, W&B),
+// reporting each on stderr; a failing source is reported and skipped.
+Status RefreshSources(const std::string& corpus);
 Status CmdAsk(const std::string& corpus, const AskArgs& args);
 Status CmdEvalAnswers(const std::string& corpus, const std::string& questions, const AskArgs& args, bool json);
 // `skills print|install [DIR]`: the research method as agent instructions.

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
+#include "umwelt/web.h"
 
 namespace umwelt::cli {
 namespace {
@@ -57,6 +58,19 @@ Status CmdAsk(const std::string& path, const AskArgs& a) {
   AskOptions o;
   std::unique_ptr<ChatModel> llm;
   UMWELT_RETURN_IF_ERROR(Setup(path, a, &o, &llm));
+  if (a.refresh) UMWELT_RETURN_IF_ERROR(RefreshSources(path));
+  if (a.fetch_linked) {
+    o.fetch_linked = [path, allow = a.allow_private](const std::vector<std::string>& urls) -> Status {
+      UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+      auto http = NewCurlHttpClient();
+      web::FetchOptions fo;
+      fo.allow_private = allow;
+      web::FetchReport r;
+      Status s = web::Fetch(*corpus, *http, urls, fo, &r);
+      if (r.pages > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+      return s;
+    };
+  }
   bool tty = ::isatty(2) && !a.quiet;
   if (tty) {
     o.progress = [](const std::string& stage, const std::string& detail) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "cli.h"
 #include "umwelt/discord.h"
 #include "umwelt/git.h"
@@ -152,6 +154,57 @@ Status CmdFetch(const std::string& path, const FetchArgs& args) {
               static_cast<long long>(r.sections));
   if (r.pages > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
+}
+
+Status RefreshSources(const std::string& path) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  UMWELT_ASSIGN_OR_RETURN(std::vector<SyncState> states, corpus->SyncStates());
+  auto http = NewCurlHttpClient();
+  bool changed = false;
+  for (const auto& st : states) {
+    size_t colon = st.source.find(':');
+    std::string kind = st.source.substr(0, colon), name = colon == std::string::npos ? "" : st.source.substr(colon + 1);
+    Status s;
+    if (kind == "github") {
+      github::SyncOptions o;
+      o.repo = name;
+      o.token = GithubToken();
+      github::SyncReport r;
+      s = github::Sync(*corpus, *http, o, &r);
+      changed |= r.changed + r.deleted > 0;
+    } else if (kind == "git") {
+      nlohmann::json cursor = nlohmann::json::parse(st.cursor, nullptr, false);
+      std::string repo = cursor.is_object() ? cursor.value("path", "") : "";
+      if (repo.empty()) {
+        std::fprintf(stderr, "refresh: %s: no recorded path (sync it once with `umwelt sync git PATH`)\n", st.source.c_str());
+        continue;
+      }
+      git::SyncOptions o;
+      o.path = repo;
+      git::SyncReport r;
+      s = git::Sync(*corpus, o, &r);
+      changed |= r.commits + r.commits_removed + r.files + r.branches > 0;
+    } else if (kind == "discord") {
+      discord::SyncOptions o;
+      o.guild = name;
+      if (const char* t = std::getenv("DISCORD_TOKEN"); t) o.token = t;
+      discord::SyncReport r;
+      s = discord::Sync(*corpus, *http, o, &r);
+      changed |= r.messages + r.deleted > 0;
+    } else if (kind == "wandb") {
+      wandb::SyncOptions o;
+      o.project = name;
+      if (const char* k = std::getenv("WANDB_API_KEY"); k) o.api_key = k;
+      wandb::SyncReport r;
+      s = wandb::Sync(*corpus, *http, o, &r);
+      changed |= r.changed > 0;
+    } else {
+      continue;
+    }
+    std::fprintf(stderr, "refresh: %s: %s\n", st.source.c_str(), s.ok() ? "ok" : s.message().c_str());
+  }
+  if (changed) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  return Status::Ok();
 }
 
 Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {

@@ -145,6 +145,9 @@ int main(int argc, char** argv) {
   ask->add_option("--out,-o", ask_args.out, "Also publish the report as an HTML page here");
   ask->add_option("--trace", ask_args.trace, "Write the trace (facets, searches, evidence, LLM calls) as JSON here");
   ask->add_option("--facets", ask_args.facets, "Facets to research")->default_val(10)->check(CLI::Range(2, 20));
+  ask->add_flag("--refresh", ask_args.refresh, "Sync every recorded source before asking");
+  ask->add_flag("--fetch-linked", ask_args.fetch_linked, "Fetch the web pages the evidence links, and cite them");
+  ask->add_flag("--allow-private", ask_args.allow_private, "--fetch-linked may fetch private addresses");
 
   auto* skills = app.add_subcommand("skills", "The research method as agent instructions (SKILL.md, AGENTS.md)");
   std::string skills_action, skills_dir = ".";

@@ -282,6 +282,13 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
     }
     if (!section.empty()) md += "## " + Cell(f.name) + "\n\n" + section;
   }
+  std::string linked;
+  for (const auto& e : ev) {
+    if (e.facet == "Linked pages" && linked.size() < 3000) {
+      linked += "> " + Quote(BestSentence(e, terms), 400) + "\n>\n> — [" + Cell(e.title) + "](" + e.url + ")\n\n";
+    }
+  }
+  if (!linked.empty()) md += "## Linked pages\n\n" + linked;
   std::string main, branch;
   for (const auto& e : ev) {
     if (e.lane == "main" && main.size() < 2000) main += "- [" + Cell(e.title) + "](" + e.url + ")\n";
@@ -348,11 +355,21 @@ Verified Verify(const std::string& md, const std::vector<Evidence>& ev) {
       // Numbers stated outside link texts and code must be in what is cited.
       std::string prose = std::regex_replace(line, std::regex(R"(\[[^\]]*\]\([^)]*\)|`[^`]*`)"), " ");
       std::string haystack = CollapseWhitespace(cited);
+      bool claim_is_target = research::SpeaksOfTarget(prose);
       for (const auto& n : Numbers(prose)) {
         std::string digits = n.substr(0, n.find_first_not_of("0123456789.,"));
         if (digits.empty()) continue;
         if (!research::ContainsNumber(haystack, digits)) {
           why = "states " + n + ", which the cited evidence does not";
+          break;
+        }
+        // A number the evidence only ever gives as a target is not a result.
+        bool as_result = claim_is_target;
+        for (const auto& sentence : Sentences(cited)) {
+          if (research::ContainsNumber(sentence, digits) && !research::SpeaksOfTarget(sentence)) as_result = true;
+        }
+        if (!as_result) {
+          why = "reports " + n + " as a result; the cited evidence gives it only as a target";
           break;
         }
       }
@@ -561,6 +578,15 @@ Result<AskResult> Ask(const AskOptions& o) {
     e.text = text;
     UMWELT_ASSIGN_OR_RETURN(auto t, corpus->GetThread(e.thread));
     if (t) e.thread_state = t->state_reason == "not_planned" ? "closed as not planned" : t->state;
+    if (t && t->kind == "pr" && t->state == "merged") {  // a later commit that reverts it
+      UMWELT_ASSIGN_OR_RETURN(auto from, corpus->LinkedFrom(e.thread, 20));
+      for (const auto& c : from) {
+        if (c.kind == "commit" && ToLower(c.title).rfind("revert", 0) == 0 && c.url.rfind("http", 0) == 0) {
+          e.thread_state = "merged, then reverted";
+          e.superseded_by = c.url;
+        }
+      }
+    }
     if (at < chunks.size()) {
       bool last = true;
       for (size_t i = at + 1; i < chunks.size(); ++i) last &= BaseRef(chunks[i].ref) == base;
@@ -578,6 +604,44 @@ Result<AskResult> Ask(const AskOptions& o) {
         if (same && chunks[i].url.rfind("http", 0) == 0) {
           e.superseded_by = chunks[i].url;
           break;
+        }
+      }
+    }
+  }
+  // Linked papers and posts: fetched, then read as evidence.
+  std::vector<std::string> fetched;
+  if (o.fetch_linked) {
+    std::vector<std::string> urls;
+    std::set<std::string> seen;
+    for (const auto& e : ev) {
+      for (const auto& l : FindLinks(e.ref, e.text, "")) {
+        if (l.to_ref.rfind("web:", 0) != 0) continue;
+        std::string url = l.to_ref.substr(4);
+        if (seen.insert(url).second && static_cast<int>(urls.size()) < o.max_linked) urls.push_back(url);
+      }
+    }
+    if (!urls.empty()) {
+      progress("fetch", std::to_string(urls.size()) + " linked pages");
+      Status fs = o.fetch_linked(urls);
+      if (!fs.ok()) result.notes.push_back("--fetch-linked: " + fs.message());
+      for (const auto& url : urls) {
+        UMWELT_ASSIGN_OR_RETURN(auto sections, corpus->ThreadChunks("web:" + url));
+        if (sections.empty()) continue;
+        fetched.push_back(url);
+        int n = 0;
+        for (const auto& c : sections) {
+          if (c.kind != "page" || n++ >= 3) continue;
+          Evidence x;
+          x.url = c.url;
+          x.ref = c.ref;
+          x.thread = c.parent;
+          x.source = c.source;
+          x.kind = c.kind;
+          x.title = c.title;
+          x.date = c.date;
+          x.text = c.text;
+          x.facet = "Linked pages";
+          ev.push_back(std::move(x));
         }
       }
     }
@@ -684,6 +748,11 @@ Result<AskResult> Ask(const AskOptions& o) {
   if (!freshness.empty()) {
     prov += " Sources: ";
     for (size_t i = 0; i < freshness.size(); ++i) prov += (i ? "; " : "") + freshness[i];
+    prov += ".";
+  }
+  if (!fetched.empty()) {
+    prov += " Web pages fetched " + FormatIsoTime(now).substr(0, 10) + ":";
+    for (size_t i = 0; i < fetched.size(); ++i) prov += (i ? ", " : " ") + CodeSpan(fetched[i]);
     prov += ".";
   }
   prov += summaries_through.empty() ? " No weekly summaries on the question." : " " + summaries_through + ".";

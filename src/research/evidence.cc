@@ -158,6 +158,15 @@ bool ContainsNumber(std::string_view h, std::string_view digits) {
   return false;
 }
 
+bool SpeaksOfTarget(std::string_view sentence) {
+  std::string s = ToLower(sentence);
+  for (const char* w : {"target", "goal", "aim ", "aiming", "plan to", "planned", "hope to", "expect to", "should reach",
+                        "would reach", "want to reach", "objective"}) {
+    if (s.find(w) != std::string::npos) return true;
+  }
+  return false;
+}
+
 std::string UnitOf(const std::string& number) {
   size_t i = number.find_first_not_of("0123456789.,");
   if (i == std::string::npos) return "";

@@ -316,5 +316,56 @@ TEST(Cli, KilledSyncResumesWithoutDuplicates) {
   EXPECT_EQ(log.find(token), std::string::npos) << "the token reached the output";
 }
 
+// `ask --refresh` syncs the recorded sources first; `--fetch-linked`
+// fetches the pages the evidence links and cites them.
+TEST(Cli, AskRefreshesAndFetchesLinkedPages) {
+  testing::TempDir dir;
+  std::string repo = dir.File("loader"), db = dir.File("c.db");
+  auto git = [&](const std::string& args) {
+    std::string cmd = "cd " + Quote(repo) + " && env GIT_CONFIG_GLOBAL=/dev/null git -c user.name=T -c "
+                      "user.email=t@example.com " + args + " >/dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  };
+  fs::create_directories(repo);
+  git("init -q -b main .");
+  git("remote add origin https://github.com/acme/loader.git");  // commits get citable permalinks
+  testing::WriteFile(repo + "/loader.py", "def load():\n    return 1\n");
+  git("add -A");
+  git("commit -q -m 'Loader throughput is 512 samples/s'");
+  ASSERT_EQ(Umwelt({"--corpus", db, "sync", "git", repo}).code, 0);
+  testing::WriteFile(repo + "/loader.py", "def load():\n    return 2\n");
+  git("commit -q -am 'Double loader throughput to 1024 samples/s'");
+
+  testing::TestServer server;
+  server.server().Get("/paper", [](const httplib::Request&, httplib::Response& r) {
+    r.set_content("<html><head><title>Fast loaders</title></head><body><h1>Fast loaders</h1>"
+                  "<p>Prefetching doubles loader throughput.</p></body></html>", "text/html");
+  });
+  json exp = {{"guild", {{"id", "1"}, {"name", "g"}}},
+              {"channel", {{"id", "2"}, {"type", "GuildTextChat"}, {"name", "loaders"}}},
+              {"messages", json::array({{{"id", "3"}, {"type", "Default"}, {"timestamp", "2026-11-01T00:00:00+00:00"},
+                                         {"content", "Loader throughput paper: " + server.base() + "/paper"},
+                                         {"author", {{"id", "9"}, {"name", "ann"}}}}})}};
+  testing::WriteFile(dir.File("export.json"), exp.dump());
+  ASSERT_EQ(Umwelt({"--corpus", db, "import", "discord", dir.File("export.json")}).code, 0);
+
+  std::string md = dir.File("answer.md");
+  RunResult r = Umwelt({"--corpus", db, "ask", "loader throughput", "--refresh", "--fetch-linked", "--allow-private",
+                        "--md", md, "--out", dir.File("answer.html")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("refresh: git:acme/loader: ok"), std::string::npos) << r.err;
+  std::string text = testing::ReadFileOrEmpty(md);
+  // The commit the refresh brought in is quoted and cited.
+  size_t quote = text.find("- Double loader throughput to 1024 samples/s — [");
+  ASSERT_NE(quote, std::string::npos) << text;
+  const std::string permalink = "](https://github.com/acme/loader/commit/";
+  EXPECT_EQ(text.find(permalink, quote), text.find("](", quote)) << text;
+  EXPECT_NE(text.find("## Linked pages"), std::string::npos) << text;
+  EXPECT_NE(text.find("](" + server.base() + "/paper)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Web pages fetched"), std::string::npos);
+  EXPECT_NE(testing::ReadFileOrEmpty(dir.File("answer.html")).find("Prefetching doubles loader throughput"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace umwelt

@@ -532,6 +532,8 @@ class GitSync {
     json j;
     j["head"] = Hex(head_oid_);
     j["branch"] = branch_;
+    std::error_code ec;
+    j["path"] = std::filesystem::absolute(o_.path, ec).lexically_normal().string();  // for `ask --refresh`
     j["branches"] = json::object();
     for (const auto& [name, sha] : new_branches_) j["branches"][name] = sha;
     UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
