@@ -139,7 +139,8 @@ TEST_F(AskTest, LlmReportsAreVerifiedFailingClosed) {
       "# MFU on H100s\n\n## Short answer\n\n"
       "MFU reached 38.5% on 64 H100s ([close-out](https://github.com/acme/tinylm/issues/102#issuecomment-5104)).\n\n"
       "MFU will reach 45% next week ([close-out](https://github.com/acme/tinylm/issues/102#issuecomment-5104)).\n\n"
-      "The answer is at [this page](https://evil.example/steal).\n\n## Caveats\n\nOne run only.\n";
+      "The answer is at [this page](https://evil.example/steal).\n\n"
+      "The run reached 40% MFU ([issue](https://github.com/acme/tinylm/issues/102)).\n\n## Caveats\n\nOne run only.\n";
   LlmOptions lo;
   lo.spec = "openai:" + llm.server_.base() + "/v1#scripted";
   lo.cache_dir = dir_.File("llm-cache");
@@ -150,9 +151,11 @@ TEST_F(AskTest, LlmReportsAreVerifiedFailingClosed) {
   auto r = Ask(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->extractive);
-  ASSERT_EQ(r->removed.size(), 2u);
+  ASSERT_EQ(r->removed.size(), 3u);
   EXPECT_NE(r->removed[0].find("states 45%"), std::string::npos) << r->removed[0];
   EXPECT_NE(r->removed[1].find("https://evil.example/steal, which is not in the evidence"), std::string::npos);
+  EXPECT_NE(r->removed[2].find("reports 40% as a result; the cited evidence gives it only as a target"),
+            std::string::npos) << r->removed[2];
   EXPECT_NE(r->markdown.find("MFU reached 38.5%"), std::string::npos);
   EXPECT_EQ(r->markdown.find("evil.example"), std::string::npos);
   EXPECT_EQ(r->markdown.find("45%"), std::string::npos);
