@@ -378,11 +378,31 @@ Verified Verify(const std::string& md, const std::vector<Evidence>& ev) {
       out.removed.push_back(std::string(TruncateUtf8(CollapseWhitespace(line), 200)) + " — " + why);
       continue;
     }
+    // A claim resting on a statement that was later revised (or a PR later
+    // reverted) says so, with a link to what replaced it.
+    for (const auto& u : urls) {
+      const Evidence* e = by_url[u];
+      if (!e->superseded_by.empty() && line.find(e->superseded_by) == std::string::npos &&
+          by_url.count(e->superseded_by)) {
+        std::string mark = " (superseded: see [the later statement](" + e->superseded_by + "))";
+        if (!line.empty() && line.back() == '.') line.insert(line.size() - 1, mark);
+        else line += mark;
+        break;
+      }
+    }
     out.markdown += line + "\n";
   }
-  while (out.markdown.size() > 1 && out.markdown.back() == '\n' && out.markdown[out.markdown.size() - 2] == '\n') {
-    out.markdown.pop_back();
+  // Removed lines leave their blank neighbours: at most one blank line in a row.
+  std::string squeezed;
+  for (char c : out.markdown) {
+    if (c == '\n' && squeezed.size() >= 2 && squeezed[squeezed.size() - 1] == '\n' &&
+        squeezed[squeezed.size() - 2] == '\n') {
+      continue;
+    }
+    squeezed += c;
   }
+  while (squeezed.size() > 1 && squeezed.back() == '\n' && squeezed[squeezed.size() - 2] == '\n') squeezed.pop_back();
+  out.markdown = std::move(squeezed);
   return out;
 }
 
@@ -720,18 +740,21 @@ Result<AskResult> Ask(const AskOptions& o) {
   result.removed = std::move(v.removed);
   md = std::move(v.markdown);
   if (!result.extractive) {
-    md = "> Written by " + o.llm->provider() + ":" + o.llm->model() + " from the evidence below it; every link and "
-         "number was checked against that evidence" +
-         (result.removed.empty() ? "." : " and " + std::to_string(result.removed.size()) + " claim(s) that failed were removed.") +
-         "\n\n" + md;
-    // Keep the title first.
-    size_t title = md.find("\n# ");
-    if (title != std::string::npos) {
-      size_t end = md.find('\n', title + 1);
-      std::string t = md.substr(title + 1, end - title);
-      md.erase(title + 1, end - title);
-      md = t + "\n" + md;
+    std::string note = "> Written by " + o.llm->provider() + ":" + o.llm->model() +
+                       " from the evidence below it; every link and number was checked against that evidence" +
+                       (result.removed.empty() ? "." : " and " + std::to_string(result.removed.size()) +
+                                                           " claim(s) that failed were removed.");
+    // The title stays first; the note goes under it.
+    std::string title;
+    size_t at = md.rfind("# ", 0) == 0 ? 0 : md.find("\n# ");
+    if (at != std::string::npos) {
+      size_t begin = at == 0 ? 0 : at + 1;
+      size_t end = md.find('\n', begin);
+      title = md.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+      md.erase(begin, end == std::string::npos ? std::string::npos : end - begin + 1);
     }
+    md.erase(0, md.find_first_not_of('\n') == std::string::npos ? md.size() : md.find_first_not_of('\n'));
+    md = (title.empty() ? "" : title + "\n\n") + note + "\n\n" + md;
   }
   auto problems = CheckCitations(md, corpus.get());
   for (const auto& p : problems) {
@@ -760,6 +783,7 @@ Result<AskResult> Ask(const AskOptions& o) {
   for (size_t i = 0; i < facets.size(); ++i) prov += (i ? "; " : "") + CodeSpan(facets[i].query);
   prov += ". " + std::string(result.extractive ? "Extractive (no LLM)." : "Model: " + o.llm->provider() + ":" + o.llm->model() + ".");
   std::string front = "---\nsystem: umwelt ask\nquestion: " + json(question).dump() + "\n---\n\n";
+  while (!md.empty() && md.back() == '\n') md.pop_back();
   result.markdown = front + md + "\n" + prov + "\n";
   result.found = found && !ev.empty();
   result.facets = facets;

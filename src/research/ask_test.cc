@@ -140,7 +140,8 @@ TEST_F(AskTest, LlmReportsAreVerifiedFailingClosed) {
       "MFU reached 38.5% on 64 H100s ([close-out](https://github.com/acme/tinylm/issues/102#issuecomment-5104)).\n\n"
       "MFU will reach 45% next week ([close-out](https://github.com/acme/tinylm/issues/102#issuecomment-5104)).\n\n"
       "The answer is at [this page](https://evil.example/steal).\n\n"
-      "The run reached 40% MFU ([issue](https://github.com/acme/tinylm/issues/102)).\n\n## Caveats\n\nOne run only.\n";
+      "The run reached 40% MFU ([issue](https://github.com/acme/tinylm/issues/102)).\n\n"
+      "Profiling showed MFU at 31% ([issue](https://github.com/acme/tinylm/issues/102)).\n\n## Caveats\n\nOne run only.\n";
   LlmOptions lo;
   lo.spec = "openai:" + llm.server_.base() + "/v1#scripted";
   lo.cache_dir = dir_.File("llm-cache");
@@ -157,6 +158,12 @@ TEST_F(AskTest, LlmReportsAreVerifiedFailingClosed) {
   EXPECT_NE(r->removed[2].find("reports 40% as a result; the cited evidence gives it only as a target"),
             std::string::npos) << r->removed[2];
   EXPECT_NE(r->markdown.find("MFU reached 38.5%"), std::string::npos);
+  EXPECT_EQ(r->markdown.find("\n\n\n"), std::string::npos);
+  // The 31% was revised later in its thread: the claim says so and links the close-out.
+  EXPECT_NE(r->markdown.find("MFU at 31% ([issue](https://github.com/acme/tinylm/issues/102)) (superseded: see [the later "
+                             "statement](https://github.com/acme/tinylm/issues/102#issuecomment-5104)).\n"),
+            std::string::npos)
+      << r->markdown;
   EXPECT_EQ(r->markdown.find("evil.example"), std::string::npos);
   EXPECT_EQ(r->markdown.find("45%"), std::string::npos);
   EXPECT_EQ(r->markdown.find("# MFU on H100s"), r->markdown.find("---\n\n") + 5);  // the title leads the body
