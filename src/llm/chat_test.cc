@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +44,9 @@ class FakeLlm {
         res.status = 500;
       } else if (f == "truncated") {
         res.set_content(ok.dump().substr(0, 30), "application/json");
+      } else if (f == "slow") {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+        res.set_content(ok.dump(), "application/json");
       } else if (f == "400") {
         res.status = 400;
         res.set_content(R"({"error": {"message": "context too long"}})", "application/json");
@@ -127,6 +132,14 @@ TEST_F(ChatTest, RetriesRateLimitsServerErrorsAndTruncatedAnswers) {
   ASSERT_FALSE(down.ok());
   EXPECT_NE(down.status().message().find("HTTP 500 after 3 attempts"), std::string::npos) << down.status().message();
   EXPECT_EQ(down.status().message().find("sk-test"), std::string::npos);
+  // A slow provider: the request times out and the retry answers.
+  LlmOptions slow = Options("openai:" + llm_.server_.base() + "/v1#m");
+  slow.timeout_seconds = 1;
+  auto sm = ChatModel::Open(slow);
+  llm_.faults_ = {"slow"};
+  auto late = (*sm)->Complete(Ask("q-slow"));
+  ASSERT_TRUE(late.ok()) << late.status().message();
+  EXPECT_EQ((*sm)->usage().retries, 1);
   llm_.faults_ = {"400"};
   auto bad = (*m)->Complete(Ask("q3"));
   ASSERT_FALSE(bad.ok());
