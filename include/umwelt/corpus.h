@@ -235,7 +235,9 @@ class WriteBatch {
   // are the caller's to delete.
   Status DeleteThread(const std::string& ref);
   // Upserts a thread. Empty parent / children in `t` keep the stored ones; a
-  // `t` whose `updated` is older than the stored row's changes nothing.
+  // `t` whose `updated` is older than the stored row's changes nothing. When
+  // the title is new or changed, the thread's comments, reviews and messages
+  // take it (code windows and pages keep their own titles).
   Status PutThread(const Thread& t);
   // Records that `child` is a sub-issue of `parent`.
   Status LinkSubIssue(const std::string& parent, const std::string& child);
