@@ -8,11 +8,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);
-  umwelt::web::Document d = umwelt::web::HtmlToDocument(in);
+  umwelt::web::Document d = umwelt::web::ParseHtml(in);
   for (const auto& s : d.sections) {
     if (s.text.empty()) __builtin_trap();  // empty sections are never kept
   }
-  if (in.substr(0, 5) == "%PDF-") (void)umwelt::web::PdfToDocument(in);
+  if (in.substr(0, 5) == "%PDF-") (void)umwelt::web::ParsePdf(in);
   (void)umwelt::web::ParseUrl(in.substr(0, 512));
   return 0;
 }

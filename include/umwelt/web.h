@@ -52,9 +52,9 @@ struct Document {
 // Readable text of an HTML page: scripts, styles, navigation, headers,
 // footers, forms and asides dropped; <main> or <article> preferred when the
 // page has one; a section per h1-h3.
-Document HtmlToDocument(std::string_view html);
+Document ParseHtml(std::string_view html);
 // The text of each page of a PDF. Encrypted, damaged or textless PDFs fail.
-Result<Document> PdfToDocument(std::string_view data);
+Result<Document> ParsePdf(std::string_view data);
 
 struct Target {
   std::string scheme, host, port, path;  // path includes the query

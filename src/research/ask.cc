@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <future>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -353,7 +354,8 @@ Verified Verify(const std::string& md, const std::vector<Evidence>& ev) {
     }
     if (why.empty() && !urls.empty()) {
       // Numbers stated outside link texts and code must be in what is cited.
-      std::string prose = std::regex_replace(line, std::regex(R"(\[[^\]]*\]\([^)]*\)|`[^`]*`)"), " ");
+      static const std::regex links_and_code(R"(\[[^\]]*\]\([^)]*\)|`[^`]*`)");
+      std::string prose = std::regex_replace(line, links_and_code, " ");
       std::string haystack = CollapseWhitespace(cited);
       bool claim_is_target = research::SpeaksOfTarget(prose);
       for (const auto& n : Numbers(prose)) {
@@ -561,28 +563,43 @@ Result<AskResult> Ask(const AskOptions& o) {
   for (const auto& u : order) ev.push_back(by_url[u]);
   std::stable_sort(ev.begin(), ev.end(), [](const Evidence& a, const Evidence& b) { return a.score > b.score; });
   if (static_cast<int>(ev.size()) > o.max_evidence) ev.resize(static_cast<size_t>(o.max_evidence));
-  std::map<std::string, std::vector<Chunk>> threads;
-  int expanded = 0;
+  // Each thread read once: its chunks (to the end), its row, its state (with
+  // a revert found among what links to a merged PR).
+  struct ThreadView {
+    std::vector<Chunk> chunks;
+    std::optional<Thread> row;
+    std::string state, reverted_by;
+  };
+  std::map<std::string, ThreadView> threads;
+  auto view = [&](const std::string& ref) -> Result<const ThreadView*> {
+    auto it = threads.find(ref);
+    if (it != threads.end()) return &it->second;
+    ThreadView v;
+    UMWELT_ASSIGN_OR_RETURN(v.chunks, corpus->ThreadChunks(ref));
+    if (v.chunks.size() > 400) v.chunks.erase(v.chunks.begin() + 1, v.chunks.end() - 399);  // the body and the last 399
+    UMWELT_ASSIGN_OR_RETURN(v.row, corpus->GetThread(ref));
+    if (v.row) v.state = v.row->state_reason == "not_planned" ? "closed as not planned" : v.row->state;
+    if (v.row && v.row->kind == "pr" && v.row->state == "merged") {  // a later commit that reverts it
+      UMWELT_ASSIGN_OR_RETURN(auto from, corpus->LinkedFrom(ref, 20));
+      for (const auto& c : from) {
+        if (c.kind == "commit" && ToLower(c.title).rfind("revert", 0) == 0 && c.url.rfind("http", 0) == 0) {
+          v.state = "merged, then reverted";
+          v.reverted_by = c.url;
+        }
+      }
+    }
+    return &threads.emplace(ref, std::move(v)).first->second;
+  };
   for (auto& e : ev) {
     std::string base = BaseRef(e.ref);
-    if (e.kind == "message" || !e.lane.empty()) {
-      // A chat message is read with its neighbours; a code window alone.
+    if (e.kind == "message" || !e.lane.empty()) {  // a chat message or a code window: read alone
       UMWELT_ASSIGN_OR_RETURN(auto own, corpus->ChunkByRef(e.ref));
       e.text = own ? own->text : e.title;
-      if (own && e.kind == "message" && !threads.count(e.thread + "@" + base)) {
-        UMWELT_ASSIGN_OR_RETURN(auto around, corpus->ChunksAround(e.thread, own->date, base, 3));
-        threads[e.thread + "@" + base] = std::move(around);
-        ++expanded;
-      }
       continue;
     }
-    if (!threads.count(e.thread)) {
-      UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus->ThreadChunks(e.thread));
-      if (chunks.size() > 400) chunks.erase(chunks.begin() + 1, chunks.end() - 399);  // the body and the last 399
-      threads[e.thread] = std::move(chunks);
-      ++expanded;
-    }
-    const auto& chunks = threads[e.thread];
+    UMWELT_ASSIGN_OR_RETURN(const ThreadView* tv, view(e.thread));
+    const auto& chunks = tv->chunks;
+    const auto& t = tv->row;
     std::string text;
     size_t at = chunks.size();
     for (size_t i = 0; i < chunks.size(); ++i) {
@@ -596,17 +613,8 @@ Result<AskResult> Ask(const AskOptions& o) {
       text = own ? own->text : e.title;
     }
     e.text = text;
-    UMWELT_ASSIGN_OR_RETURN(auto t, corpus->GetThread(e.thread));
-    if (t) e.thread_state = t->state_reason == "not_planned" ? "closed as not planned" : t->state;
-    if (t && t->kind == "pr" && t->state == "merged") {  // a later commit that reverts it
-      UMWELT_ASSIGN_OR_RETURN(auto from, corpus->LinkedFrom(e.thread, 20));
-      for (const auto& c : from) {
-        if (c.kind == "commit" && ToLower(c.title).rfind("revert", 0) == 0 && c.url.rfind("http", 0) == 0) {
-          e.thread_state = "merged, then reverted";
-          e.superseded_by = c.url;
-        }
-      }
-    }
+    e.thread_state = tv->state;
+    if (!tv->reverted_by.empty()) e.superseded_by = tv->reverted_by;
     if (at < chunks.size()) {
       bool last = true;
       for (size_t i = at + 1; i < chunks.size(); ++i) last &= BaseRef(chunks[i].ref) == base;
@@ -709,7 +717,7 @@ Result<AskResult> Ask(const AskOptions& o) {
     }
     found = found && said;
   }
-  progress("expand", std::to_string(expanded) + " threads read");
+  progress("expand", std::to_string(threads.size()) + " threads read");
 
   // 7. Synthesize.
   std::string md;
@@ -804,7 +812,7 @@ Result<AskResult> Ask(const AskOptions& o) {
   }
   trace["removed"] = result.removed;
   trace["notes"] = result.notes;
-  trace["threads_expanded"] = expanded;
+  trace["threads_expanded"] = threads.size();
   trace["found"] = result.found;
   trace["llm"] = {{"calls", result.usage.calls}, {"cache_hits", result.usage.cache_hits},
                   {"retries", result.usage.retries}, {"input_tokens", result.usage.input_tokens},

@@ -21,8 +21,8 @@ const std::set<std::string>& StopWords() {
       "or", "other", "our", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that",
       "the", "their", "them", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under",
       "until", "up", "us", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
-      "why", "will", "with", "would", "you", "your", "expect", "should", "share", "details", "tell", "give", "know",
-      "currently", "going", "far", "so", "still", "yet", "used", "use", "using"};
+      "why", "will", "with", "would", "you", "your", "expect", "share", "details", "tell", "give", "know",
+      "currently", "going", "far", "still", "yet", "used", "use", "using"};
   return k;
 }
 

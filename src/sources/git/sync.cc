@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -72,28 +73,32 @@ std::string Hex(const git_oid& oid) {
 
 std::string CommitTime(const git_commit* c) { return FormatIsoTime(git_commit_time(c)); }
 
-// The paths a commit changed against its first parent (all of them for a root).
-Status ChangedPaths(git_repository* repo, git_commit* c, std::vector<std::string>* out) {
-  TreePtr tree, parent_tree;
-  if (git_commit_tree(tree.out(), c) != 0) return GitError("git: tree of commit " + Hex(*git_commit_id(c)));
-  if (git_commit_parentcount(c) > 0) {
-    CommitPtr parent;
-    if (git_commit_parent(parent.out(), c, 0) != 0 || git_commit_tree(parent_tree.out(), parent.get()) != 0) {
-      return GitError("git: parent of commit " + Hex(*git_commit_id(c)));
-    }
-  }
+// Visits the deltas between two trees (either may be null: everything).
+Status ForEachDelta(git_repository* repo, git_tree* from, git_tree* to, const std::string& what,
+                    const std::function<void(const git_diff_delta&)>& visit) {
   DiffPtr diff;
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.flags |= GIT_DIFF_SKIP_BINARY_CHECK;
-  if (git_diff_tree_to_tree(diff.out(), repo, parent_tree.get(), tree.get(), &opts) != 0) {
-    return GitError("git: diff of commit " + Hex(*git_commit_id(c)));
-  }
+  if (git_diff_tree_to_tree(diff.out(), repo, from, to, &opts) != 0) return GitError("git: diff of " + what);
   size_t n = git_diff_num_deltas(diff.get());
-  for (size_t i = 0; i < n; ++i) {
-    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
-    out->push_back(d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path);
-  }
+  for (size_t i = 0; i < n; ++i) visit(*git_diff_get_delta(diff.get(), i));
   return Status::Ok();
+}
+
+// The paths a commit changed against its first parent (all of them for a root).
+Status ChangedPaths(git_repository* repo, git_commit* c, std::vector<std::string>* out) {
+  std::string sha = Hex(*git_commit_id(c));
+  TreePtr tree, parent_tree;
+  if (git_commit_tree(tree.out(), c) != 0) return GitError("git: tree of commit " + sha);
+  if (git_commit_parentcount(c) > 0) {
+    CommitPtr parent;
+    if (git_commit_parent(parent.out(), c, 0) != 0 || git_commit_tree(parent_tree.out(), parent.get()) != 0) {
+      return GitError("git: parent of commit " + sha);
+    }
+  }
+  return ForEachDelta(repo, parent_tree.get(), tree.get(), "commit " + sha, [&](const git_diff_delta& d) {
+    out->push_back(d.status == GIT_DELTA_DELETED ? d.old_file.path : d.new_file.path);
+  });
 }
 
 struct FileChange {
@@ -103,23 +108,16 @@ struct FileChange {
 
 // Files that differ between two trees (either may be null: everything).
 Status TreeChanges(git_repository* repo, git_tree* from, git_tree* to, std::vector<FileChange>* out) {
-  DiffPtr diff;
-  git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
-  opts.flags |= GIT_DIFF_SKIP_BINARY_CHECK;
-  if (git_diff_tree_to_tree(diff.out(), repo, from, to, &opts) != 0) return GitError("git: diffing trees");
-  size_t n = git_diff_num_deltas(diff.get());
-  for (size_t i = 0; i < n; ++i) {
-    const git_diff_delta* d = git_diff_get_delta(diff.get(), i);
-    if (d->status == GIT_DELTA_DELETED) {
-      out->push_back({d->old_file.path, true});
-    } else {
-      if (d->status == GIT_DELTA_RENAMED) out->push_back({d->old_file.path, true});
-      // Submodules and links are not files to read.
-      if (d->new_file.mode == GIT_FILEMODE_COMMIT || d->new_file.mode == GIT_FILEMODE_LINK) continue;
-      out->push_back({d->new_file.path, false});
+  return ForEachDelta(repo, from, to, "two trees", [&](const git_diff_delta& d) {
+    if (d.status == GIT_DELTA_DELETED) {
+      out->push_back({d.old_file.path, true});
+      return;
     }
-  }
-  return Status::Ok();
+    if (d.status == GIT_DELTA_RENAMED) out->push_back({d.old_file.path, true});
+    // Submodules and links are not files to read.
+    if (d.new_file.mode == GIT_FILEMODE_COMMIT || d.new_file.mode == GIT_FILEMODE_LINK) return;
+    out->push_back({d.new_file.path, false});
+  });
 }
 
 class GitSync {

@@ -156,7 +156,7 @@ class Walker {
 
 }  // namespace
 
-Document HtmlToDocument(std::string_view html) {
+Document ParseHtml(std::string_view html) {
   Document doc;
   std::string safe = SanitizeUtf8(html);
   GumboOutput* out = gumbo_parse_with_options(&kGumboDefaultOptions, safe.data(), safe.size());
@@ -189,7 +189,7 @@ Document HtmlToDocument(std::string_view html) {
   return doc;
 }
 
-Result<Document> PdfToDocument(std::string_view data) {
+Result<Document> ParsePdf(std::string_view data) {
   static std::once_flag quiet;
   std::call_once(quiet, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
   if (data.size() < 5 || data.substr(0, 5) != "%PDF-") return Status::Corrupt("not a PDF (no %PDF- header)");

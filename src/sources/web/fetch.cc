@@ -207,7 +207,7 @@ Status Fetch(Corpus& corpus, HttpClient& http, const std::vector<std::string>& u
     bool pdf = fetched->content_type.find("pdf") != std::string::npos || fetched->body.rfind("%PDF-", 0) == 0;
     Document doc;
     if (pdf) {
-      auto d = PdfToDocument(fetched->body);
+      auto d = ParsePdf(fetched->body);
       if (!d.ok()) {
         report->failed.push_back(url + ": " + d.status().message());
         continue;
@@ -217,7 +217,7 @@ Status Fetch(Corpus& corpus, HttpClient& http, const std::vector<std::string>& u
                fetched->content_type.find("markdown") != std::string::npos) {
       doc.sections.push_back({"", SanitizeUtf8(fetched->body), 0});
     } else {
-      doc = HtmlToDocument(fetched->body);
+      doc = ParseHtml(fetched->body);
     }
     if (doc.sections.empty()) {
       report->failed.push_back(url + ": no readable text on the page");

@@ -57,7 +57,7 @@ const char* kPage = R"(<!doctype html><html><head><title>Scaling notes</title>
 </main><footer>Copyright someone</footer></body></html>)";
 
 TEST(WebExtract, HtmlKeepsTheArticleAndDropsBoilerplate) {
-  Document d = HtmlToDocument(kPage);
+  Document d = ParseHtml(kPage);
   EXPECT_EQ(d.title, "Scaling notes");
   ASSERT_EQ(d.sections.size(), 2u);
   EXPECT_EQ(d.sections[0].heading, "Scaling notes");
@@ -71,24 +71,24 @@ TEST(WebExtract, HtmlKeepsTheArticleAndDropsBoilerplate) {
     }
   }
   // Broken markup and binary junk neither crash nor hang.
-  EXPECT_TRUE(HtmlToDocument("<p><b><i>unterminated <div <<<>>> \xff\xfe").sections.size() <= 1);
-  EXPECT_TRUE(HtmlToDocument("").sections.empty());
+  EXPECT_TRUE(ParseHtml("<p><b><i>unterminated <div <<<>>> \xff\xfe").sections.size() <= 1);
+  EXPECT_TRUE(ParseHtml("").sections.empty());
 }
 
 TEST(WebExtract, PdfPagesEncryptedAndTruncated) {
-  auto d = PdfToDocument(MakePdf({"First page about float8", "Second page about MoE"}, "Report"));
+  auto d = ParsePdf(MakePdf({"First page about float8", "Second page about MoE"}, "Report"));
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_EQ(d->title, "Report");
   ASSERT_EQ(d->sections.size(), 2u);
   EXPECT_EQ(d->sections[1].page, 2);
   EXPECT_NE(d->sections[1].text.find("Second page about MoE"), std::string::npos);
-  auto enc = PdfToDocument(MakePdf({"secret"}, "Locked", true));
+  auto enc = ParsePdf(MakePdf({"secret"}, "Locked", true));
   ASSERT_FALSE(enc.ok());
   EXPECT_NE(enc.status().message().find("encrypted"), std::string::npos) << enc.status().message();
   std::string whole = MakePdf({"cut here"}, "Cut");
-  auto cut = PdfToDocument(whole.substr(0, 60));
+  auto cut = ParsePdf(whole.substr(0, 60));
   EXPECT_FALSE(cut.ok());
-  EXPECT_FALSE(PdfToDocument("<html>not a pdf</html>").ok());
+  EXPECT_FALSE(ParsePdf("<html>not a pdf</html>").ok());
 }
 
 TEST(WebAddresses, PrivateAddressesAndUrls) {
