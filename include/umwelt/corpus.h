@@ -31,7 +31,7 @@ namespace corpus_internal {
 class StmtCache;
 }
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // One row of `chunks`: a message, comment, issue body, commit, window, ...
 struct Chunk {
@@ -168,6 +168,15 @@ class Corpus {
   // message in its channel's conversation).
   Result<std::vector<Chunk>> ChunksAround(const std::string& parent, const std::string& date, const std::string& ref,
                                           int n);
+  // The chunks dated in [from, to) (ISO times), in date order, all sources.
+  // Uses the date index where the file has one (umwelt's own files do).
+  Result<std::vector<Chunk>> ChunksInPeriod(const std::string& from, const std::string& to);
+  // The threads created, closed, merged or updated in [from, to).
+  Result<std::vector<Thread>> ThreadsChangedIn(const std::string& from, const std::string& to);
+  // The links from the records `from_refs` (record refs, not parts).
+  Result<std::vector<Link>> LinksFrom(const std::vector<std::string>& from_refs);
+  // The threads of one source (and kind, when given), by ref.
+  Result<std::vector<Thread>> ThreadsOf(const std::string& source, const std::string& kind = "");
   Result<CorpusStats> Stats();
   Result<std::string> GetMeta(const std::string& key);
 

@@ -39,6 +39,10 @@ Chunk ReadChunk(const Stmt& q) {
   return c;
 }
 
+constexpr const char* kThreadColumns =
+    "ref, source, kind, state, state_reason, title, author, author_association, url,"
+    " labels, assignees, created, updated, closed, merged, parent, children, description";
+
 std::vector<std::string> JsonList(const std::string& s) {
   std::vector<std::string> out;
   if (s.empty()) return out;
@@ -48,6 +52,29 @@ std::vector<std::string> JsonList(const std::string& s) {
     if (e.is_string()) out.push_back(e.get<std::string>());
   }
   return out;
+}
+
+Thread ReadThread(const Stmt& q) {
+  Thread t;
+  t.ref = q.Text(0);
+  t.source = q.Text(1);
+  t.kind = q.Text(2);
+  t.state = q.Text(3);
+  t.state_reason = q.Text(4);
+  t.title = q.Text(5);
+  t.author = q.Text(6);
+  t.author_association = q.Text(7);
+  t.url = q.Text(8);
+  t.labels = JsonList(q.Text(9));
+  t.assignees = JsonList(q.Text(10));
+  t.created = q.Text(11);
+  t.updated = q.Text(12);
+  t.closed = q.Text(13);
+  t.merged = q.Text(14);
+  t.parent = q.Text(15);
+  t.children = JsonList(q.Text(16));
+  t.description = q.Text(17);
+  return t;
 }
 
 bool TableExists(sqlite3* db, const char* name) {
@@ -182,33 +209,11 @@ Result<std::vector<Chunk>> Corpus::ChunksById(const std::vector<int64_t>& ids) {
 
 Result<std::optional<Thread>> Corpus::GetThread(const std::string& ref) {
   if (!native_) return std::optional<Thread>();
-  Stmt q(db_,
-         "SELECT ref, source, kind, state, state_reason, title, author, author_association, url,"
-         " labels, assignees, created, updated, closed, merged, parent, children, description"
-         " FROM threads WHERE ref=?1");
+  Stmt q(db_, (std::string("SELECT ") + kThreadColumns + " FROM threads WHERE ref=?1").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, ref);
   if (q.Step() != SQLITE_ROW) return std::optional<Thread>();
-  Thread t;
-  t.ref = q.Text(0);
-  t.source = q.Text(1);
-  t.kind = q.Text(2);
-  t.state = q.Text(3);
-  t.state_reason = q.Text(4);
-  t.title = q.Text(5);
-  t.author = q.Text(6);
-  t.author_association = q.Text(7);
-  t.url = q.Text(8);
-  t.labels = JsonList(q.Text(9));
-  t.assignees = JsonList(q.Text(10));
-  t.created = q.Text(11);
-  t.updated = q.Text(12);
-  t.closed = q.Text(13);
-  t.merged = q.Text(14);
-  t.parent = q.Text(15);
-  t.children = JsonList(q.Text(16));
-  t.description = q.Text(17);
-  return std::optional<Thread>(std::move(t));
+  return std::optional<Thread>(ReadThread(q));
 }
 
 Result<std::optional<Thread>> Corpus::ThreadByUrl(const std::string& url) {
@@ -264,6 +269,52 @@ Result<std::vector<std::string>> Corpus::RecordRefs(const std::string& parent, c
     std::string base = BaseRef(q.Text(0));
     if (out.empty() || out.back() != base) out.push_back(std::move(base));
   }
+  return out;
+}
+
+Result<std::vector<Chunk>> Corpus::ChunksInPeriod(const std::string& from, const std::string& to) {
+  Stmt q(db_, (std::string("SELECT ") + kChunkColumns +
+               " FROM chunks WHERE date>=?1 AND date<?2 ORDER BY date, ref, part").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, from).Bind(2, to);
+  std::vector<Chunk> out;
+  while (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
+  return out;
+}
+
+Result<std::vector<Thread>> Corpus::ThreadsChangedIn(const std::string& from, const std::string& to) {
+  std::vector<Thread> out;
+  if (!native_) return out;
+  Stmt q(db_, (std::string("SELECT ") + kThreadColumns +
+               " FROM threads WHERE (created>=?1 AND created<?2) OR (closed>=?1 AND closed<?2)"
+               " OR (merged>=?1 AND merged<?2) OR (updated>=?1 AND updated<?2) ORDER BY ref").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, from).Bind(2, to);
+  while (q.Step() == SQLITE_ROW) out.push_back(ReadThread(q));
+  return out;
+}
+
+Result<std::vector<Link>> Corpus::LinksFrom(const std::vector<std::string>& from_refs) {
+  std::vector<Link> out;
+  if (!native_) return out;
+  Stmt q(db_, "SELECT from_ref, to_ref, kind FROM links WHERE from_ref=?1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  for (const auto& ref : from_refs) {
+    q.Bind(1, ref);
+    while (q.Step() == SQLITE_ROW) out.push_back({q.Text(0), q.Text(1), q.Text(2)});
+    q.Reset();
+  }
+  return out;
+}
+
+Result<std::vector<Thread>> Corpus::ThreadsOf(const std::string& source, const std::string& kind) {
+  std::vector<Thread> out;
+  if (!native_) return out;
+  Stmt q(db_, (std::string("SELECT ") + kThreadColumns +
+               " FROM threads WHERE source=?1 AND (?2='' OR kind=?2) ORDER BY ref").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, source).Bind(2, kind);
+  while (q.Step() == SQLITE_ROW) out.push_back(ReadThread(q));
   return out;
 }
 

@@ -54,7 +54,13 @@ CREATE TABLE IF NOT EXISTS sync_state(
   source TEXT PRIMARY KEY, cursor TEXT, last_success TEXT, last_error TEXT, error_since TEXT);
 )sql";
 
-const char* kMigrations[] = {kMigration1};
+// Digests read a period's chunks and the threads that changed in it.
+const char* kMigration2 = R"sql(
+CREATE INDEX IF NOT EXISTS chunks_date ON chunks(date);
+CREATE INDEX IF NOT EXISTS threads_source ON threads(source, kind);
+)sql";
+
+const char* kMigrations[] = {kMigration1, kMigration2};
 constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kNumMigrations == kSchemaVersion, "one migration per schema version");
 

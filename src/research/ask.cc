@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
 
-#include "evidence.h"
+#include "umwelt/claims.h"
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
 #include "umwelt/text.h"
@@ -22,6 +22,7 @@ namespace {
 
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using research::BestSentence;
 using research::ContentWords;
 using research::Neutralize;
 using research::Numbers;
@@ -200,28 +201,6 @@ std::string Cite(const Evidence& e) {
   return "[" + Cell(who) + ", " + e.date.substr(0, 10) + "](" + e.url + ")";
 }
 
-// The sentence of `e` that best answers: most question words, numbers preferred.
-std::string BestSentence(const Evidence& e, const std::vector<std::string>& terms) {
-  std::string best;
-  double best_score = -1;
-  for (const auto& s : Sentences(e.text)) {
-    if (s.rfind("Attachments:", 0) == 0 || s.rfind("Reactions:", 0) == 0 || s.rfind("Reply to:", 0) == 0 ||
-        s.rfind("Embed:", 0) == 0 || s.rfind("Files:", 0) == 0) {
-      continue;  // what the source attached, not what was said
-    }
-    std::string lower = ToLower(s);
-    double score = 0;
-    for (const auto& t : terms) score += lower.find(t) != std::string::npos ? 1 : 0;
-    if (!Numbers(s).empty()) score += 0.5;
-    if (s.size() < 20) score -= 1;
-    if (score > best_score) {
-      best_score = score;
-      best = s;
-    }
-  }
-  return best.empty() ? e.text : best;
-}
-
 std::string Extractive(const std::string& question, const std::vector<Facet>& facets, const std::vector<Evidence>& ev,
                        bool found) {
   std::vector<std::string> terms = ContentWords(question);
@@ -245,7 +224,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   md += "## Short answer\n\n";
   for (size_t i = 0; i < prose.size() && i < 4; ++i) {
     const Evidence& e = *prose[i];
-    md += "- " + Quote(BestSentence(e, terms), 320) + " — " + Cite(e) +
+    md += "- " + Quote(BestSentence(e.text, terms), 320) + " — " + Cite(e) +
           (e.closeout ? " (the thread's close-out)" : "") + "\n";
   }
   // Numbers near the question's words.
@@ -276,7 +255,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
     int n = 0;
     for (const auto& e : ev) {
       if (e.facet != f.name || !e.lane.empty() || n >= 3 || !quoted.insert(e.url).second) continue;
-      section += "> " + Quote(BestSentence(e, terms), 400) + "\n>\n> — " + Cite(e) +
+      section += "> " + Quote(BestSentence(e.text, terms), 400) + "\n>\n> — " + Cite(e) +
                  (e.thread_state.empty() ? "" : " · thread " + e.thread_state) +
                  (e.superseded_by.empty() ? "" : " · superseded by [a later statement](" + e.superseded_by + ")") + "\n\n";
       ++n;
@@ -286,7 +265,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   std::string linked;
   for (const auto& e : ev) {
     if (e.facet == "Linked pages" && linked.size() < 3000) {
-      linked += "> " + Quote(BestSentence(e, terms), 400) + "\n>\n> — [" + Cell(e.title) + "](" + e.url + ")\n\n";
+      linked += "> " + Quote(BestSentence(e.text, terms), 400) + "\n>\n> — [" + Cell(e.title) + "](" + e.url + ")\n\n";
     }
   }
   if (!linked.empty()) md += "## Linked pages\n\n" + linked;
@@ -310,102 +289,6 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   md += "## Caveats\n\n- This answer quotes the corpus and does not reason beyond it; read the linked threads "
         "before relying on a number ([the top source](" + (prose.empty() ? ev.front().url : prose.front()->url) + ")).\n";
   return md;
-}
-
-// --- verify -----------------------------------------------------------------
-
-struct Verified {
-  std::string markdown;
-  std::vector<std::string> removed;
-};
-
-// Every link must be an evidence url; every number in a sentence that cites
-// must appear in what it cites. Lines that fail are removed and listed.
-Verified Verify(const std::string& md, const std::vector<Evidence>& ev) {
-  std::map<std::string, const Evidence*> by_url;
-  for (const auto& e : ev) by_url[e.url] = &e;
-  static const std::regex link(R"(\]\(([^)\s]+)\))");
-  static const std::regex bare(R"((^|[\s(<])(https?://[^\s)>\]]+))");
-  Verified out;
-  size_t start = 0;
-  bool in_code = false;
-  while (start <= md.size()) {
-    size_t nl = md.find('\n', start);
-    std::string line = md.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-    start = nl == std::string::npos ? md.size() + 1 : nl + 1;
-    if (line.rfind("```", 0) == 0) in_code = !in_code;
-    if (in_code) {
-      out.markdown += line + "\n";
-      continue;
-    }
-    std::vector<std::string> urls;
-    for (std::sregex_iterator it(line.begin(), line.end(), link), end; it != end; ++it) urls.push_back((*it)[1]);
-    std::string no_links = std::regex_replace(line, link, "]");
-    for (std::sregex_iterator it(no_links.begin(), no_links.end(), bare), end; it != end; ++it) urls.push_back((*it)[2]);
-    std::string why;
-    std::string cited;
-    for (const auto& u : urls) {
-      auto e = by_url.find(u);
-      if (e == by_url.end()) {
-        why = "cites " + u + ", which is not in the evidence";
-        break;
-      }
-      cited += e->second->text + "\n" + e->second->title + "\n";
-    }
-    if (why.empty() && !urls.empty()) {
-      // Numbers stated outside link texts and code must be in what is cited.
-      static const std::regex links_and_code(R"(\[[^\]]*\]\([^)]*\)|`[^`]*`)");
-      std::string prose = std::regex_replace(line, links_and_code, " ");
-      std::string haystack = CollapseWhitespace(cited);
-      bool claim_is_target = research::SpeaksOfTarget(prose);
-      for (const auto& n : Numbers(prose)) {
-        std::string digits = n.substr(0, n.find_first_not_of("0123456789.,"));
-        if (digits.empty()) continue;
-        if (!research::ContainsNumber(haystack, digits)) {
-          why = "states " + n + ", which the cited evidence does not";
-          break;
-        }
-        // A number the evidence only ever gives as a target is not a result.
-        bool as_result = claim_is_target;
-        for (const auto& sentence : Sentences(cited)) {
-          if (research::ContainsNumber(sentence, digits) && !research::SpeaksOfTarget(sentence)) as_result = true;
-        }
-        if (!as_result) {
-          why = "reports " + n + " as a result; the cited evidence gives it only as a target";
-          break;
-        }
-      }
-    }
-    if (!why.empty()) {
-      out.removed.push_back(std::string(TruncateUtf8(CollapseWhitespace(line), 200)) + " — " + why);
-      continue;
-    }
-    // A claim resting on a statement that was later revised (or a PR later
-    // reverted) says so, with a link to what replaced it.
-    for (const auto& u : urls) {
-      const Evidence* e = by_url[u];
-      if (!e->superseded_by.empty() && line.find(e->superseded_by) == std::string::npos &&
-          by_url.count(e->superseded_by)) {
-        std::string mark = " (superseded: see [the later statement](" + e->superseded_by + "))";
-        if (!line.empty() && line.back() == '.') line.insert(line.size() - 1, mark);
-        else line += mark;
-        break;
-      }
-    }
-    out.markdown += line + "\n";
-  }
-  // Removed lines leave their blank neighbours: at most one blank line in a row.
-  std::string squeezed;
-  for (char c : out.markdown) {
-    if (c == '\n' && squeezed.size() >= 2 && squeezed[squeezed.size() - 1] == '\n' &&
-        squeezed[squeezed.size() - 2] == '\n') {
-      continue;
-    }
-    squeezed += c;
-  }
-  while (squeezed.size() > 1 && squeezed.back() == '\n' && squeezed[squeezed.size() - 2] == '\n') squeezed.pop_back();
-  out.markdown = std::move(squeezed);
-  return out;
 }
 
 }  // namespace
@@ -744,7 +627,7 @@ Result<AskResult> Ask(const AskOptions& o) {
   progress("synthesize", result.extractive ? "extractive" : "llm");
 
   // 8. Verify, failing closed.
-  Verified v = Verify(md, ev);
+  research::VerifiedClaims v = research::VerifyClaims(md, ev);
   result.removed = std::move(v.removed);
   md = std::move(v.markdown);
   if (!result.extractive) {

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus_fixtures.h"
-#include "evidence.h"
+#include "umwelt/claims.h"
 #include "test_util.h"
 #include "umwelt/github.h"
 #include "umwelt/publish.h"

@@ -1,6 +1,8 @@
-#include "evidence.h"
+#include "umwelt/claims.h"
 
 #include <cctype>
+#include <map>
+#include <regex>
 #include <set>
 
 #include "umwelt/text.h"
@@ -172,5 +174,115 @@ std::string UnitOf(const std::string& number) {
   if (i == std::string::npos) return "";
   return CollapseWhitespace(ToLower(number.substr(i)));
 }
+
+std::string BestSentence(std::string_view text, const std::vector<std::string>& terms) {
+  std::string best;
+  double best_score = -1;
+  for (const auto& s : Sentences(text)) {
+    if (s.rfind("Attachments:", 0) == 0 || s.rfind("Reactions:", 0) == 0 || s.rfind("Reply to:", 0) == 0 ||
+        s.rfind("Embed:", 0) == 0 || s.rfind("Files:", 0) == 0) {
+      continue;  // what the source attached, not what was said
+    }
+    std::string lower = ToLower(s);
+    double score = 0;
+    for (const auto& t : terms) score += lower.find(t) != std::string::npos ? 1 : 0;
+    if (!Numbers(s).empty()) score += 0.5;
+    if (s.size() < 20) score -= 1;
+    if (score > best_score) {
+      best_score = score;
+      best = s;
+    }
+  }
+  return best.empty() ? std::string(text) : best;
+}
+
+
+VerifiedClaims VerifyClaims(const std::string& md, const std::vector<Evidence>& ev) {
+  std::map<std::string, const Evidence*> by_url;
+  for (const auto& e : ev) by_url[e.url] = &e;
+  static const std::regex link(R"(\]\(([^)\s]+)\))");
+  static const std::regex bare(R"((^|[\s(<])(https?://[^\s)>\]]+))");
+  VerifiedClaims out;
+  size_t start = 0;
+  bool in_code = false;
+  while (start <= md.size()) {
+    size_t nl = md.find('\n', start);
+    std::string line = md.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    start = nl == std::string::npos ? md.size() + 1 : nl + 1;
+    if (line.rfind("```", 0) == 0) in_code = !in_code;
+    if (in_code) {
+      out.markdown += line + "\n";
+      continue;
+    }
+    std::vector<std::string> urls;
+    for (std::sregex_iterator it(line.begin(), line.end(), link), end; it != end; ++it) urls.push_back((*it)[1]);
+    std::string no_links = std::regex_replace(line, link, "]");
+    for (std::sregex_iterator it(no_links.begin(), no_links.end(), bare), end; it != end; ++it) urls.push_back((*it)[2]);
+    std::string why;
+    std::string cited;
+    for (const auto& u : urls) {
+      auto e = by_url.find(u);
+      if (e == by_url.end()) {
+        why = "cites " + u + ", which is not in the evidence";
+        break;
+      }
+      cited += e->second->text + "\n" + e->second->title + "\n";
+    }
+    if (why.empty() && !urls.empty()) {
+      // Numbers stated outside link texts and code must be in what is cited.
+      static const std::regex links_and_code(R"(\[[^\]]*\]\([^)]*\)|`[^`]*`)");
+      std::string prose = std::regex_replace(line, links_and_code, " ");
+      std::string haystack = CollapseWhitespace(cited);
+      bool claim_is_target = SpeaksOfTarget(prose);
+      for (const auto& n : Numbers(prose)) {
+        std::string digits = n.substr(0, n.find_first_not_of("0123456789.,"));
+        if (digits.empty()) continue;
+        if (!ContainsNumber(haystack, digits)) {
+          why = "states " + n + ", which the cited evidence does not";
+          break;
+        }
+        // A number the evidence only ever gives as a target is not a result.
+        bool as_result = claim_is_target;
+        for (const auto& sentence : Sentences(cited)) {
+          if (ContainsNumber(sentence, digits) && !SpeaksOfTarget(sentence)) as_result = true;
+        }
+        if (!as_result) {
+          why = "reports " + n + " as a result; the cited evidence gives it only as a target";
+          break;
+        }
+      }
+    }
+    if (!why.empty()) {
+      out.removed.push_back(std::string(TruncateUtf8(CollapseWhitespace(line), 200)) + " — " + why);
+      continue;
+    }
+    // A claim resting on a statement that was later revised (or a PR later
+    // reverted) says so, with a link to what replaced it.
+    for (const auto& u : urls) {
+      const Evidence* e = by_url[u];
+      if (!e->superseded_by.empty() && line.find(e->superseded_by) == std::string::npos &&
+          by_url.count(e->superseded_by)) {
+        std::string mark = " (superseded: see [the later statement](" + e->superseded_by + "))";
+        if (!line.empty() && line.back() == '.') line.insert(line.size() - 1, mark);
+        else line += mark;
+        break;
+      }
+    }
+    out.markdown += line + "\n";
+  }
+  // Removed lines leave their blank neighbours: at most one blank line in a row.
+  std::string squeezed;
+  for (char c : out.markdown) {
+    if (c == '\n' && squeezed.size() >= 2 && squeezed[squeezed.size() - 1] == '\n' &&
+        squeezed[squeezed.size() - 2] == '\n') {
+      continue;
+    }
+    squeezed += c;
+  }
+  while (squeezed.size() > 1 && squeezed.back() == '\n' && squeezed[squeezed.size() - 2] == '\n') squeezed.pop_back();
+  out.markdown = std::move(squeezed);
+  return out;
+}
+
 
 }  // namespace umwelt::research

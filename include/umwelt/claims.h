@@ -1,9 +1,13 @@
-// Internal to research/: text helpers for evidence and claims.
+// umwelt/claims.h — text helpers for evidence and the claims made from it,
+// shared by `ask` and `digest`: words, sentences, numbers with units, quoting
+// corpus text inertly into Markdown, and the check every written claim passes.
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "umwelt/research.h"
 
 namespace umwelt::research {
 
@@ -26,5 +30,19 @@ bool SpeaksOfTarget(std::string_view sentence);
 // The unit of a number Numbers() found ("38.5%" -> "%", "64 H100s" ->
 // "h100s"), lower-case; "" for a bare number.
 std::string UnitOf(const std::string& number);
+
+// The sentence of `text` that best says something: most of `terms`, numbers
+// preferred; attachment, reaction and reply notes skipped.
+std::string BestSentence(std::string_view text, const std::vector<std::string>& terms);
+
+struct VerifiedClaims {
+  std::string markdown;
+  std::vector<std::string> removed;  // each removed line, " — " and why
+};
+// Every link must be an evidence url; every number in a line that cites must
+// appear, whole, in what it cites, and as a result when the line reports one.
+// Lines that fail are removed and listed; a claim resting on a superseded
+// statement gets a link to what replaced it.
+VerifiedClaims VerifyClaims(const std::string& markdown, const std::vector<Evidence>& evidence);
 
 }  // namespace umwelt::research
