@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,12 @@ struct PublishOptions {
   int64_t generated_at = 0;            // epoch seconds; 0 = now
   bool math = true;                    // try KaTeX for $…$
   std::string node = "node";           // the Node.js binary KaTeX runs in
+  // The byline's text before the time; default "Answered by <system>" (or
+  // "Posed by <author>, answered by <system>").
+  std::string byline;
+  // A paragraph that is exactly a key is replaced by its value: trusted HTML
+  // the caller made (an inline SVG chart), never text from a source.
+  std::map<std::string, std::string> figures;
 };
 
 struct CheckProblem {

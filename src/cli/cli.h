@@ -118,6 +118,27 @@ struct ShowArgs {
   bool json = false;
 };
 Status CmdShow(const std::string& corpus, const ShowArgs& args);
+struct DigestArgs {
+  std::string week, from, to;        // default: the last complete week
+  int weeks = 1;                     // this many weeks ending with --week
+  std::string tiers = "xs,s,m";
+  std::string out = "summaries";
+  std::string llm;                   // else $UMWELT_LLM; "" = extractive
+  bool replay = false;
+  std::string site_url;
+  std::string project;
+  std::vector<std::string> epic_labels, members;
+  std::string intro_channel;
+  bool intro_channel_set = false;
+  bool no_store = false;
+  std::string post;                  // discord or slack
+  bool quiet = false;
+};
+Status CmdDigest(const std::string& corpus, const DigestArgs& args);
+// `summaries list|show|links [PERIOD]`.
+Status CmdSummaries(const std::string& corpus, const std::string& action, const std::string& period, bool json);
+// `eval digest`: the checks on each period's digest, and the reference tiers' shape.
+Status CmdEvalDigest(const std::string& corpus, const DigestArgs& args, const std::string& reference, bool json);
 Status CmdStatus(const std::string& corpus, bool json);
 struct PublishArgs {
   std::string input;

@@ -196,6 +196,43 @@ int main(int argc, char** argv) {
   eval_answers->add_option("--embedder", eval_ask.embedders, "SPACE=PROVIDER (repeatable)");
   eval_answers->add_flag("--json", answers_json, "Emit JSON");
 
+  auto* digest = app.add_subcommand("digest", "Summarize a week (or period) by workstream in three tiers; publish it as a site");
+  cli::DigestArgs dg;
+  auto digest_options = [&](CLI::App* cmd, cli::DigestArgs& a) {
+    cmd->add_option("--week", a.week, "A day of the week to summarize, YYYY-MM-DD (default: the last complete week)");
+    cmd->add_option("--weeks", a.weeks, "Summarize this many weeks, ending with --week")->default_val(1);
+    cmd->add_option("--from", a.from, "Start of a custom period, YYYY-MM-DD");
+    cmd->add_option("--to", a.to, "End of a custom period, YYYY-MM-DD (inclusive)");
+    cmd->add_option("--llm", a.llm, "openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM; none: extractive)");
+    cmd->add_flag("--replay", a.replay, "Write only from the LLM cache; a miss is an error");
+    cmd->add_option("--project", a.project, "The name in titles (default: the main repository)");
+    cmd->add_option("--epic-label", a.epic_labels, "Labels that mark epics (repeatable; default epic)");
+    cmd->add_option("--member", a.members, "Logins counted as the project's own (repeatable)");
+    cmd->add_option("--introductions", a.intro_channel, "The Discord channel of introductions (default introductions)")
+        ->each([&a](const std::string&) { a.intro_channel_set = true; });
+  };
+  digest_options(digest, dg);
+  digest->add_option("--tiers", dg.tiers, "Tiers to print: xs,s,m (all are written beside the page)")->default_val("xs,s,m");
+  digest->add_option("--out,-o", dg.out, "The site folder")->default_val("summaries");
+  digest->add_option("--site-url", dg.site_url, "Where the site is served (absolute links in the feed and corpus)");
+  digest->add_flag("--no-store", dg.no_store, "Do not feed the sections back into the corpus");
+  digest->add_option("--post", dg.post, "Post XS, then S and M, to a webhook: discord ($UMWELT_DISCORD_WEBHOOK) or slack ($UMWELT_SLACK_WEBHOOK)");
+
+  auto* summaries = app.add_subcommand("summaries", "Stored weekly summaries: list, show PERIOD|latest, links PERIOD");
+  std::string sum_action, sum_period;
+  bool sum_json = false;
+  summaries->add_option("action", sum_action, "list, show or links")->required()->check(CLI::IsMember({"list", "show", "links"}));
+  summaries->add_option("period", sum_period, "YYYY-MM-DD_YYYY-MM-DD, a day in it, or latest");
+  summaries->add_flag("--json", sum_json, "Emit JSON");
+
+  auto* eval_digest = eval->add_subcommand("digest", "Check digests: links, coverage of notable events, tier rules; compare with reference tiers");
+  cli::DigestArgs eval_dg;
+  std::string eval_ref;
+  bool eval_dg_json = false;
+  digest_options(eval_digest, eval_dg);
+  eval_digest->add_option("--reference", eval_ref, "A folder of reference weeks (xs.md, s.md, m.md) to compare shapes with");
+  eval_digest->add_flag("--json", eval_dg_json, "Emit JSON");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -253,6 +290,13 @@ int main(int argc, char** argv) {
     } else {
       s = cli::CmdSearchMulti(corpus, multi_queries, sa, multi_total);
     }
+  } else if (*digest) {
+    dg.quiet = quiet;
+    s = cli::CmdDigest(corpus, dg);
+  } else if (*summaries) {
+    s = cli::CmdSummaries(corpus, sum_action, sum_period, sum_json);
+  } else if (*eval_digest) {
+    s = cli::CmdEvalDigest(corpus, eval_dg, eval_ref, eval_dg_json);
   } else if (*eval_answers) {
     s = cli::CmdEvalAnswers(corpus, answers_path, eval_ask, answers_json);
   } else if (*eval_retrieval) {

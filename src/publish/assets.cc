@@ -46,6 +46,15 @@ td{padding:.3rem .6rem;vertical-align:top}
 hr{border:0;border-top:1px solid var(--rule);margin:2rem 0}
 .math-display{overflow-x:auto;margin:1rem 0;text-align:center}
 code.math{color:var(--ink2)}
+figure.activity{display:flex;flex-wrap:wrap;align-items:center;gap:.3rem .8rem;margin:-.2rem 0 .9rem;
+color:var(--faint);font-size:.72rem;line-height:1.3}
+figure.activity svg{flex:none;overflow:visible}
+figure.chart{margin:1.2rem 0 1.6rem;color:var(--faint);font-size:.72rem}
+figure.chart svg{width:100%;height:auto}
+.legend{display:inline-flex;flex-wrap:wrap;gap:.15rem .6rem}
+.legend i{display:inline-block;width:.6rem;height:.6rem;border-radius:2px;margin-right:.25rem;vertical-align:-.05rem}
+nav.periods{display:flex;justify-content:space-between;gap:1rem;margin:0 0 1.6rem;font-size:.88rem}
+.xs{font:italic 1.05rem/1.55 Palatino,"Palatino Linotype",Georgia,serif;color:var(--ink2)}
 .cite{position:relative;display:inline}
 .card{position:absolute;left:0;bottom:calc(100% + 8px);z-index:20;display:block;width:320px;max-width:86vw;
 padding:.65rem .8rem;background:var(--surface);color:var(--ink);border:1px solid var(--rule);border-radius:6px;

@@ -250,6 +250,7 @@ Result<PublishResult> Publish(std::string_view markdown, const PublishOptions& o
       ReplaceAll(&body, token, "<span class=\"math\">" + html + "</span>");
     }
   }
+  for (const auto& [key, html] : o.figures) ReplaceAll(&body, "<p>" + HtmlEscape(key) + "</p>", html);
   std::set<std::string> ids = {"references", "viewing", "theme-toggle"};
   body = AddHeadingIds(body, &ids);
   body = RestyleFootnotes(body, corpus);
@@ -271,7 +272,8 @@ Result<PublishResult> Publish(std::string_view markdown, const PublishOptions& o
   h += "</style>\n</head>\n<body>\n<button id=\"theme-toggle\" type=\"button\" aria-label=\"Switch light and dark\" "
        "title=\"Switch light and dark\">◐</button>\n<main>\n<header class=\"page-head\">\n<h1 class=\"title\">" +
        HtmlEscape(title) + "</h1>\n<p class=\"byline\">";
-  if (!author.empty()) h += "Posed by <em>" + HtmlEscape(author) + "</em>, answered by <em>" + HtmlEscape(system) + "</em>";
+  if (!o.byline.empty()) h += HtmlEscape(o.byline);
+  else if (!author.empty()) h += "Posed by <em>" + HtmlEscape(author) + "</em>, answered by <em>" + HtmlEscape(system) + "</em>";
   else h += "Answered by <em>" + HtmlEscape(system) + "</em>";
   h += " · <time datetime=\"" + FormatIsoTime(generated) + "\" title=\"Generated " + Minutes(generated) +
        "\">Published " + HtmlEscape(date) + "</time></p>\n</header>\n";

@@ -37,7 +37,8 @@ TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
                                      {"search-multi", "--help"}, {"eval", "retrieval", "--help"},
                                      {"sync", "git", "--help"}, {"sync", "discord", "--help"},
                                      {"sync", "wandb", "--help"}, {"import", "discord", "--help"},
-                                     {"import", "wandb", "--help"}, {"fetch", "--help"}, {"run", "--help"}}) {
+                                     {"import", "wandb", "--help"}, {"fetch", "--help"}, {"run", "--help"},
+                                     {"digest", "--help"}, {"summaries", "--help"}, {"eval", "digest", "--help"}}) {
     RunResult r = Umwelt(v);
     EXPECT_EQ(r.code, 0) << v[0] << r.err;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << v[0];
@@ -365,6 +366,92 @@ TEST(Cli, AskRefreshesAndFetchesLinkedPages) {
   EXPECT_NE(text.find("Web pages fetched"), std::string::npos);
   EXPECT_NE(testing::ReadFileOrEmpty(dir.File("answer.html")).find("Prefetching doubles loader throughput"),
             std::string::npos);
+}
+
+// The example project's busiest week, digested end to end: the site, the
+// tiers, the corpus round trip, the checks, and what bad input gets.
+TEST(Cli, DigestSummariesAndEvalDigest) {
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  std::vector<std::string> import = {"--corpus", db, "import", "github"};
+  for (const auto& f : ExampleFiles()) import.push_back(f);
+  ASSERT_EQ(Umwelt(import).code, 0);
+  ASSERT_EQ(Umwelt({"--corpus", db, "import", "discord", UMWELT_SOURCE_DIR "/examples/discord/training.json", "--repo",
+                    "acme/tinylm"}).code, 0);
+  ASSERT_EQ(Umwelt({"--corpus", db, "import", "wandb", UMWELT_SOURCE_DIR "/examples/wandb/runs.json", "--repo",
+                    "acme/tinylm"}).code, 0);
+  std::string site = dir.File("site");
+  RunResult r = Umwelt({"--corpus", db, "digest", "--week", "2026-11-18", "--weeks", "2", "--out", site,
+                        "--site-url", "https://example.org/digest", "--tiers", "xs,s"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("contributors"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("- **"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("## "), std::string::npos) << "M was not asked for";
+  EXPECT_NE(r.err.find("digest 2026-11-16_2026-11-22: extractive"), std::string::npos) << r.err;
+  for (const char* f : {"/index.html", "/feed.xml", "/summary-2026-11-09_2026-11-15.html",
+                        "/summary-2026-11-16_2026-11-22.html", "/summary-2026-11-16_2026-11-22.md"}) {
+    EXPECT_TRUE(fs::exists(site + f)) << f;
+  }
+  RunResult list = Umwelt({"--corpus", db, "summaries", "list"});
+  ASSERT_EQ(list.code, 0) << list.err;
+  EXPECT_EQ(list.out.rfind("2026-11-16_2026-11-22  ", 0), 0u) << list.out;
+  RunResult show = Umwelt({"--corpus", db, "summaries", "show", "latest"});
+  ASSERT_EQ(show.code, 0);
+  EXPECT_NE(show.out.find("# acme/tinylm: week of November 16, 2026"), std::string::npos) << show.out;
+  RunResult links = Umwelt({"--corpus", db, "summaries", "links", "2026-11-16_2026-11-22", "--json"});
+  ASSERT_EQ(links.code, 0);
+  json l = json::parse(links.out);
+  ASSERT_TRUE(l.is_array());
+  EXPECT_NE(std::find(l.begin(), l.end(), "https://github.com/acme/tinylm/issues/102"), l.end()) << links.out;
+  RunResult found = Umwelt({"--corpus", db, "search", "MFU", "--source", "narrative", "--json", "--fts-only"});
+  ASSERT_EQ(found.code, 0) << found.err;
+  EXPECT_NE(found.out.find("https://example.org/digest/summary-2026-11-16_2026-11-22.html#s-"), std::string::npos);
+  RunResult eval = Umwelt({"--corpus", db, "eval", "digest", "--week", "2026-11-16", "--json"});
+  ASSERT_EQ(eval.code, 0) << eval.out << eval.err;
+  json e = json::parse(eval.out);
+  EXPECT_EQ(e["digests"][0]["bad_links"].size(), 0u);
+  EXPECT_EQ(e["digests"][0]["covered"], e["digests"][0]["notable"]);
+  // Bad input: one clear error each, exit 2; nothing stored is lost.
+  EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--week", "someday"}).code, 2);
+  RunResult future = Umwelt({"--corpus", db, "digest", "--week", "2099-01-05", "--out", site});
+  EXPECT_EQ(future.code, 2);
+  EXPECT_NE(future.err.find("has not begun"), std::string::npos) << future.err;
+  EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--from", "2026-11-01"}).code, 2);
+  EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--from", "2026-11-20", "--to", "2026-11-10"}).code, 2);
+  EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--tiers", "xl"}).code, 2);
+  EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--post", "discord"}).code, 2);  // no webhook in the environment
+  EXPECT_EQ(Umwelt({"--corpus", dir.File("absent.db"), "digest"}).code, 1);
+  EXPECT_EQ(Umwelt({"--corpus", db, "summaries", "show", "1999-01-01_1999-01-07"}).code, 1);
+  EXPECT_EQ(Umwelt({"--corpus", db, "summaries", "show"}).code, 2);
+  EXPECT_EQ(Umwelt({"--corpus", db, "summaries", "list"}).out, list.out);
+  // A quiet week is a page, not an error.
+  RunResult quiet = Umwelt({"--corpus", db, "digest", "--week", "2026-06-01", "--out", site});
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_NE(quiet.out.find("Quiet week"), std::string::npos);
+}
+
+TEST(Cli, EvalDigestComparesWithTheReferenceTiers) {
+  UMWELT_REQUIRE_SHARED_DATA(data);
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  std::vector<std::string> import = {"--corpus", db, "import", "github"};
+  for (const auto& f : ExampleFiles()) import.push_back(f);
+  ASSERT_EQ(Umwelt(import).code, 0);
+  RunResult r = Umwelt({"--corpus", db, "eval", "digest", "--week", "2026-11-16", "--reference",
+                        data + "/marin-discord-summaries/summaries", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["reference"].size(), 4u);
+  // The reference keeps its own rule in three of four weeks: 2026-04-13 has
+  // a second "News & Research" section and no bullet for it.
+  int rule_kept = 0;
+  for (const auto& w : j["reference"]) {
+    EXPECT_LE(w["xs_chars"].get<int>(), 330);
+    rule_kept += w["s_bullets"] == w["m_sections"];
+    EXPECT_LE(std::abs(w["s_bullets"].get<int>() - w["m_sections"].get<int>()), 1) << w["week"];
+  }
+  EXPECT_EQ(rule_kept, 3);
+  EXPECT_TRUE(j["digests"][0]["s_ok"].get<bool>());
 }
 
 }  // namespace

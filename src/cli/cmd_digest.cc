@@ -1,0 +1,266 @@
+// `digest`, `summaries` and `eval digest`.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "umwelt/digest.h"
+#include "umwelt/file.h"
+#include "umwelt/text.h"
+
+namespace umwelt::cli {
+namespace {
+
+using json = nlohmann::json;
+
+Result<std::vector<Period>> Periods(const DigestArgs& a, int64_t now) {
+  if (!a.week.empty() && (!a.from.empty() || !a.to.empty())) {
+    return Status::Invalid("--week and --from/--to exclude each other");
+  }
+  if (a.from.empty() != a.to.empty()) return Status::Invalid("--from and --to go together");
+  if (a.weeks < 1 || a.weeks > 520) return Status::Invalid("--weeks must be between 1 and 520");
+  Period last;
+  if (!a.from.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(last, ParsePeriod(a.from, a.to));
+    if (a.weeks != 1) return Status::Invalid("--weeks goes with --week, not --from/--to");
+    return std::vector<Period>{last};
+  }
+  if (!a.week.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(last, WeekOf(a.week));
+  } else {
+    last = LastCompleteWeek(now);
+  }
+  std::vector<Period> out;
+  auto monday = ParseIsoTime(last.from + "T00:00:00Z");
+  for (int i = a.weeks - 1; i >= 0; --i) {
+    UMWELT_ASSIGN_OR_RETURN(Period p, WeekOf(FormatIsoTime(*monday - 7LL * 86400 * i).substr(0, 10)));
+    out.push_back(p);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<ChatModel>> Model(const std::string& flag, bool replay) {
+  std::string spec = flag;
+  if (spec.empty()) {
+    if (const char* env = std::getenv("UMWELT_LLM"); env) spec = env;
+  }
+  if (spec.empty()) {
+    if (replay) return Status::Invalid("--replay needs --llm (or $UMWELT_LLM)");
+    return std::unique_ptr<ChatModel>();
+  }
+  LlmOptions lo;
+  lo.spec = spec;
+  lo.replay = replay;
+  return ChatModel::Open(lo);
+}
+
+DigestConfig Config(const DigestArgs& a) {
+  DigestConfig c;
+  c.project = a.project;
+  if (!a.epic_labels.empty()) c.epic_labels = a.epic_labels;
+  c.members = a.members;
+  if (a.intro_channel_set) c.introductions_channel = a.intro_channel;
+  return c;
+}
+
+std::string PageUrl(const DigestArgs& a, const Period& p) {
+  std::string name = "summary-" + p.id() + ".html";
+  if (!a.site_url.empty()) return a.site_url + (a.site_url.back() == '/' ? "" : "/") + name;
+  std::error_code ec;
+  std::string abs = std::filesystem::absolute(a.out, ec).lexically_normal().string();
+  return "file://" + abs + "/" + name;
+}
+
+}  // namespace
+
+Status CmdDigest(const std::string& path, const DigestArgs& a) {
+  int64_t now = NowEpoch();
+  UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, Periods(a, now));
+  bool want_xs = false, want_s = false, want_m = false;
+  for (size_t p = 0; p <= a.tiers.size();) {
+    size_t c = a.tiers.find(',', p);
+    std::string t = ToLower(a.tiers.substr(p, c == std::string::npos ? std::string::npos : c - p));
+    if (t == "xs") want_xs = true;
+    else if (t == "s") want_s = true;
+    else if (t == "m") want_m = true;
+    else if (!t.empty()) return Status::Invalid("--tiers takes xs, s and m, not " + t);
+    if (c == std::string::npos) break;
+    p = c + 1;
+  }
+  std::string webhook;
+  if (!a.post.empty()) {
+    const char* var = a.post == "discord" ? "UMWELT_DISCORD_WEBHOOK" : a.post == "slack" ? "UMWELT_SLACK_WEBHOOK" : nullptr;
+    if (!var) return Status::Invalid("--post takes discord or slack, not " + a.post);
+    const char* url = std::getenv(var);
+    if (!url || !*url) return Status::Invalid("--post " + a.post + " needs the webhook url in $" + var);
+    webhook = url;
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto llm, Model(a.llm, a.replay));
+  // The corpus must exist; digests never create one.
+  UMWELT_ASSIGN_OR_RETURN(auto probe, OpenCorpus(path, Corpus::Mode::kReadOnly));
+  bool writable = probe->native();
+  probe.reset();
+  bool tty = ::isatty(2) && !a.quiet;
+  for (const auto& period : periods) {
+    DigestOptions o;
+    o.corpus_path = path;
+    o.period = period;
+    o.config = Config(a);
+    o.llm = llm.get();
+    o.now = now;
+    if (tty) {
+      o.progress = [](const std::string& stage, const std::string& detail) {
+        std::fprintf(stderr, "\r\033[Kdigest: %s: %s", stage.c_str(), detail.c_str());
+      };
+    }
+    auto d = BuildDigest(o);
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    UMWELT_RETURN_IF_ERROR(d.status());
+    for (const auto& n : d->notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+    for (const auto& x : d->removed) std::fprintf(stderr, "umwelt: removed by the checks: %s\n", x.c_str());
+    UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, writable ? Corpus::Mode::kReadWrite : Corpus::Mode::kReadOnly));
+    SiteOptions so;
+    so.out_dir = a.out;
+    so.site_url = a.site_url;
+    so.generated_at = now;
+    UMWELT_ASSIGN_OR_RETURN(std::string page, WriteDigestSite(*d, so, corpus.get()));
+    if (writable && !a.no_store) {
+      UMWELT_RETURN_IF_ERROR(StoreDigest(*corpus, *d, PageUrl(a, period)));
+    } else if (!writable) {
+      std::fprintf(stderr, "umwelt: note: the corpus is in the reference schema (read-only): the digest is not fed back\n");
+    }
+    if (!webhook.empty()) UMWELT_RETURN_IF_ERROR(PostDigest(*d, a.post, webhook));
+    if (!a.quiet) {
+      if (want_xs) std::printf("%s\n", d->xs.c_str());
+      if (want_s && !d->sections.empty()) std::printf("\n%s", DigestS(*d).c_str());
+      if (want_m && periods.size() == 1) std::printf("\n%s", DigestM(*d).c_str());
+      if (periods.size() > 1) std::printf("\n");
+    }
+    std::fprintf(stderr, "digest %s: %s, %zu sections, %d chunks, %d contributors, %.2f s (%d LLM calls, %lld in / %lld out tokens, $%.4f); %s\n",
+                 period.id().c_str(), d->quiet ? "quiet" : d->extractive ? "extractive" : "llm", d->sections.size(),
+                 d->stats.chunks, d->stats.contributors, d->seconds, d->usage.calls,
+                 static_cast<long long>(d->usage.input_tokens), static_cast<long long>(d->usage.output_tokens),
+                 d->usage.cost_usd, page.c_str());
+  }
+  return Status::Ok();
+}
+
+Status CmdSummaries(const std::string& path, const std::string& action, const std::string& period, bool as_json) {
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
+  if (action == "list") {
+    UMWELT_ASSIGN_OR_RETURN(auto all, ListSummaries(*corpus));
+    if (as_json) {
+      json out = json::array();
+      for (const auto& s : all) out.push_back({{"period", s.period}, {"title", s.title}, {"xs", s.xs}, {"url", s.url}});
+      std::printf("%s\n", out.dump(1).c_str());
+      return Status::Ok();
+    }
+    if (all.empty()) std::fprintf(stderr, "no summaries yet: run `umwelt digest`\n");
+    for (const auto& s : all) std::printf("%s  %s\n", s.period.c_str(), s.xs.c_str());
+    return Status::Ok();
+  }
+  if (period.empty()) return Status::Invalid("summaries " + action + " needs a period (YYYY-MM-DD_YYYY-MM-DD, a day, or latest)");
+  if (action == "show") {
+    UMWELT_ASSIGN_OR_RETURN(std::string text, SummaryText(*corpus, period));
+    if (as_json) {
+      std::printf("%s\n", json{{"period", period}, {"text", text}}.dump(1).c_str());
+    } else {
+      std::fputs(text.c_str(), stdout);
+    }
+    return Status::Ok();
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto links, SummaryLinks(*corpus, period));
+  if (as_json) {
+    std::printf("%s\n", json(links).dump(1).c_str());
+  } else {
+    for (const auto& l : links) std::printf("%s\n", l.c_str());
+  }
+  return Status::Ok();
+}
+
+Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::string& reference, bool as_json) {
+  int64_t now = NowEpoch();
+  UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, Periods(a, now));
+  UMWELT_ASSIGN_OR_RETURN(auto llm, Model(a.llm, a.replay));
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
+  json rows = json::array();
+  int bad = 0;
+  for (const auto& period : periods) {
+    DigestOptions o;
+    o.corpus_path = path;
+    o.period = period;
+    o.config = Config(a);
+    o.llm = llm.get();
+    o.now = now;
+    UMWELT_ASSIGN_OR_RETURN(Digest d, BuildDigest(o));
+    UMWELT_ASSIGN_OR_RETURN(DigestCheck c, CheckDigest(d, *corpus));
+    bad += static_cast<int>(c.bad_links.size()) + !c.xs_ok + !c.s_ok;
+    rows.push_back({{"period", period.id()}, {"quiet", d.quiet}, {"extractive", d.extractive},
+                    {"links", c.links}, {"bad_links", c.bad_links}, {"notable", c.notable}, {"covered", c.covered},
+                    {"coverage", c.notable ? static_cast<double>(c.covered) / c.notable : 1.0}, {"missed", c.missed},
+                    {"xs_chars", c.xs_chars}, {"xs_ok", c.xs_ok}, {"s_bullets", c.s_bullets}, {"s_ok", c.s_ok},
+                    {"m_sections", c.m_sections}, {"m_chars", c.m_chars}, {"max_bullet_chars", c.max_bullet_chars},
+                    {"llm_calls", d.usage.calls}, {"seconds", d.seconds}});
+  }
+  // The reference tiers' shape, for comparison.
+  json ref = json::array();
+  if (!reference.empty()) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(reference, ec)) {
+      if (!entry.is_directory()) continue;
+      auto xs = ReadWholeFile((entry.path() / "xs.md").string());
+      auto s = ReadWholeFile((entry.path() / "s.md").string());
+      auto m = ReadWholeFile((entry.path() / "m.md").string());
+      if (!xs.ok() || !s.ok() || !m.ok()) continue;
+      int bullets = 0, sections = 0, max_bullet = 0;
+      size_t p = 0;
+      while (p < s->size()) {
+        size_t nl = s->find('\n', p);
+        std::string line = s->substr(p, nl == std::string::npos ? std::string::npos : nl - p);
+        p = nl == std::string::npos ? s->size() : nl + 1;
+        if (line.rfind("- ", 0) != 0) continue;
+        ++bullets;
+        size_t dash = line.find(" — ");
+        if (dash != std::string::npos) max_bullet = std::max(max_bullet, static_cast<int>(line.size() - dash - 5));
+      }
+      for (size_t q = 0; (q = m->find("## ", q)) != std::string::npos; q += 3) {
+        if (q == 0 || (*m)[q - 1] == '\n') ++sections;
+      }
+      std::string x = CollapseWhitespace(*xs);
+      ref.push_back({{"week", entry.path().filename().string()}, {"xs_chars", x.size()}, {"s_bullets", bullets},
+                     {"m_sections", sections}, {"m_chars", m->size()}, {"max_bullet_chars", max_bullet}});
+    }
+    std::sort(ref.begin(), ref.end(), [](const json& x, const json& y) { return x["week"] < y["week"]; });
+  }
+  if (as_json) {
+    std::printf("%s\n", json{{"digests", rows}, {"reference", ref}}.dump(1).c_str());
+  } else {
+    std::printf("%-23s %6s %5s %9s %8s %9s %10s %8s %8s\n", "period", "links", "bad", "coverage", "xs_chars",
+                "s_bullets", "m_sections", "m_chars", "max_s");
+    for (const auto& r : rows) {
+      std::printf("%-23s %6d %5zu %4d/%-4d %8d %9d %10d %8d %8d\n", r["period"].get<std::string>().c_str(),
+                  r["links"].get<int>(), r["bad_links"].size(), r["covered"].get<int>(), r["notable"].get<int>(),
+                  r["xs_chars"].get<int>(), r["s_bullets"].get<int>(), r["m_sections"].get<int>(),
+                  r["m_chars"].get<int>(), r["max_bullet_chars"].get<int>());
+      for (const auto& b : r["bad_links"]) std::printf("  bad link: %s\n", b.get<std::string>().c_str());
+      for (const auto& m : r["missed"]) std::printf("  not mentioned: %s\n", m.get<std::string>().c_str());
+    }
+    if (!ref.empty()) {
+      std::printf("\nreference (%s)\n", reference.c_str());
+      for (const auto& r : ref) {
+        std::printf("%-23s %6s %5s %9s %8d %9d %10d %8d %8d\n", r["week"].get<std::string>().c_str(), "", "", "",
+                    r["xs_chars"].get<int>(), r["s_bullets"].get<int>(), r["m_sections"].get<int>(),
+                    r["m_chars"].get<int>(), r["max_bullet_chars"].get<int>());
+      }
+    }
+  }
+  if (bad) return Status::Corrupt("eval digest: " + std::to_string(bad) + " check failure(s)");
+  return Status::Ok();
+}
+
+}  // namespace umwelt::cli

@@ -1,0 +1,36 @@
+// Internal to digest/: helpers shared by its files.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "umwelt/digest.h"
+
+namespace umwelt::digest_internal {
+
+// "2026-11-16" -> epoch seconds of its midnight UTC; nullopt when malformed.
+std::optional<int64_t> DayStart(std::string_view date);
+std::string DayString(int64_t epoch);
+// "November 16, 2026".
+std::string LongDate(const std::string& date);
+
+// Corpus text on one line of Markdown, inert.
+std::string Inline(std::string_view text, size_t max_bytes);
+
+// The per-day activity strip of a section: a small inline SVG, stacked bars
+// by category, labelled for screen readers.
+std::string ActivityStripSvg(const std::vector<DayActivity>& days, const std::string& from);
+// Weekly totals over time for the index page: `weeks` oldest first.
+struct WeekTotal {
+  std::string period, label;
+  DayActivity total{};
+};
+std::string WeeklyChartSvg(const std::vector<WeekTotal>& weeks);
+// The legend under a strip.
+std::string ActivityLegendHtml();
+
+// The Markdown links and bare urls of `md`, in order (duplicates kept).
+std::vector<std::string> MarkdownLinks(std::string_view md);
+
+}  // namespace umwelt::digest_internal

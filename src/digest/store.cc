@@ -1,0 +1,273 @@
+// Digests fed back into the corpus, read back, posted to chat webhooks, and
+// checked (`umwelt eval digest`).
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "digest_internal.h"
+#include "umwelt/http.h"
+#include "umwelt/text.h"
+
+namespace umwelt {
+namespace di = digest_internal;
+using json = nlohmann::json;
+
+namespace {
+
+std::string Two(size_t i) { return (i < 10 ? "0" : "") + std::to_string(i); }
+
+}  // namespace
+
+Status StoreDigest(Corpus& corpus, const Digest& d, const std::string& page_url) {
+  std::string parent = "narrative:" + d.period.id();
+  std::string date = d.period.to + "T23:59:59Z";
+  UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
+  // An earlier digest of the period goes first: its sections may differ.
+  UMWELT_ASSIGN_OR_RETURN(std::vector<std::string> old, corpus.RecordRefs(parent, "summary"));
+  for (const auto& ref : old) UMWELT_RETURN_IF_ERROR(batch->DeleteRecord(ref));
+  Thread t;
+  t.ref = parent;
+  t.source = "narrative";
+  t.kind = "digest";
+  t.state = d.partial ? "partial" : "final";
+  t.title = d.title;
+  t.author = "umwelt";
+  t.url = page_url;
+  t.created = date;
+  t.updated = FormatIsoTime(NowEpoch());
+  t.description = std::string(TruncateUtf8(d.xs, 300));
+  UMWELT_RETURN_IF_ERROR(batch->PutThread(t));
+  auto put = [&](const std::string& slug, const std::string& title, const std::string& text) -> Status {
+    Chunk c;
+    c.source = "narrative";
+    c.kind = "summary";
+    c.ref = parent + "/" + slug;
+    c.parent = parent;
+    c.title = title;
+    c.author = "umwelt";
+    c.date = date;
+    c.url = page_url + "#s-" + slug.substr(3);
+    c.text = text;
+    c.updated = t.updated;
+    UMWELT_ASSIGN_OR_RETURN(bool changed, batch->PutRecord(SplitIntoParts(c)));
+    (void)changed;
+    std::string repo = d.project.find('/') != std::string::npos ? d.project : "";
+    return batch->PutLinks(c.ref, FindLinks(c.ref, text, repo, parent));
+  };
+  UMWELT_RETURN_IF_ERROR(put("00-overview", d.title, d.xs + "\n\n" + DigestS(d)));
+  for (size_t i = 0; i < d.sections.size(); ++i) {
+    const auto& s = d.sections[i];
+    UMWELT_RETURN_IF_ERROR(put(Two(i + 1) + "-" + s.slug, d.title + " — " + s.heading,
+                               "## " + s.heading + "\n\n" + s.body));
+  }
+  return batch->Commit();
+}
+
+Result<std::vector<SummaryInfo>> ListSummaries(Corpus& corpus) {
+  UMWELT_ASSIGN_OR_RETURN(std::vector<Thread> threads, corpus.ThreadsOf("narrative", "digest"));
+  std::vector<SummaryInfo> out;
+  for (const auto& t : threads) out.push_back({t.ref.substr(10), t.title, t.description, t.url});
+  std::sort(out.begin(), out.end(), [](const SummaryInfo& a, const SummaryInfo& b) { return a.period > b.period; });
+  return out;
+}
+
+namespace {
+
+Result<std::vector<Chunk>> PeriodChunks(Corpus& corpus, const std::string& period, std::string* resolved) {
+  std::string p = period;
+  UMWELT_ASSIGN_OR_RETURN(auto all, ListSummaries(corpus));
+  if (p == "latest") {
+    if (all.empty()) return Status::NotFound("no summaries in the corpus yet (run `umwelt digest`)");
+    p = all.front().period;
+  } else if (p.size() == 10) {
+    // A day: the period holding it.
+    for (const auto& s : all) {
+      if (s.period.substr(0, 10) <= p && p <= s.period.substr(11)) {
+        p = s.period;
+        break;
+      }
+    }
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ThreadChunks("narrative:" + p));
+  if (chunks.empty()) return Status::NotFound("no summary for " + period + " (see `umwelt summaries list`)");
+  std::sort(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) {
+    return a.ref != b.ref ? a.ref < b.ref : a.part < b.part;
+  });
+  *resolved = p;
+  return chunks;
+}
+
+}  // namespace
+
+Result<std::string> SummaryText(Corpus& corpus, const std::string& period) {
+  std::string p;
+  UMWELT_ASSIGN_OR_RETURN(auto chunks, PeriodChunks(corpus, period, &p));
+  std::string out = "# " + chunks.front().title + "\n\n";
+  for (const auto& c : chunks) out += c.text + (c.text.empty() || c.text.back() != '\n' ? "\n\n" : "\n");
+  return out;
+}
+
+Result<std::vector<std::string>> SummaryLinks(Corpus& corpus, const std::string& period) {
+  std::string p;
+  UMWELT_ASSIGN_OR_RETURN(auto chunks, PeriodChunks(corpus, period, &p));
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& c : chunks) {
+    if (c.ref.find("/00-overview") != std::string::npos) continue;
+    for (auto& u : di::MarkdownLinks(c.text)) {
+      if (seen.insert(u).second) out.push_back(u);
+    }
+  }
+  return out;
+}
+
+Status PostDigest(const Digest& d, const std::string& kind, const std::string& webhook_url) {
+  if (kind != "discord" && kind != "slack") return Status::Invalid("post to discord or slack, not " + kind);
+  if (webhook_url.rfind("https://", 0) != 0 && webhook_url.rfind("http://", 0) != 0) {
+    return Status::Invalid("the " + kind + " webhook url is not an http(s) url");
+  }
+  // Discord caps a message at 2,000 characters; Slack's text at 40,000, but
+  // long messages are truncated in the client: split there too.
+  const size_t limit = kind == "discord" ? 1900 : 3500;
+  std::vector<std::string> messages = {"**" + d.title + "**\n" + d.xs};
+  auto add_split = [&](const std::string& text) {
+    std::string cur;
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t nl = text.find('\n', start);
+      std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start + 1);
+      start = nl == std::string::npos ? text.size() : nl + 1;
+      while (line.size() > limit) {
+        std::string head(TruncateUtf8(line, limit));
+        if (!cur.empty()) messages.push_back(cur), cur.clear();
+        messages.push_back(head);
+        line = line.substr(head.size());
+      }
+      if (cur.size() + line.size() > limit) messages.push_back(cur), cur.clear();
+      cur += line;
+    }
+    if (!CollapseWhitespace(cur).empty()) messages.push_back(cur);
+  };
+  add_split(DigestS(d));
+  for (const auto& s : d.sections) add_split("**" + s.heading + "**\n" + s.body);
+  auto http = NewCurlHttpClient();
+  for (size_t i = 0; i < messages.size(); ++i) {
+    HttpRequest req;
+    req.method = "POST";
+    req.url = webhook_url + (kind == "discord" ? (webhook_url.find('?') == std::string::npos ? "?wait=true" : "&wait=true") : "");
+    req.headers = {{"Content-Type", "application/json"}};
+    json body = kind == "discord" ? json{{"content", messages[i]}, {"allowed_mentions", {{"parse", json::array()}}}}
+                                  : json{{"text", messages[i]}, {"unfurl_links", false}, {"mrkdwn", true}};
+    req.body = body.dump();
+    req.timeout_seconds = 30;
+    for (int attempt = 0;; ++attempt) {
+      auto r = http->Send(req);
+      if (!r.ok()) {
+        return Status::Unavailable("posting to the " + kind + " webhook failed at message " + std::to_string(i + 1) +
+                                   " of " + std::to_string(messages.size()) + ": " +
+                                   Redact(r.status().message(), {webhook_url}));
+      }
+      if (r->status == 429 && attempt < 3) {
+        double wait = std::atof(r->Header("retry-after").c_str());
+        json j = json::parse(r->body, nullptr, false);
+        if (j.is_object() && j.contains("retry_after") && j["retry_after"].is_number()) wait = j["retry_after"].get<double>();
+        struct timespec ts = {static_cast<time_t>(std::min(wait, 10.0)),
+                              static_cast<long>((std::min(wait, 10.0) - static_cast<int>(std::min(wait, 10.0))) * 1e9)};
+        nanosleep(&ts, nullptr);
+        continue;
+      }
+      if (r->status < 200 || r->status >= 300) {
+        return Status::Unavailable("the " + kind + " webhook answered HTTP " + std::to_string(r->status) +
+                                   " at message " + std::to_string(i + 1) + " of " + std::to_string(messages.size()) +
+                                   ": " + Redact(std::string(TruncateUtf8(r->body, 200)), {webhook_url}));
+      }
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<DigestCheck> CheckDigest(const Digest& d, Corpus& corpus, int top_notable) {
+  DigestCheck c;
+  // Links: each must be a corpus chunk or thread of the period, or a shared
+  // web link quoted in one.
+  std::set<std::string> evidence_urls, threads;
+  for (const auto& s : d.sections) {
+    for (const auto& e : s.evidence) evidence_urls.insert(e.url);
+    for (const auto& t : s.threads) threads.insert(t.ref);
+  }
+  std::string from = d.period.from + "T00:00:00Z";
+  std::string to = di::DayString(*di::DayStart(d.period.to) + 86400) + "T00:00:00Z";
+  std::string m = DigestM(d);
+  std::set<std::string> shared(d.shared_links.begin(), d.shared_links.end());
+  for (const auto& url : di::MarkdownLinks(m)) {
+    ++c.links;
+    if (shared.count(url)) continue;
+    auto chunk = corpus.ChunkByUrl(url);
+    if (chunk.ok() && chunk->has_value()) {
+      const Chunk& ch = **chunk;
+      bool in_period = ch.date >= from && ch.date < to;
+      if (in_period || threads.count(ch.parent) || threads.count(BaseRef(ch.ref))) continue;
+      c.bad_links.push_back(url + " (dated " + ch.date + ", outside the period and its threads)");
+      continue;
+    }
+    auto thread = corpus.ThreadByUrl(url);
+    if (thread.ok() && thread->has_value() && threads.count((*thread)->ref)) continue;
+    c.bad_links.push_back(url + " (not in the corpus)");
+  }
+  // Notable events: merged PRs, closed issues with discussion, new epics,
+  // finished runs, and the busiest epics; by activity.
+  struct Event {
+    std::string label, url;
+    double weight;
+  };
+  std::vector<Event> events;
+  for (const auto& s : d.sections) {
+    if (s.kind == "outside" || s.kind == "reading") continue;
+    std::map<std::string, int> discussion;
+    for (const auto& e : s.evidence) {
+      if (e.kind != "state") ++discussion[e.thread];
+    }
+    for (const auto& e : s.evidence) {
+      if (e.kind != "state") continue;
+      bool notable = e.thread_state == "merged" || e.source == "wandb" ||
+                     (e.thread_state.rfind("closed", 0) == 0 && discussion[e.thread] > 0) ||
+                     (e.thread_state == "opened" && s.kind == "epic" && !s.threads.empty() && s.threads[0].ref == e.thread);
+      if (notable) events.push_back({e.text.substr(0, e.text.find(':')), e.url, 5.0 + discussion[e.thread]});
+    }
+    if (s.kind == "epic") events.push_back({"epic " + s.heading, "", static_cast<double>(s.activity)});
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.weight > b.weight; });
+  if (static_cast<int>(events.size()) > top_notable) events.resize(top_notable);
+  c.notable = static_cast<int>(events.size());
+  for (const auto& e : events) {
+    bool covered = false;
+    if (e.url.empty()) {
+      covered = m.find(e.label.substr(5)) != std::string::npos;  // the epic's heading
+    } else {
+      covered = m.find(e.url) != std::string::npos;
+      std::string label = e.label.substr(0, e.label.find(' '));
+      if (!covered && label.size() > 1 && label[0] == '#') covered = m.find(label + " ") != std::string::npos;
+    }
+    if (covered) ++c.covered;
+    else c.missed.push_back(e.label);
+  }
+  // Tier shape.
+  c.xs_chars = static_cast<int>(d.xs.size());
+  c.xs_ok = !d.xs.empty() && d.xs.size() <= 280 && d.xs.find('\n') == std::string::npos;
+  c.m_sections = static_cast<int>(d.sections.size());
+  c.s_bullets = static_cast<int>(d.sections.size());
+  for (const auto& s : d.sections) {
+    c.m_chars += static_cast<int>(s.body.size());
+    c.max_bullet_chars = std::max(c.max_bullet_chars, static_cast<int>(s.bullet.size()));
+    if (s.bullet.empty() || s.bullet.find('\n') != std::string::npos) c.s_ok = false;
+  }
+  std::string s_md = DigestS(d);
+  c.s_bullets = static_cast<int>(std::count(s_md.begin(), s_md.end(), '\n'));
+  if (c.s_bullets != c.m_sections) c.s_ok = false;
+  return c;
+}
+
+}  // namespace umwelt
