@@ -3,7 +3,8 @@
 # Builds a corpus from the recorded GitHub API pages in examples/github, a
 # Discord export and W&B runs of the same fictional project, and this
 # repository's own history and code; searches it, shows threads whole, and
-# ends with a cited research report (extractive: no LLM) as an HTML page.
+# ends with a cited research report (extractive: no LLM) as an HTML page and
+# the weekly digests of the project's last two weeks as a site.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -41,4 +42,8 @@ echo; echo "== ask a research question: an extractive report (no LLM), verified 
 $UMWELT --corpus "$CORPUS" ask "What MFU do we get on H100s, and what is still blocking it?" \
   --md out/answer.md --out out/answer.html --trace out/answer-trace.json
 sed -n '/## Short answer/,/^## /p' out/answer.md | head -12
-echo; echo "corpus written to $CORPUS; pages: out/report.html, out/answer.html; try: $UMWELT --corpus $CORPUS search \"checkpoint restore\" --json"
+echo; echo "== the weekly digests of the project's last two weeks: XS and S tiers, a site with a feed (extractive: no LLM)"
+$UMWELT --corpus "$CORPUS" digest --week 2026-11-23 --weeks 2 --out out/summaries --tiers xs,s \
+  --site-url "file://$PWD/out/summaries"
+$UMWELT --corpus "$CORPUS" summaries list
+echo; echo "corpus written to $CORPUS; pages: out/report.html, out/answer.html, out/summaries/index.html; try: $UMWELT --corpus $CORPUS search \"checkpoint restore\" --json"

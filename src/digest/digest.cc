@@ -677,17 +677,38 @@ std::string People(const DigestSection& s, size_t max) {
   return Join(names, ", ", " and ");
 }
 
+constexpr size_t kLeadChanges = 8;  // state changes named in a section's lead
+
 // `quoted`: urls quoted by earlier sections, not quoted again.
 void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::string>* quoted) {
   std::string& md = s->body;
-  std::vector<std::string> changes, states;
+  // State changes lead, the most discussed first; a long tail is counted.
+  std::map<std::string, int> discussion;
+  for (const auto& e : s->evidence) discussion[e.thread] += e.kind != "state";
+  std::vector<const Evidence*> events;
   for (const auto& e : s->evidence) {
-    if (e.kind != "state") continue;
-    std::string label = LabelOf(e);
-    changes.push_back(ThreadLink(e, label) + " " + e.thread_state +
-                      (e.thread_state == "opened" && !e.author.empty() ? " by " + di::Inline(e.author, 40) : "") +
-                      (label == e.title ? "" : " (" + di::Inline(e.title, 90) + ")"));
-    states.push_back(LabelOf(e) + " " + e.thread_state);
+    if (e.kind == "state") events.push_back(&e);
+  }
+  std::stable_sort(events.begin(), events.end(), [&](const Evidence* a, const Evidence* b) {
+    return a->score + discussion[a->thread] > b->score + discussion[b->thread];
+  });
+  std::vector<std::string> changes, states;
+  std::map<std::string, int> rest;
+  for (const Evidence* e : events) {
+    if (changes.size() >= kLeadChanges) {
+      ++rest[e->thread_state];
+      continue;
+    }
+    std::string label = LabelOf(*e);
+    changes.push_back(ThreadLink(*e, label) + " " + e->thread_state +
+                      (e->thread_state == "opened" && !e->author.empty() ? " by " + di::Inline(e->author, 40) : "") +
+                      (label == e->title ? "" : " (" + di::Inline(e->title, 90) + ")"));
+    states.push_back(label + " " + e->thread_state);
+  }
+  if (!rest.empty()) {
+    std::vector<std::string> counts;
+    for (const auto& [state, n] : rest) counts.push_back(std::to_string(n) + " " + state);
+    changes.push_back("also " + Join(counts, ", ", " and "));
   }
   if (s->kind == "reading") {
     for (const auto& e : s->evidence) {

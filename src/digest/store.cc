@@ -245,7 +245,7 @@ Result<DigestCheck> CheckDigest(const Digest& d, Corpus& corpus, int top_notable
   for (const auto& e : events) {
     bool covered = false;
     if (e.url.empty()) {
-      covered = m.find(e.label.substr(5)) != std::string::npos;  // the epic's heading
+      covered = m.find("## " + di::Inline(e.label.substr(5), 80) + "\n") != std::string::npos;  // its own section
     } else {
       covered = m.find(e.url) != std::string::npos;
       std::string label = e.label.substr(0, e.label.find(' '));
