@@ -297,11 +297,17 @@ Result<std::string> RenderPage(const std::vector<PeriodFile>& all, size_t i, Cor
   po.generated_at = generated_at;
   po.math = false;
   if (j.contains("sections") && j["sections"].is_array()) {
+    bool legend = true;  // under the first strip only
     for (const auto& s : j["sections"]) {
       std::string slug = s.value("slug", "");
+      std::vector<DayActivity> days = DaysOf(s);
+      bool any = false;
+      for (const auto& d : days) any |= d != DayActivity{};
+      // A section without dated activity (shared reading) keeps its anchor, not a strip.
       po.figures[FigureKey(slug)] = "<figure class=\"activity\" id=\"s-" + HtmlEscape(slug) + "\">" +
-                                    di::ActivityStripSvg(DaysOf(s), all[i].period.substr(0, 10)) +
-                                    di::ActivityLegendHtml() + "</figure>";
+                                    (any ? di::ActivityStripSvg(days, all[i].period.substr(0, 10)) : "") +
+                                    (any && legend ? di::ActivityLegendHtml() : "") + "</figure>";
+      legend &= !any;
     }
   }
   UMWELT_ASSIGN_OR_RETURN(PublishResult page, Publish(md, po, corpus));

@@ -53,8 +53,6 @@ figure.chart{margin:1.2rem 0 1.6rem;color:var(--faint);font-size:.72rem}
 figure.chart svg{width:100%;height:auto}
 .legend{display:inline-flex;flex-wrap:wrap;gap:.15rem .6rem}
 .legend i{display:inline-block;width:.6rem;height:.6rem;border-radius:2px;margin-right:.25rem;vertical-align:-.05rem}
-nav.periods{display:flex;justify-content:space-between;gap:1rem;margin:0 0 1.6rem;font-size:.88rem}
-.xs{font:italic 1.05rem/1.55 Palatino,"Palatino Linotype",Georgia,serif;color:var(--ink2)}
 .cite{position:relative;display:inline}
 .card{position:absolute;left:0;bottom:calc(100% + 8px);z-index:20;display:block;width:320px;max-width:86vw;
 padding:.65rem .8rem;background:var(--surface);color:var(--ink);border:1px solid var(--rule);border-radius:6px;
