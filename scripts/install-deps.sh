@@ -7,9 +7,9 @@ PACKAGES=(
   libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libfasttext-dev
-  libgit2-dev libgumbo-dev libpoppler-cpp-dev
+  libgit2-dev libgumbo-dev libpoppler-cpp-dev libssl-dev
   clang libclang-rt-14-dev sqlite3
-  katex nodejs chromium fonts-liberation
+  katex nodejs chromium fonts-liberation wrk
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

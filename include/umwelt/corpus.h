@@ -122,6 +122,23 @@ std::vector<Link> FindLinks(const std::string& from_ref, std::string_view text, 
 std::string ThreadRefForUrl(std::string_view url);
 
 class WriteBatch;
+class Corpus;
+
+// A thread read for display (`show`, the server's thread page): found by a
+// permalink or a ref; a chat message is read in its conversation (`around`
+// messages either side), anything else whole.
+struct ThreadView {
+  std::string thread_ref, focus_ref;
+  std::optional<Thread> thread;
+  std::vector<Chunk> chunks;
+  std::vector<Chunk> linked;  // chunks elsewhere that link to the thread
+  bool window = false;        // chunks are a window around focus_ref
+  int around = 0;
+};
+// NotFound naming `target` when the corpus holds nothing for it.
+Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int around);
+// `show --json`'s object, from the `first`-th chunk on; `toc` leaves texts out.
+std::string ThreadViewJson(const ThreadView& v, size_t first = 0, bool toc = false);
 
 class Corpus {
  public:
@@ -209,6 +226,12 @@ class Corpus {
   // SQLite FTS5's own ranking, default bm25(), of an OR of `words`: chunk
   // ids, best first (the baseline evaluations compare against).
   Result<std::vector<int64_t>> Fts5Rank(const std::vector<std::string>& words, int limit);
+
+  // Writes a consistent copy of the last committed state to `dest` (SQLite's
+  // online backup API, in one step; the writer and other readers go on),
+  // as one self-contained file (rollback journal, no WAL), replaced
+  // atomically.
+  Status Snapshot(const std::string& dest);
 
   // The raw handle, for benchmarks comparing against FTS5 directly.
   sqlite3* raw_handle() { return db_; }

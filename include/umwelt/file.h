@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "umwelt/status.h"
 
@@ -15,6 +16,11 @@ std::string TempPathFor(const std::string& path);
 
 // The contents of `path`; NotFound when it cannot be opened.
 Result<std::string> ReadWholeFile(const std::string& path);
+
+// SHA-256 as 64 lower-case hex digits (OpenSSL), of bytes or of a file read
+// in blocks.
+std::string Sha256Hex(std::string_view data);
+Result<std::string> Sha256File(const std::string& path);
 
 // A read-only, shared memory map of a whole file. Move-only; unmaps on
 // destruction. Safe to read from many threads.

@@ -73,6 +73,16 @@ Result<PublishResult> Publish(std::string_view markdown, const PublishOptions& o
 // provenance; a body paragraph stating a fact with no link is a warning.
 std::vector<CheckProblem> CheckCitations(std::string_view markdown, Corpus* corpus);
 
+// The stylesheet and script every published page inlines, for other pages
+// that should look and behave the same (the server's UI).
+std::string_view PageStyle();
+std::string_view PageScript();
+
+// An anchor to `url` with `text` (escaped here), wrapped with its hover card
+// when the corpus knows the url; a plain anchor otherwise. Only http(s) urls
+// become links.
+std::string LinkWithCard(Corpus* corpus, const std::string& url, const std::string& text);
+
 // Escapes &, <, >, " and ' for HTML text and attribute values.
 std::string HtmlEscape(std::string_view s);
 

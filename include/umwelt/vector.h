@@ -122,6 +122,28 @@ struct HybridResult {
 Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, std::vector<Space>& spaces,
                                   const HybridOptions& options);
 
+// `search --json`'s object: {"query", "k", "mode", "hits", "code_main",
+// "code_branches" (hybrid only), "notes"}; each hit {source, kind, ref,
+// parent, title, author, date, url, snippet, score, via}.
+std::string SearchJson(const std::string& query, int k, bool hybrid, const HybridResult& r);
+
+// Several sub-queries' results merged by url, by reciprocal rank across the
+// lists (k = 60), at most `total`; each hit names the sub-queries that found it.
+struct MultiHit {
+  Hit hit;
+  double score = 0;
+  std::vector<std::string> queries;
+};
+std::vector<MultiHit> MergeMulti(const std::vector<std::string>& queries, std::vector<HybridResult>& results,
+                                 size_t total, std::vector<std::string>* notes);
+// `search-multi --json`'s object: {"queries", "total", "hits", "notes"}.
+std::string SearchMultiJson(const std::vector<std::string>& queries, int total, const std::vector<MultiHit>& hits,
+                            const std::vector<std::string>& notes);
+
+// An Embedder that lets one thread at a time into `inner`: spaces shared by
+// concurrent searches (a server) wrap their embedders in it.
+std::unique_ptr<Embedder> SerializedEmbedder(std::unique_ptr<Embedder> inner);
+
 // Loads the spaces recorded in the corpus with the configured providers
 // (configs may be empty: then builtin spaces load their own model and others
 // are skipped with a note). A configured model that differs from the space's

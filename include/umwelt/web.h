@@ -63,5 +63,9 @@ Result<Target> ParseUrl(std::string_view url);
 // Whether a numeric address is loopback, private, link-local, CGNAT,
 // unspecified, multicast or otherwise not on the public internet.
 bool IsPrivateAddress(const std::string& address);
+// Resolves `url`'s host, refuses a private address unless `allow_private`,
+// and returns the CURLOPT_RESOLVE entries that pin the name to the address
+// checked (none for an IPv6 literal).
+Result<std::vector<std::string>> CheckedResolve(const std::string& url, bool allow_private);
 
 }  // namespace umwelt::web

@@ -6,7 +6,6 @@
 #include <future>
 #include <map>
 
-#include <nlohmann/json.hpp>
 
 #include "cli.h"
 #include "umwelt/vector.h"
@@ -14,13 +13,6 @@
 namespace umwelt::cli {
 namespace {
 
-using json = nlohmann::json;
-
-json HitJson(const Hit& h) {
-  return {{"source", h.source}, {"kind", h.kind}, {"ref", h.ref}, {"parent", h.parent}, {"title", h.title},
-          {"author", h.author}, {"date", h.date}, {"url", h.url}, {"snippet", h.snippet}, {"score", h.score},
-          {"via", h.via}};
-}
 
 void PrintHits(const std::vector<Hit>& hits, size_t first_number) {
   for (size_t i = 0; i < hits.size(); ++i) {
@@ -86,17 +78,7 @@ Status CmdSearch(const std::string& path, const SearchArgs& a) {
   UMWELT_ASSIGN_OR_RETURN(HybridResult r, RunOne(path, a, a.search.query, &hybrid));
   for (const auto& n : r.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
   if (a.json) {
-    json out = {{"query", a.search.query}, {"k", a.search.k}, {"mode", hybrid ? "hybrid" : "keyword"}};
-    out["hits"] = json::array();
-    for (const auto& h : r.hits) out["hits"].push_back(HitJson(h));
-    if (hybrid) {
-      out["code_main"] = json::array();
-      out["code_branches"] = json::array();
-      for (const auto& h : r.code_main) out["code_main"].push_back(HitJson(h));
-      for (const auto& h : r.code_branches) out["code_branches"].push_back(HitJson(h));
-    }
-    out["notes"] = r.notes;
-    Print(out.dump(-1, ' ', false, json::error_handler_t::replace));
+    Print(SearchJson(a.search.query, a.search.k, hybrid, r));
     return Status::Ok();
   }
   if (r.hits.empty()) std::printf("no hits for \"%s\"\n", a.search.query.c_str());
@@ -123,47 +105,17 @@ Status CmdSearchMulti(const std::string& path, const std::vector<std::string>& q
       return RunOne(path, a, queries[i], &hybrid);
     }));
   }
-  // Merge by url: reciprocal rank across the sub-queries' lists.
-  struct Merged {
-    Hit hit;
-    double score = 0;
-    std::vector<std::string> queries;
-  };
-  std::map<std::string, Merged> by_url;
-  std::vector<std::string> notes;
+  std::vector<HybridResult> results;
   for (size_t i = 0; i < jobs.size(); ++i) {
     auto r = jobs[i].get();
     if (!r.ok()) return r.status().WithContext("sub-query \"" + queries[i] + "\"");
-    for (auto& n : r->notes) notes.push_back(n);
-    for (size_t rank = 0; rank < r->hits.size(); ++rank) {
-      Hit& h = r->hits[rank];
-      Merged& m = by_url[h.url.empty() ? h.ref : h.url];
-      if (m.queries.empty()) m.hit = h;
-      m.score += 1.0 / (60.0 + static_cast<double>(rank + 1));
-      m.queries.push_back(queries[i]);
-      for (const auto& v : h.via) {
-        if (std::find(m.hit.via.begin(), m.hit.via.end(), v) == m.hit.via.end()) m.hit.via.push_back(v);
-      }
-    }
+    results.push_back(std::move(*r));
   }
-  std::vector<Merged> merged;
-  for (auto& [url, m] : by_url) merged.push_back(std::move(m));
-  std::sort(merged.begin(), merged.end(), [](const Merged& x, const Merged& y) {
-    return x.score != y.score ? x.score > y.score : x.hit.url < y.hit.url;
-  });
-  if (merged.size() > static_cast<size_t>(total)) merged.resize(static_cast<size_t>(total));
-  std::sort(notes.begin(), notes.end());
-  notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
+  std::vector<std::string> notes;
+  std::vector<MultiHit> merged = MergeMulti(queries, results, static_cast<size_t>(total), &notes);
   for (const auto& n : notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
   if (a.json) {
-    json out = {{"queries", queries}, {"total", total}, {"hits", json::array()}, {"notes", notes}};
-    for (auto& m : merged) {
-      json h = HitJson(m.hit);
-      h["score"] = m.score;
-      h["queries"] = m.queries;
-      out["hits"].push_back(h);
-    }
-    Print(out.dump(-1, ' ', false, json::error_handler_t::replace));
+    Print(SearchMultiJson(queries, total, merged, notes));
     return Status::Ok();
   }
   for (size_t i = 0; i < merged.size(); ++i) {

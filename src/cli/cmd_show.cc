@@ -2,88 +2,23 @@
 #include <cstdio>
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
 #include "cli.h"
 #include "umwelt/text.h"
 
 namespace umwelt::cli {
-namespace {
-
-nlohmann::json ChunkJson(const Chunk& c) {
-  return {{"ref", c.ref}, {"source", c.source}, {"kind", c.kind}, {"author", c.author},
-          {"date", c.date}, {"url", c.url}, {"part", c.part}, {"n_parts", c.n_parts},
-          {"text", c.text}};
-}
-
-}  // namespace
-
 Status CmdShow(const std::string& path, const ShowArgs& args) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
-  const std::string& target = args.target;
-  std::string thread_ref, focus_ref;
-  std::optional<Chunk> focus;
-  if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) {
-    UMWELT_ASSIGN_OR_RETURN(auto chunk, corpus->ChunkByUrl(target));
-    if (chunk) {
-      thread_ref = chunk->parent.empty() ? chunk->ref : chunk->parent;
-      focus_ref = chunk->ref;
-      focus = chunk;
-    } else {
-      thread_ref = ThreadRefFromUrl(target);
-    }
-  } else {
-    UMWELT_ASSIGN_OR_RETURN(auto chunk, corpus->ChunkByRef(target));
-    if (!chunk) {
-      UMWELT_ASSIGN_OR_RETURN(auto first_part, corpus->ChunkByRef(target + ":p0"));
-      chunk = first_part;
-    }
-    thread_ref = chunk && !chunk->parent.empty() ? chunk->parent : target;
-    if (chunk) focus_ref = chunk->ref;
-    focus = chunk;
-  }
-  // A chat message is read in its conversation: the messages around it, not
-  // the whole channel.
-  bool window = focus && focus->kind == "message" && args.around >= 0;
-  std::vector<Chunk> chunks;
-  if (window) {
-    UMWELT_ASSIGN_OR_RETURN(chunks, corpus->ChunksAround(thread_ref, focus->date, BaseRef(focus->ref), args.around));
-  } else {
-    UMWELT_ASSIGN_OR_RETURN(chunks, corpus->ThreadChunks(thread_ref));
-  }
-  if (chunks.empty()) return Status::NotFound("`" + target + "` is not in the corpus " + path);
-  UMWELT_ASSIGN_OR_RETURN(auto thread, corpus->GetThread(thread_ref));
-  UMWELT_ASSIGN_OR_RETURN(auto linked, corpus->LinkedFrom(thread_ref));
+  UMWELT_ASSIGN_OR_RETURN(ThreadView v, ViewThread(*corpus, args.target, args.around));
+  const std::string& thread_ref = v.thread_ref;
+  const std::string& focus_ref = v.focus_ref;
+  const std::vector<Chunk>& chunks = v.chunks;
+  const std::optional<Thread>& thread = v.thread;
+  const std::vector<Chunk>& linked = v.linked;
+  bool window = v.window;
   size_t first = 0;
   if (args.tail > 0 && static_cast<size_t>(args.tail) < chunks.size()) first = chunks.size() - args.tail;
-
   if (args.json) {
-    nlohmann::json out;
-    out["ref"] = thread_ref;
-    if (thread) {
-      out["thread"] = {{"title", thread->title}, {"state", thread->state},
-                       {"state_reason", thread->state_reason}, {"author", thread->author},
-                       {"url", thread->url}, {"labels", thread->labels},
-                       {"assignees", thread->assignees}, {"created", thread->created},
-                       {"closed", thread->closed}, {"merged", thread->merged},
-                       {"parent", thread->parent}, {"children", thread->children},
-                       {"description", thread->description}};
-    }
-    out["n_chunks"] = chunks.size();
-    if (window) out["around"] = args.around;
-    out["chunks"] = nlohmann::json::array();
-    for (size_t i = first; i < chunks.size(); ++i) {
-      auto j = ChunkJson(chunks[i]);
-      if (args.toc) j.erase("text");
-      out["chunks"].push_back(std::move(j));
-    }
-    out["linked_from"] = nlohmann::json::array();
-    for (const auto& l : linked) {
-      out["linked_from"].push_back({{"ref", l.ref}, {"source", l.source}, {"kind", l.kind},
-                                    {"title", l.title}, {"date", l.date}, {"url", l.url}});
-    }
-    std::string text = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-    std::printf("%s\n", text.c_str());
+    std::printf("%s\n", ThreadViewJson(v, first, args.toc).c_str());
     return Status::Ok();
   }
 

@@ -11,8 +11,50 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
+
+#include <openssl/evp.h>
 
 namespace umwelt {
+
+namespace {
+
+std::string Hex(const unsigned char* p, unsigned n) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned i = 0; i < n; ++i) {
+    out += digits[p[i] >> 4];
+    out += digits[p[i] & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned n = 0;
+  EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr);
+  return Hex(md, n);
+}
+
+Result<std::string> Sha256File(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return Status::NotFound(path + ": cannot open");
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  std::vector<char> buf(1 << 20);
+  size_t got;
+  while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) EVP_DigestUpdate(ctx, buf.data(), got);
+  bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned n = 0;
+  EVP_DigestFinal_ex(ctx, md, &n);
+  EVP_MD_CTX_free(ctx);
+  if (failed) return Status::Io(path + ": read failed");
+  return Hex(md, n);
+}
 
 std::string TempPathFor(const std::string& path) {
   static std::atomic<uint64_t> counter{0};

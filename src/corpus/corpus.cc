@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -316,6 +318,36 @@ Result<std::vector<Thread>> Corpus::ThreadsOf(const std::string& source, const s
   q.Bind(1, source).Bind(2, kind);
   while (q.Step() == SQLITE_ROW) out.push_back(ReadThread(q));
   return out;
+}
+
+Status Corpus::Snapshot(const std::string& dest) {
+  std::string tmp = dest + ".tmp";
+  std::remove(tmp.c_str());
+  sqlite3* out = nullptr;
+  if (sqlite3_open_v2(tmp.c_str(), &out, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    std::string msg = out ? sqlite3_errmsg(out) : "out of memory";
+    sqlite3_close(out);
+    return Status::Io(dest + ": cannot create the snapshot: " + msg);
+  }
+  sqlite3_backup* b = sqlite3_backup_init(out, "main", db_, "main");
+  int rc = SQLITE_ERROR;
+  if (b) {
+    // One step holds one read transaction: the copy is of one committed state.
+    while ((rc = sqlite3_backup_step(b, -1)) == SQLITE_BUSY || rc == SQLITE_LOCKED) sqlite3_sleep(5);
+    sqlite3_backup_finish(b);
+  }
+  std::string msg = sqlite3_errmsg(out);
+  if (rc == SQLITE_DONE) rc = sqlite3_exec(out, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+  sqlite3_close(out);
+  if (rc != SQLITE_OK && rc != SQLITE_DONE) {
+    std::remove(tmp.c_str());
+    return Status::Io(path_ + ": snapshot failed: " + msg);
+  }
+  if (std::rename(tmp.c_str(), dest.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return Status::Io(dest + ": cannot replace: " + std::strerror(errno));
+  }
+  return Status::Ok();
 }
 
 Result<std::string> Corpus::GetMeta(const std::string& key) {

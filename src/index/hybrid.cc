@@ -2,6 +2,9 @@
 // reciprocal rank, in lanes.
 #include <algorithm>
 #include <map>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "umwelt/text.h"
@@ -166,6 +169,90 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
     }
   }
   return result;
+}
+
+namespace {
+
+nlohmann::json HitJson(const Hit& h) {
+  return {{"source", h.source}, {"kind", h.kind}, {"ref", h.ref}, {"parent", h.parent}, {"title", h.title},
+          {"author", h.author}, {"date", h.date}, {"url", h.url}, {"snippet", h.snippet}, {"score", h.score},
+          {"via", h.via}};
+}
+
+class Serialized final : public Embedder {
+ public:
+  explicit Serialized(std::unique_ptr<Embedder> inner) : inner_(std::move(inner)) {}
+  std::string model() const override { return inner_->model(); }
+  int dim() const override { return inner_->dim(); }
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_->Embed(texts);
+  }
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<Embedder> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Embedder> SerializedEmbedder(std::unique_ptr<Embedder> inner) {
+  return std::make_unique<Serialized>(std::move(inner));
+}
+
+std::string SearchJson(const std::string& query, int k, bool hybrid, const HybridResult& r) {
+  using json = nlohmann::json;
+  json out = {{"query", query}, {"k", k}, {"mode", hybrid ? "hybrid" : "keyword"}};
+  out["hits"] = json::array();
+  for (const auto& h : r.hits) out["hits"].push_back(HitJson(h));
+  if (hybrid) {
+    out["code_main"] = json::array();
+    out["code_branches"] = json::array();
+    for (const auto& h : r.code_main) out["code_main"].push_back(HitJson(h));
+    for (const auto& h : r.code_branches) out["code_branches"].push_back(HitJson(h));
+  }
+  out["notes"] = r.notes;
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::vector<MultiHit> MergeMulti(const std::vector<std::string>& queries, std::vector<HybridResult>& results,
+                                 size_t total, std::vector<std::string>* notes) {
+  std::map<std::string, MultiHit> by_url;
+  for (size_t i = 0; i < results.size() && i < queries.size(); ++i) {
+    for (auto& n : results[i].notes) notes->push_back(n);
+    for (size_t rank = 0; rank < results[i].hits.size(); ++rank) {
+      Hit& h = results[i].hits[rank];
+      MultiHit& m = by_url[h.url.empty() ? h.ref : h.url];
+      if (m.queries.empty()) m.hit = h;
+      m.score += 1.0 / (60.0 + static_cast<double>(rank + 1));
+      m.queries.push_back(queries[i]);
+      for (const auto& v : h.via) {
+        if (std::find(m.hit.via.begin(), m.hit.via.end(), v) == m.hit.via.end()) m.hit.via.push_back(v);
+      }
+    }
+  }
+  std::vector<MultiHit> merged;
+  for (auto& [url, m] : by_url) merged.push_back(std::move(m));
+  std::sort(merged.begin(), merged.end(), [](const MultiHit& x, const MultiHit& y) {
+    return x.score != y.score ? x.score > y.score : x.hit.url < y.hit.url;
+  });
+  if (merged.size() > total) merged.resize(total);
+  std::sort(notes->begin(), notes->end());
+  notes->erase(std::unique(notes->begin(), notes->end()), notes->end());
+  return merged;
+}
+
+std::string SearchMultiJson(const std::vector<std::string>& queries, int total, const std::vector<MultiHit>& hits,
+                            const std::vector<std::string>& notes) {
+  using json = nlohmann::json;
+  json out = {{"queries", queries}, {"total", total}, {"hits", json::array()}, {"notes", notes}};
+  for (const auto& m : hits) {
+    json h = HitJson(m.hit);
+    h["score"] = m.score;
+    h["queries"] = m.queries;
+    out["hits"].push_back(h);
+  }
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace umwelt

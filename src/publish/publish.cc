@@ -199,6 +199,16 @@ std::string HtmlEscape(std::string_view s) {
   return out;
 }
 
+std::string_view PageStyle() { return pi::kPageCss; }
+std::string_view PageScript() { return pi::kPageJs; }
+
+std::string LinkWithCard(Corpus* corpus, const std::string& url, const std::string& text) {
+  if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) return HtmlEscape(text);
+  std::string a = "<a href=\"" + HtmlEscape(url) + "\">" + HtmlEscape(text) + "</a>";
+  std::optional<pi::Card> card = corpus ? pi::LookupCard(*corpus, url) : std::nullopt;
+  return card ? "<span class=\"cite\">" + a + pi::CardHtml(*card) + "</span>" : a;
+}
+
 bool PublishResult::has_errors() const {
   for (const auto& p : problems) {
     if (p.severity == CheckProblem::Severity::kError) return true;

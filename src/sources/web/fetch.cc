@@ -112,32 +112,37 @@ bool IsPrivateAddress(const std::string& address) {
   return true;  // not an address at all: refuse
 }
 
+Result<std::vector<std::string>> CheckedResolve(const std::string& url, bool allow_private) {
+  UMWELT_ASSIGN_OR_RETURN(Target t, ParseUrl(url));
+  UMWELT_ASSIGN_OR_RETURN(auto addresses, Resolve(t.host));
+  if (!allow_private) {
+    for (const auto& a : addresses) {
+      if (IsPrivateAddress(a)) {
+        return Status::Invalid(t.host + " resolves to " + a +
+                               ", a private, loopback or link-local address; refused (--allow-private fetches it)");
+      }
+    }
+  }
+  std::string port = t.port.empty() ? (t.scheme == "https" ? "443" : "80") : t.port;
+  const std::string& pin = addresses.front();
+  if (t.host.find(':') != std::string::npos) return std::vector<std::string>{};  // names, not IPv6 literals, are pinned
+  return std::vector<std::string>{t.host + ":" + port + ":" + (pin.find(':') != std::string::npos ? "[" + pin + "]" : pin)};
+}
+
 namespace {
 
 Result<Fetched> Download(HttpClient& http, const std::string& start, const FetchOptions& o) {
   std::string url = start;
   for (int hop = 0;; ++hop) {
     UMWELT_ASSIGN_OR_RETURN(Target t, ParseUrl(url));
-    UMWELT_ASSIGN_OR_RETURN(auto addresses, Resolve(t.host));
-    if (!o.allow_private) {
-      for (const auto& a : addresses) {
-        if (IsPrivateAddress(a)) {
-          return Status::Invalid(t.host + " resolves to " + a +
-                                 ", a private, loopback or link-local address; refused (--allow-private fetches it)");
-        }
-      }
-    }
-    std::string port = t.port.empty() ? (t.scheme == "https" ? "443" : "80") : t.port;
-    const std::string& pin = addresses.front();
+    UMWELT_ASSIGN_OR_RETURN(std::vector<std::string> pins, CheckedResolve(url, o.allow_private));
     HttpRequest req;
     req.url = url;
     req.timeout_seconds = o.timeout_seconds;
     req.max_body_bytes = o.max_bytes;
     req.headers = {{"User-Agent", "umwelt/0.1 (+https://github.com/umwelt)"},
                    {"Accept", "text/html,application/xhtml+xml,application/pdf;q=0.9,text/plain;q=0.8,*/*;q=0.1"}};
-    if (t.host.find(':') == std::string::npos) {  // names, not IPv6 literals, are pinned
-      req.resolve = {t.host + ":" + port + ":" + (pin.find(':') != std::string::npos ? "[" + pin + "]" : pin)};
-    }
+    req.resolve = pins;
     UMWELT_ASSIGN_OR_RETURN(HttpResponse resp, http.Send(req));
     if (resp.status == 301 || resp.status == 302 || resp.status == 303 || resp.status == 307 || resp.status == 308) {
       std::string location = resp.Header("location");

@@ -1,0 +1,86 @@
+// umwelt/server.h — `umwelt serve`: the corpus as a service.
+//
+// One process serves, over HTTP/1.1 with keep-alive (cpp-httplib, a worker
+// pool):
+//   - a JSON API: /api/status, /api/search, /api/search-multi, /api/show,
+//     /api/threads/{ref}, /api/summaries[/{period}], /api/ask (a job) and
+//     /api/jobs/{id} (its state; /events streams progress as server-sent
+//     events). Errors are {"detail": "..."} with the right status;
+//   - a web UI rendered on the server (search, thread, ask, sign-in) with a
+//     little plain JavaScript, the weekly summaries site and report pages;
+//   - snapshot distribution for clients: /manifest.json and /corpus-index.db
+//     (a consistent copy, with Content-Length and Range);
+//   - bearer-token auth (auth.h) in front of the API, the snapshot and the
+//     corpus pages; summaries, the sign-in page and /healthz stay open;
+//   - a scheduler: incremental syncs every --sync-every (one writer; readers
+//     serve the last committed state), the week's digest once a week closes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "umwelt/corpus.h"
+#include "umwelt/status.h"
+
+namespace umwelt {
+
+class ChatModel;
+
+struct ServeOptions {
+  std::string corpus_path;
+  std::string bind = "127.0.0.1";
+  int port = 8080;                 // 0: any free port (tests)
+  int threads = 96;                // workers; a keep-alive connection holds one
+  std::string auth_file;           // "" = no auth (loopback only unless open_network)
+  bool open_network = false;       // serve a non-loopback address without auth
+  std::string summaries_dir;       // the digest site ("" = none)
+  std::string reports_dir;         // published report pages ("" = none)
+  std::vector<std::string> embedders;  // SPACE=PROVIDER, as for search
+  int64_t sync_every_seconds = 0;  // 0 = no scheduler
+  // The scheduler's sync of the recorded sources (the CLI's refresh); the
+  // server reloads its indexes after it.
+  std::function<Status()> sync;
+  ChatModel* llm = nullptr;        // for /api/ask (null: extractive)
+  size_t max_body_bytes = 1 << 20;
+  int read_timeout_seconds = 10;   // a client slower than this is cut off
+  int max_jobs = 2;                // ask jobs running at once
+  std::string snapshot_dir;        // where the snapshot file lives ("" = beside the corpus)
+  // Logs one line per request (method, path without query, status, ms);
+  // tokens and query strings never reach it.
+  std::function<void(const std::string& line)> log;
+};
+
+class Server {
+ public:
+  // Validates the options (an auth file that does not parse, a non-loopback
+  // bind without auth, a corpus that does not open) and binds the port.
+  static Result<std::unique_ptr<Server>> Start(const ServeOptions& options);
+  virtual ~Server() = default;
+  virtual int port() const = 0;
+  // Serves until Stop(); in-flight requests finish first.
+  virtual Status Run() = 0;
+  // Stops accepting; Run() returns once the requests in flight are answered.
+  virtual void Stop() = 0;
+  // Runs one scheduler round now (sync, reload, digest) and returns its status.
+  virtual Status SyncNow() = 0;
+};
+
+// Serves until SIGTERM or SIGINT, then shuts down gracefully.
+Status Serve(const ServeOptions& options);
+
+// `umwelt refresh --from URL`: reads URL/manifest.json, and when its sha256
+// differs from the local corpus's, downloads URL/corpus-index.db to
+// `<corpus>.part` (resuming a partial one with Range), verifies the sha256 and
+// swaps it in atomically. `token` is sent as a bearer token when non-empty.
+struct RefreshReport {
+  bool updated = false;
+  int64_t bytes = 0, resumed_from = 0;
+  std::string sha256;
+};
+Result<RefreshReport> RefreshFrom(const std::string& base_url, const std::string& corpus_path,
+                                  const std::string& token, bool allow_private);
+
+}  // namespace umwelt

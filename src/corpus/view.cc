@@ -1,0 +1,81 @@
+// Threads read for display: `show` and the server's thread page.
+#include <nlohmann/json.hpp>
+
+#include "umwelt/corpus.h"
+#include "umwelt/text.h"
+
+namespace umwelt {
+
+Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int around) {
+  ThreadView v;
+  std::optional<Chunk> focus;
+  if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) {
+    UMWELT_ASSIGN_OR_RETURN(auto chunk, corpus.ChunkByUrl(target));
+    if (chunk) {
+      v.thread_ref = chunk->parent.empty() ? chunk->ref : chunk->parent;
+      v.focus_ref = chunk->ref;
+      focus = chunk;
+    } else {
+      v.thread_ref = ThreadRefFromUrl(target);
+      if (v.thread_ref.empty()) {
+        UMWELT_ASSIGN_OR_RETURN(auto t, corpus.ThreadByUrl(target));
+        if (t) v.thread_ref = t->ref;
+      }
+    }
+  } else {
+    UMWELT_ASSIGN_OR_RETURN(auto chunk, corpus.ChunkByRef(target));
+    if (!chunk) {
+      UMWELT_ASSIGN_OR_RETURN(auto first_part, corpus.ChunkByRef(target + ":p0"));
+      chunk = first_part;
+    }
+    v.thread_ref = chunk && !chunk->parent.empty() ? chunk->parent : target;
+    if (chunk) v.focus_ref = chunk->ref;
+    focus = chunk;
+  }
+  if (v.thread_ref.empty()) return Status::NotFound("`" + target + "` is not in the corpus " + corpus.path());
+  // A chat message is read in its conversation: the messages around it, not
+  // the whole channel.
+  v.window = focus && focus->kind == "message" && around >= 0;
+  v.around = around;
+  if (v.window) {
+    UMWELT_ASSIGN_OR_RETURN(v.chunks, corpus.ChunksAround(v.thread_ref, focus->date, BaseRef(focus->ref), around));
+  } else {
+    UMWELT_ASSIGN_OR_RETURN(v.chunks, corpus.ThreadChunks(v.thread_ref));
+  }
+  if (v.chunks.empty()) return Status::NotFound("`" + target + "` is not in the corpus " + corpus.path());
+  UMWELT_ASSIGN_OR_RETURN(v.thread, corpus.GetThread(v.thread_ref));
+  UMWELT_ASSIGN_OR_RETURN(v.linked, corpus.LinkedFrom(v.thread_ref));
+  return v;
+}
+
+std::string ThreadViewJson(const ThreadView& v, size_t first, bool toc) {
+  using json = nlohmann::json;
+  json out;
+  out["ref"] = v.thread_ref;
+  if (v.thread) {
+    const Thread& t = *v.thread;
+    out["thread"] = {{"title", t.title},         {"state", t.state},         {"state_reason", t.state_reason},
+                     {"author", t.author},       {"url", t.url},             {"labels", t.labels},
+                     {"assignees", t.assignees}, {"created", t.created},     {"closed", t.closed},
+                     {"merged", t.merged},       {"parent", t.parent},       {"children", t.children},
+                     {"description", t.description}};
+  }
+  out["n_chunks"] = v.chunks.size();
+  if (v.window) out["around"] = v.around;
+  out["chunks"] = json::array();
+  for (size_t i = first; i < v.chunks.size(); ++i) {
+    const Chunk& c = v.chunks[i];
+    json j = {{"ref", c.ref},   {"source", c.source}, {"kind", c.kind},       {"author", c.author}, {"date", c.date},
+              {"url", c.url},   {"part", c.part},     {"n_parts", c.n_parts}, {"text", c.text}};
+    if (toc) j.erase("text");
+    out["chunks"].push_back(std::move(j));
+  }
+  out["linked_from"] = json::array();
+  for (const auto& l : v.linked) {
+    out["linked_from"].push_back(
+        {{"ref", l.ref}, {"source", l.source}, {"kind", l.kind}, {"title", l.title}, {"date", l.date}, {"url", l.url}});
+  }
+  return out.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace umwelt

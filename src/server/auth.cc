@@ -1,0 +1,203 @@
+#include "auth.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "umwelt/file.h"
+#include "umwelt/text.h"
+
+namespace umwelt::server_internal {
+
+using json = nlohmann::json;
+
+namespace {
+
+int64_t MtimeNs(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+bool IsHex64(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+}  // namespace
+
+Result<Auth::Config> Auth::Parse(const std::string& path) {
+  UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+  json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) return Status::Invalid(path + ": the auth file is not a JSON object");
+  Config c;
+  auto str = [&](const char* key, std::string* out) -> Status {
+    if (!j.contains(key)) return Status::Ok();
+    if (!j[key].is_string()) return Status::Invalid(path + ": \"" + key + "\" must be a string");
+    *out = j[key].get<std::string>();
+    return Status::Ok();
+  };
+  auto list = [&](const char* key, std::vector<std::string>* out) -> Status {
+    if (!j.contains(key)) return Status::Ok();
+    if (!j[key].is_array()) return Status::Invalid(path + ": \"" + key + "\" must be a list of strings");
+    for (const auto& v : j[key]) {
+      if (!v.is_string()) return Status::Invalid(path + ": \"" + key + "\" must be a list of strings");
+      out->push_back(v.get<std::string>());
+    }
+    return Status::Ok();
+  };
+  UMWELT_RETURN_IF_ERROR(str("github_api", &c.github_api));
+  UMWELT_RETURN_IF_ERROR(str("org", &c.org));
+  UMWELT_RETURN_IF_ERROR(str("help", &c.help));
+  UMWELT_RETURN_IF_ERROR(list("allow", &c.allow));
+  UMWELT_RETURN_IF_ERROR(list("revoked", &c.revoked));
+  if (j.contains("cache_seconds")) {
+    if (!j["cache_seconds"].is_number_integer() || j["cache_seconds"].get<int>() < 0) {
+      return Status::Invalid(path + ": \"cache_seconds\" must be a whole number of seconds");
+    }
+    c.cache_seconds = j["cache_seconds"].get<int>();
+  }
+  if (j.contains("tokens")) {
+    if (!j["tokens"].is_array()) return Status::Invalid(path + ": \"tokens\" must be a list");
+    for (const auto& t : j["tokens"]) {
+      if (!t.is_object() || !t.contains("sha256") || !t["sha256"].is_string() || !IsHex64(t["sha256"].get<std::string>())) {
+        return Status::Invalid(path + ": each token needs \"sha256\", 64 lower-case hex digits (sha256sum of the token)");
+      }
+      Config::Static s;
+      s.sha256 = t["sha256"].get<std::string>();
+      s.login = t.value("login", std::string("token"));
+      s.expires = t.value("expires", std::string());
+      if (!s.expires.empty() && !ParseIsoTime(s.expires)) {
+        return Status::Invalid(path + ": token expiry \"" + s.expires + "\" is not an ISO time");
+      }
+      c.tokens.push_back(std::move(s));
+    }
+  }
+  for (const auto& r : c.revoked) {
+    if (!IsHex64(r)) return Status::Invalid(path + ": \"revoked\" holds SHA-256 hex digests of tokens, not tokens");
+  }
+  if (c.github_api.rfind("https://", 0) != 0 && c.github_api.rfind("http://", 0) != 0) {
+    return Status::Invalid(path + ": \"github_api\" must be an http(s) url");
+  }
+  while (!c.github_api.empty() && c.github_api.back() == '/') c.github_api.pop_back();
+  if (c.org.empty() && c.allow.empty() && c.tokens.empty()) {
+    return Status::Invalid(path + ": names no one: set \"org\", \"allow\" or \"tokens\"");
+  }
+  if (c.help.empty()) {
+    c.help = c.org.empty() ? "ask the operator to add your GitHub login to the allowlist"
+                           : "access is for members of the GitHub organization " + c.org;
+  }
+  return c;
+}
+
+Result<std::unique_ptr<Auth>> Auth::Load(const std::string& path) {
+  auto a = std::unique_ptr<Auth>(new Auth());
+  a->path_ = path;
+  UMWELT_ASSIGN_OR_RETURN(a->config_, Parse(path));
+  a->mtime_ns_ = MtimeNs(path);
+  return a;
+}
+
+void Auth::ReloadIfChanged() {
+  int64_t m = MtimeNs(path_);
+  if (m == mtime_ns_) return;
+  auto c = Parse(path_);
+  if (!c.ok()) return;  // a half-written file: keep the last good one
+  config_ = std::move(*c);
+  mtime_ns_ = m;
+  cache_.clear();
+}
+
+AuthVerdict Auth::Deny(int status, const std::string& why, const std::string& help) {
+  return {status, "", why + "; " + help +
+                          ". Send a GitHub token (or a token the operator issued) as \"Authorization: Bearer <token>\"."};
+}
+
+AuthVerdict Auth::CheckHeader(const std::string& header) {
+  if (header.empty()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ReloadIfChanged();
+    return Deny(401, "no credentials", config_.help);
+  }
+  std::string h = CollapseWhitespace(header);
+  if (h.size() < 8 || ToLower(h.substr(0, 7)) != "bearer ") {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Deny(401, "the Authorization header is not a bearer token", config_.help);
+  }
+  std::string token = h.substr(7);
+  if (token.empty() || token.size() > 512 || token.find(' ') != std::string::npos) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return Deny(401, "the bearer token is malformed", config_.help);
+  }
+  return CheckToken(token);
+}
+
+AuthVerdict Auth::CheckToken(const std::string& token) {
+  std::string sha = Sha256Hex(token);
+  std::unique_lock<std::mutex> lock(mu_);
+  ReloadIfChanged();
+  if (std::find(config_.revoked.begin(), config_.revoked.end(), sha) != config_.revoked.end()) {
+    return Deny(401, "this token was revoked", config_.help);
+  }
+  for (const auto& s : config_.tokens) {
+    if (s.sha256 != sha) continue;
+    if (!s.expires.empty() && *ParseIsoTime(s.expires) <= NowEpoch()) return Deny(401, "this token expired on " + s.expires, config_.help);
+    return {200, s.login, ""};
+  }
+  auto now = std::chrono::steady_clock::now();
+  if (auto it = cache_.find(sha); it != cache_.end() && it->second.until > now) return it->second.verdict;
+  Config c = config_;
+  lock.unlock();
+
+  // Ask GitHub who this is (outside the lock: a slow API holds no one else up).
+  AuthVerdict v;
+  auto http = NewCurlHttpClient();
+  HttpRequest req;
+  req.url = c.github_api + "/user";
+  req.headers = {{"Authorization", "Bearer " + token}, {"Accept", "application/vnd.github+json"},
+                 {"User-Agent", "umwelt-serve"}};
+  req.timeout_seconds = 10;
+  auto r = http->Send(req);
+  bool cacheable = true;
+  if (!r.ok()) {
+    v = Deny(503, "GitHub could not be asked about the token (" + Redact(r.status().message(), {token}) + ")", c.help);
+    cacheable = false;
+  } else if (r->status == 401) {
+    v = Deny(401, "GitHub does not accept this token (expired or revoked?)", c.help);
+  } else if (r->status != 200) {
+    v = Deny(503, "GitHub answered HTTP " + std::to_string(r->status) + " about the token", c.help);
+    cacheable = false;
+  } else {
+    json u = json::parse(r->body, nullptr, false);
+    std::string login = u.is_object() && u.contains("login") && u["login"].is_string() ? u["login"].get<std::string>() : "";
+    if (login.empty()) {
+      v = Deny(503, "GitHub's /user answer names no login", c.help);
+      cacheable = false;
+    } else if (std::any_of(c.allow.begin(), c.allow.end(), [&](const std::string& a) { return ToLower(a) == ToLower(login); })) {
+      v = {200, login, ""};
+    } else if (!c.org.empty()) {
+      req.url = c.github_api + "/orgs/" + UrlEncode(c.org) + "/members/" + UrlEncode(login);
+      auto m = http->Send(req);
+      if (m.ok() && m->status == 204) {
+        v = {200, login, ""};
+      } else if (m.ok() && (m->status == 404 || m->status == 302)) {
+        v = Deny(403, login + " is not a member of " + c.org, c.help);
+      } else {
+        v = Deny(503, "GitHub could not confirm " + login + "'s membership of " + c.org, c.help);
+        cacheable = false;
+      }
+    } else {
+      v = Deny(403, login + " is not on the allowlist", c.help);
+    }
+  }
+  if (cacheable) {
+    lock.lock();
+    cache_[sha] = {v, now + std::chrono::seconds(c.cache_seconds)};
+  }
+  return v;
+}
+
+}  // namespace umwelt::server_internal

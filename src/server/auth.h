@@ -1,0 +1,72 @@
+// Internal to server/: who may read the corpus.
+//
+// The auth file (JSON):
+//   {"github_api": "https://api.github.com",  // the API that vouches for tokens
+//    "org": "acme",                            // members of this org get in
+//    "allow": ["login", ...],                  // and these logins
+//    "cache_seconds": 600,                     // how long a verdict is kept
+//    "tokens": [{"sha256": "<hex>", "login": "ci", "expires": "2027-01-01T00:00:00Z"}],
+//    "revoked": ["<sha256 of a token>", ...],
+//    "help": "how to get access"}              // said in every 401 / 403
+// A bearer token is a static token of the file (by its SHA-256; it may
+// expire) or a GitHub token, checked against GET /user and, for a login not in
+// `allow`, GET /orgs/{org}/members/{login}. The file is re-read when it
+// changes, so revoking takes effect without a restart. Tokens are never
+// logged or stored: the cache is keyed by their SHA-256.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "umwelt/http.h"
+#include "umwelt/status.h"
+
+namespace umwelt::server_internal {
+
+struct AuthVerdict {
+  int status = 200;        // 200, 401 or 403
+  std::string login;
+  std::string detail;      // why not, and how to get access
+};
+
+class Auth {
+ public:
+  // Fails naming the file and what is wrong with it.
+  static Result<std::unique_ptr<Auth>> Load(const std::string& path);
+  // `header` is the Authorization header's value ("" when absent).
+  AuthVerdict CheckHeader(const std::string& header);
+  AuthVerdict CheckToken(const std::string& token);
+
+ private:
+  struct Config {
+    std::string github_api = "https://api.github.com";
+    std::string org;
+    std::vector<std::string> allow;
+    int cache_seconds = 600;
+    struct Static {
+      std::string sha256, login, expires;
+    };
+    std::vector<Static> tokens;
+    std::vector<std::string> revoked;
+    std::string help;
+  };
+  static Result<Config> Parse(const std::string& path);
+  void ReloadIfChanged();
+  static AuthVerdict Deny(int status, const std::string& why, const std::string& help);
+
+  std::string path_;
+  std::mutex mu_;
+  Config config_;
+  int64_t mtime_ns_ = 0;
+  struct Cached {
+    AuthVerdict verdict;
+    std::chrono::steady_clock::time_point until;
+  };
+  std::map<std::string, Cached> cache_;  // sha256(token) -> verdict
+};
+
+}  // namespace umwelt::server_internal
