@@ -8,6 +8,7 @@
 // An HttpClient is not safe for concurrent use; create one per thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,9 @@ struct HttpRequest {
   // "host:port:address" entries that pin a name to an address already
   // checked (curl's CURLOPT_RESOLVE): no second lookup can differ.
   std::vector<std::string> resolve;
+  // When set, the body of a 2xx response is handed over in pieces as it
+  // arrives instead of kept in the response (false aborts the transfer).
+  std::function<bool(std::string_view)> on_body;
 };
 
 struct HttpResponse {

@@ -135,6 +135,22 @@ struct DigestArgs {
   bool quiet = false;
 };
 Status CmdDigest(const std::string& corpus, const DigestArgs& args);
+struct ServeArgs {
+  std::string bind = "127.0.0.1";
+  int port = 8080;
+  int threads = 96;
+  std::string auth;
+  bool open_network = false;
+  std::string summaries, reports;
+  std::string sync_every;
+  std::string llm;
+  std::vector<std::string> embedders;
+  bool quiet = false;
+};
+Result<int64_t> ParseDuration(const std::string& s);
+Status CmdServe(const std::string& corpus, const ServeArgs& args);
+// `refresh --from URL`: the served snapshot, verified and swapped in.
+Status CmdRefresh(const std::string& corpus, const std::string& from, bool allow_private);
 // `summaries list|show|links [PERIOD]`.
 Status CmdSummaries(const std::string& corpus, const std::string& action, const std::string& period, bool json);
 // `eval digest`: the checks on each period's digest, and the reference tiers' shape.

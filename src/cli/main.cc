@@ -233,6 +233,25 @@ int main(int argc, char** argv) {
   eval_digest->add_option("--reference", eval_ref, "A folder of reference weeks (xs.md, s.md, m.md) to compare shapes with");
   eval_digest->add_flag("--json", eval_dg_json, "Emit JSON");
 
+  auto* serve = app.add_subcommand("serve", "Serve the corpus: JSON API, web UI, summaries, snapshot downloads, auth, scheduled syncs");
+  cli::ServeArgs sv;
+  serve->add_option("--bind", sv.bind, "Address to listen on")->default_val("127.0.0.1");
+  serve->add_option("--port", sv.port, "Port")->default_val(8080)->check(CLI::Range(0, 65535));
+  serve->add_option("--threads", sv.threads, "Worker threads (a keep-alive connection holds one)")->default_val(96)->check(CLI::Range(4, 1024));
+  serve->add_option("--auth", sv.auth, "Auth file (JSON: org, allow, tokens, revoked, github_api)")->check(CLI::ExistingFile);
+  serve->add_flag("--open-network", sv.open_network, "Serve a non-loopback address without auth");
+  serve->add_option("--summaries", sv.summaries, "The digest site folder to serve under /summaries/ (and write weekly)");
+  serve->add_option("--reports", sv.reports, "A folder of published report pages to serve under /reports/");
+  serve->add_option("--sync-every", sv.sync_every, "Sync the recorded sources this often (30m, 1h, 1d) and write each closed week's digest");
+  serve->add_option("--llm", sv.llm, "Model for /api/ask and digests (else $UMWELT_LLM; none: extractive)");
+  serve->add_option("--embedder", sv.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
+
+  auto* refresh = app.add_subcommand("refresh", "Download a served corpus snapshot: verified, resumable, swapped in atomically");
+  std::string refresh_from;
+  bool refresh_private = false;
+  refresh->add_option("--from", refresh_from, "The server's base url ($UMWELT_TOKEN is sent as a bearer token)")->required();
+  refresh->add_flag("--allow-private", refresh_private, "The server may be on a private or loopback address");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -290,6 +309,11 @@ int main(int argc, char** argv) {
     } else {
       s = cli::CmdSearchMulti(corpus, multi_queries, sa, multi_total);
     }
+  } else if (*serve) {
+    sv.quiet = quiet;
+    s = cli::CmdServe(corpus, sv);
+  } else if (*refresh) {
+    s = cli::CmdRefresh(corpus, refresh_from, refresh_private);
   } else if (*digest) {
     dg.quiet = quiet;
     s = cli::CmdDigest(corpus, dg);

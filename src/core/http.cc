@@ -18,12 +18,20 @@ namespace {
 struct Sink {
   std::string* body;
   size_t max;
+  const HttpResponse* response;
+  const std::function<bool(std::string_view)>* on_body;
   bool overflow = false;
+  bool aborted = false;
 };
 
 size_t WriteBody(char* data, size_t size, size_t nmemb, void* user) {
   auto* sink = static_cast<Sink*>(user);
   size_t n = size * nmemb;
+  if (*sink->on_body && sink->response->status >= 200 && sink->response->status < 300) {
+    if ((*sink->on_body)(std::string_view(data, n))) return n;
+    sink->aborted = true;
+    return 0;
+  }
   if (sink->body->size() + n > sink->max) {
     sink->overflow = true;
     return 0;  // aborts the transfer
@@ -38,6 +46,8 @@ size_t WriteHeader(char* data, size_t size, size_t nmemb, void* user) {
   std::string_view line(data, n);
   if (line.substr(0, 5) == "HTTP/") {
     response->headers.clear();  // a new response (after 100-continue or a redirect)
+    size_t sp = line.find(' ');
+    if (sp != std::string_view::npos) response->status = std::atol(std::string(line.substr(sp + 1, 3)).c_str());
     return n;
   }
   size_t colon = line.find(':');
@@ -63,7 +73,7 @@ class CurlHttpClient final : public HttpClient {
     if (curl_ == nullptr) return Status::Unavailable("libcurl failed to initialise");
     curl_easy_reset(curl_);
     HttpResponse response;
-    Sink sink{&response.body, req.max_body_bytes};
+    Sink sink{&response.body, req.max_body_bytes, &response, &req.on_body};
     curl_easy_setopt(curl_, CURLOPT_URL, req.url.c_str());
     curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, req.method.c_str());
     curl_easy_setopt(curl_, CURLOPT_WRITEFUNCTION, WriteBody);
@@ -91,6 +101,7 @@ class CurlHttpClient final : public HttpClient {
     CURLcode rc = curl_easy_perform(curl_);
     curl_slist_free_all(headers);
     curl_slist_free_all(resolve);
+    if (sink.aborted) return Status::Io(req.url + ": the body could not be stored");
     if (sink.overflow) {
       return Status::Unavailable(req.url + ": response larger than " +
                                  std::to_string(req.max_body_bytes) + " bytes");

@@ -1,0 +1,76 @@
+// `serve` and `refresh`.
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli.h"
+#include "umwelt/llm.h"
+#include "umwelt/server.h"
+#include "umwelt/text.h"
+
+namespace umwelt::cli {
+
+Result<int64_t> ParseDuration(const std::string& s) {
+  if (s.empty()) return int64_t{0};
+  char* end = nullptr;
+  double v = std::strtod(s.c_str(), &end);
+  std::string unit = end ? end : "";
+  int64_t mult = unit == "s" || unit.empty() ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : -1;
+  if (end == s.c_str() || mult < 0 || !(v > 0)) {
+    return Status::Invalid("not a duration: " + s + " (a number with s, m, h or d: 30m, 1h)");
+  }
+  int64_t seconds = static_cast<int64_t>(v * mult);
+  if (seconds < 10) return Status::Invalid("--sync-every must be at least 10s");
+  return seconds;
+}
+
+Status CmdServe(const std::string& path, const ServeArgs& a) {
+  ServeOptions o;
+  o.corpus_path = path;
+  o.bind = a.bind;
+  o.port = a.port;
+  o.threads = a.threads;
+  o.auth_file = a.auth;
+  o.open_network = a.open_network;
+  o.summaries_dir = a.summaries;
+  o.reports_dir = a.reports;
+  o.embedders = a.embedders;
+  if (o.embedders.empty()) {
+    if (const char* env = std::getenv("UMWELT_EMBEDDERS"); env && *env) o.embedders.push_back(env);
+  }
+  UMWELT_ASSIGN_OR_RETURN(o.sync_every_seconds, ParseDuration(a.sync_every));
+  if (o.sync_every_seconds > 0) o.sync = [path] { return RefreshSources(path); };
+  std::unique_ptr<ChatModel> llm;
+  std::string spec = a.llm;
+  if (spec.empty()) {
+    if (const char* env = std::getenv("UMWELT_LLM"); env) spec = env;
+  }
+  if (!spec.empty()) {
+    LlmOptions lo;
+    lo.spec = spec;
+    UMWELT_ASSIGN_OR_RETURN(llm, ChatModel::Open(lo));
+    o.llm = llm.get();
+  }
+  if (!a.quiet) {
+    o.log = [](const std::string& line) {
+      std::string t = FormatIsoTime(NowEpoch());
+      std::fprintf(stderr, "%s %s\n", t.c_str(), line.c_str());
+    };
+  }
+  return Serve(o);
+}
+
+Status CmdRefresh(const std::string& path, const std::string& from, bool allow_private) {
+  const char* token = std::getenv("UMWELT_TOKEN");
+  UMWELT_ASSIGN_OR_RETURN(RefreshReport r, RefreshFrom(from, path, token ? token : "", allow_private));
+  if (!r.updated) {
+    std::printf("%s is up to date (sha256 %s)\n", path.c_str(), r.sha256.substr(0, 12).c_str());
+  } else {
+    std::printf("%s refreshed from %s: %lld bytes%s, sha256 %s verified\n", path.c_str(), from.c_str(),
+                static_cast<long long>(r.bytes),
+                r.resumed_from > 0 ? (", resumed at byte " + std::to_string(r.resumed_from)).c_str() : "",
+                r.sha256.substr(0, 12).c_str());
+  }
+  return Status::Ok();
+}
+
+}  // namespace umwelt::cli

@@ -1,0 +1,62 @@
+// Internal to server/: the search state shared by the workers.
+//
+// Each worker thread reads through its own read-only connection; the keyword
+// index and vector spaces are opened once and shared (embedders serialized),
+// and swapped whole when the corpus changes, so a request never waits for a
+// rebuild and always sees one committed state.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "umwelt/corpus.h"
+#include "umwelt/search.h"
+#include "umwelt/vector.h"
+
+namespace umwelt::server_internal {
+
+struct SearchRequest {
+  SearchOptions search;
+  bool fts_only = false, vec_only = false;
+  std::vector<std::string> vec_texts;
+  double vec_weight = 0.5;
+};
+
+class Engine {
+ public:
+  Engine(std::string corpus_path, std::vector<SpaceConfig> configs)
+      : path_(std::move(corpus_path)), configs_(std::move(configs)) {}
+
+  // Opens the indexes for the current corpus when its content changed since
+  // the last load (the first call always loads).
+  Status Refresh();
+  // The worker's own read-only connection (reopened after the file was
+  // replaced by a refresh).
+  Result<Corpus*> Connection();
+  Result<HybridResult> Search(const SearchRequest& r, bool* hybrid);
+  std::string content_key();
+  const std::string& path() const { return path_; }
+  // Bumped when the corpus file is replaced: connections reopen.
+  void FileReplaced() { ++generation_; }
+
+ private:
+  struct State {
+    std::string key;
+    std::unique_ptr<KeywordIndex> keyword;
+    std::vector<Space> spaces;
+    std::vector<std::string> notes;
+  };
+  std::shared_ptr<State> Current();
+
+  std::string path_;
+  std::vector<SpaceConfig> configs_;
+  std::mutex mu_;          // guards state_
+  std::mutex reload_mu_;   // one reload at a time
+  std::shared_ptr<State> state_;
+  std::atomic<uint64_t> generation_{1};
+};
+
+}  // namespace umwelt::server_internal

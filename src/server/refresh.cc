@@ -1,0 +1,160 @@
+// `umwelt refresh --from URL`: a client's side of snapshot distribution.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "umwelt/file.h"
+#include "umwelt/http.h"
+#include "umwelt/server.h"
+#include "umwelt/text.h"
+#include "umwelt/web.h"
+
+namespace umwelt {
+
+namespace {
+
+using json = nlohmann::json;
+
+class FileClient {
+ public:
+  FileClient(const std::string& token, std::vector<std::string> resolve) : token_(token), resolve_(std::move(resolve)) {}
+
+  Result<HttpResponse> Get(const std::string& url, const std::vector<std::pair<std::string, std::string>>& extra = {},
+                           std::function<bool(std::string_view)> on_body = nullptr) {
+    HttpRequest req;
+    req.on_body = std::move(on_body);
+    req.url = url;
+    req.headers = extra;
+    if (!token_.empty()) req.headers.push_back({"Authorization", "Bearer " + token_});
+    req.timeout_seconds = 3600;
+    req.max_body_bytes = size_t{64} << 30;
+    req.resolve = resolve_;
+    auto r = http_->Send(req);
+    if (!r.ok()) return Status::Unavailable(Redact(r.status().message(), {token_}));
+    return r;
+  }
+
+ private:
+  std::string token_;
+  std::vector<std::string> resolve_;
+  std::unique_ptr<HttpClient> http_ = NewCurlHttpClient();
+};
+
+std::string DetailOf(const HttpResponse& r) {
+  json j = json::parse(r.body, nullptr, false);
+  if (j.is_object() && j.contains("detail") && j["detail"].is_string()) return j["detail"].get<std::string>();
+  return std::string(TruncateUtf8(CollapseWhitespace(r.body), 200));
+}
+
+Status WriteAppend(const std::string& path, const std::string& data, bool truncate) {
+  FILE* f = std::fopen(path.c_str(), truncate ? "wb" : "ab");
+  if (!f) return Status::Io(path + ": cannot write");
+  size_t n = std::fwrite(data.data(), 1, data.size(), f);
+  bool ok = n == data.size() && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  std::fclose(f);
+  return ok ? Status::Ok() : Status::Io(path + ": write failed");
+}
+
+}  // namespace
+
+Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string& corpus_path, const std::string& token,
+                                  bool allow_private) {
+  std::string base = base_in;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  if (base.rfind("https://", 0) != 0 && base.rfind("http://", 0) != 0) {
+    return Status::Invalid("--from must be an http(s) url, not " + base_in);
+  }
+  UMWELT_ASSIGN_OR_RETURN(std::vector<std::string> pins, web::CheckedResolve(base + "/", allow_private));
+  FileClient http(token, pins);
+  UMWELT_ASSIGN_OR_RETURN(HttpResponse m, http.Get(base + "/manifest.json"));
+  if (m.status == 401 || m.status == 403) {
+    return Status::Invalid(base + " refused the manifest (HTTP " + std::to_string(m.status) + "): " + DetailOf(m) +
+                           (token.empty() ? " (set UMWELT_TOKEN)" : ""));
+  }
+  if (m.status != 200) return Status::Unavailable(base + "/manifest.json: HTTP " + std::to_string(m.status) + ": " + DetailOf(m));
+  json manifest = json::parse(m.body, nullptr, false);
+  if (!manifest.is_object() || !manifest.contains("corpus_index") || !manifest["corpus_index"].is_object()) {
+    return Status::Corrupt(base + "/manifest.json has no corpus_index");
+  }
+  const json& ci = manifest["corpus_index"];
+  std::string sha = ci.value("sha256", std::string());
+  int64_t bytes = ci.contains("bytes") && ci["bytes"].is_number_integer() ? ci["bytes"].get<int64_t>() : -1;
+  if (sha.size() != 64 || bytes < 0) return Status::Corrupt(base + "/manifest.json: corpus_index needs sha256 and bytes");
+  RefreshReport report;
+  report.sha256 = sha;
+  report.bytes = bytes;
+  // Up to date already?
+  std::error_code ec;
+  if (std::filesystem::exists(corpus_path, ec) &&
+      static_cast<int64_t>(std::filesystem::file_size(corpus_path, ec)) == bytes) {
+    auto local = Sha256File(corpus_path);
+    if (local.ok() && *local == sha) return report;
+  }
+  std::string part = corpus_path + ".part";
+  std::string part_sha = corpus_path + ".part.sha256";  // which snapshot the partial file is of
+  int64_t have = 0;
+  if (std::filesystem::exists(part, ec)) {
+    auto was = ReadWholeFile(part_sha);
+    if (was.ok() && CollapseWhitespace(*was) == sha) have = static_cast<int64_t>(std::filesystem::file_size(part, ec));
+    if (have > bytes) have = 0;
+  }
+  if (have == 0) {
+    UMWELT_RETURN_IF_ERROR(WriteAppend(part, "", true));
+    UMWELT_RETURN_IF_ERROR(WriteAppend(part_sha, sha + "\n", true));
+  }
+  report.resumed_from = have;
+  if (have < bytes) {
+    std::vector<std::pair<std::string, std::string>> range;
+    if (have > 0) range.push_back({"Range", "bytes=" + std::to_string(have) + "-"});
+    // The body goes straight to the partial file as it arrives (a snapshot
+    // is hundreds of megabytes): a broken download keeps what came.
+    FILE* out = std::fopen(part.c_str(), have > 0 ? "ab" : "wb");
+    if (!out) return Status::Io(part + ": cannot write");
+    bool whole_instead = false;
+    auto d = http.Get(base + "/corpus-index.db", range, [&](std::string_view piece) {
+      return std::fwrite(piece.data(), 1, piece.size(), out) == piece.size();
+    });
+    bool flushed = std::fflush(out) == 0 && ::fsync(fileno(out)) == 0;
+    std::fclose(out);
+    if (!d.ok()) {
+      return Status::Unavailable(d.status().message() + "; " + std::to_string(std::filesystem::file_size(part, ec)) +
+                                 " bytes kept in " + part + ": run refresh again to resume");
+    }
+    if (!flushed) return Status::Io(part + ": write failed");
+    if (d->status == 200 && have > 0) whole_instead = true;  // the server ignored the range
+    if (d->status != 200 && d->status != 206) {
+      return Status::Unavailable(base + "/corpus-index.db: HTTP " + std::to_string(d->status) + ": " + DetailOf(*d));
+    }
+    std::string etag = d->Header("etag");
+    if (!etag.empty() && etag.find(sha) == std::string::npos) {
+      std::remove(part.c_str());
+      std::remove(part_sha.c_str());
+      return Status::Unavailable(base + " published a newer snapshot during the download; run refresh again");
+    }
+    if (whole_instead) {
+      // The whole file came after the partial one: keep its tail.
+      auto all = ReadWholeFile(part);
+      if (!all.ok() || static_cast<int64_t>(all->size()) < bytes) return Status::Corrupt(part + ": short download");
+      UMWELT_RETURN_IF_ERROR(WriteAppend(part, all->substr(all->size() - bytes), true));
+    }
+  }
+  UMWELT_ASSIGN_OR_RETURN(std::string got, Sha256File(part));
+  if (got != sha) {
+    std::remove(part.c_str());
+    std::remove(part_sha.c_str());
+    return Status::Corrupt("the downloaded snapshot's sha256 is " + got + ", the manifest says " + sha +
+                           "; the partial file was removed (run refresh again)");
+  }
+  // Swap in: the old WAL and shared memory belong to the old file.
+  std::remove((corpus_path + "-wal").c_str());
+  std::remove((corpus_path + "-shm").c_str());
+  if (std::rename(part.c_str(), corpus_path.c_str()) != 0) return Status::Io(corpus_path + ": cannot replace");
+  std::remove(part_sha.c_str());
+  report.updated = true;
+  return report;
+}
+
+}  // namespace umwelt
