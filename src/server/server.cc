@@ -74,6 +74,20 @@ const char* kCsp =
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
+// JSON with <, > and & written as \u escapes (valid JSON, inert if a
+// browser ever sniffs it as HTML).
+void SetJson(httplib::Response& res, const std::string& body) {
+  std::string out;
+  out.reserve(body.size());
+  for (char c : body) {
+    if (c == '<') out += "\\u003c";
+    else if (c == '>') out += "\\u003e";
+    else if (c == '&') out += "\\u0026";
+    else out += c;
+  }
+  res.set_content(out, "application/json");
+}
+
 std::string Random128() {
   std::random_device rd;
   char buf[33];
@@ -185,7 +199,7 @@ class ServerImpl final : public Server {
 
 void ServerImpl::Detail(httplib::Response& res, int status, const std::string& detail) {
   res.status = status;
-  res.set_content(json{{"detail", detail}}.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+  SetJson(res, json{{"detail", detail}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 std::string ServerImpl::Identify(const httplib::Request& req, si::AuthVerdict* v) {
@@ -584,7 +598,7 @@ void ServerImpl::Routes() {
   http_.Get("/api/status", [this](const httplib::Request&, httplib::Response& res) {
     auto s = StatusJson();
     if (!s.ok()) return Detail(res, 500, s.status().message());
-    res.set_content(*s, "application/json");
+    SetJson(res, *s);
   });
   http_.Get("/api/search", [this](const httplib::Request& req, httplib::Response& res) {
     auto r = ParseSearch(req);
@@ -592,7 +606,7 @@ void ServerImpl::Routes() {
     bool hybrid = false;
     auto out = engine_->Search(*r, &hybrid);
     if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
-    res.set_content(SearchJson(r->search.query, r->search.k, hybrid, *out), "application/json");
+    SetJson(res, SearchJson(r->search.query, r->search.k, hybrid, *out));
   });
   http_.Get("/api/search-multi", [this](const httplib::Request& req, httplib::Response& res) {
     size_t n = req.get_param_value_count("q");
@@ -618,7 +632,7 @@ void ServerImpl::Routes() {
     }
     std::vector<std::string> notes;
     auto merged = MergeMulti(queries, results, static_cast<size_t>(total), &notes);
-    res.set_content(SearchMultiJson(queries, total, merged, notes), "application/json");
+    SetJson(res, SearchMultiJson(queries, total, merged, notes));
   });
   auto show = [this](const std::string& target, const httplib::Request& req, httplib::Response& res) {
     if (target.empty()) return Detail(res, 400, "target is required: a permalink or a ref");
@@ -630,7 +644,7 @@ void ServerImpl::Routes() {
     size_t first = 0;
     int tail = req.has_param("tail") ? std::atoi(req.get_param_value("tail").c_str()) : 0;
     if (tail > 0 && static_cast<size_t>(tail) < v->chunks.size()) first = v->chunks.size() - tail;
-    res.set_content(ThreadViewJson(*v, first, Truthy(req.get_param_value("toc"))), "application/json");
+    SetJson(res, ThreadViewJson(*v, first, Truthy(req.get_param_value("toc"))));
   };
   http_.Get("/api/show", [show](const httplib::Request& req, httplib::Response& res) {
     show(req.get_param_value("target"), req, res);
@@ -652,7 +666,7 @@ void ServerImpl::Routes() {
     if (linked.ok()) {
       for (const auto& l : *linked) out["linked_from"].push_back({{"url", l.url}, {"title", l.title}, {"source", l.source}});
     }
-    res.set_content(out.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
   http_.Get("/api/summaries", [this](const httplib::Request&, httplib::Response& res) {
     auto corpus = engine_->Connection();
@@ -661,7 +675,7 @@ void ServerImpl::Routes() {
     if (!all.ok()) return Detail(res, 500, all.status().message());
     json out = json::array();
     for (const auto& s : *all) out.push_back({{"period", s.period}, {"title", s.title}, {"xs", s.xs}, {"url", s.url}});
-    res.set_content(out.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
   http_.Get(R"(/api/summaries/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
     auto corpus = engine_->Connection();
@@ -671,7 +685,7 @@ void ServerImpl::Routes() {
     if (!text.ok()) return Detail(res, HttpStatusOf(text.status()), text.status().message());
     auto links = SummaryLinks(**corpus, period);
     json out = {{"period", period}, {"text", *text}, {"links", links.ok() ? *links : std::vector<std::string>{}}};
-    res.set_content(out.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
   http_.Post("/api/ask", [this](const httplib::Request& req, httplib::Response& res) {
     std::string question;
@@ -715,7 +729,7 @@ void ServerImpl::Routes() {
       out["markdown"] = job->markdown;
       out["report_url"] = "/jobs/" + job->id + "/report";
     }
-    res.set_content(out.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
   http_.Get(R"(/api/jobs/([0-9a-f]{32})/events)", [this](const httplib::Request& req, httplib::Response& res) {
     auto job = FindJob(req.matches[1]);
@@ -760,7 +774,7 @@ void ServerImpl::Routes() {
       out["scheduler"] = {{"last_ok", sched_.last_ok ? FormatIsoTime(sched_.last_ok) : ""}, {"last_error", sched_.last_error},
                           {"error_since", sched_.error_since ? FormatIsoTime(sched_.error_since) : ""}};
     }
-    res.set_content(out.dump(1, ' ', false, json::error_handler_t::replace), "application/json");
+    SetJson(res, out.dump(1, ' ', false, json::error_handler_t::replace));
   });
   http_.Get("/corpus-index.db", [this](const httplib::Request&, httplib::Response& res) {
     Status s = EnsureSnapshot();
