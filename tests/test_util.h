@@ -62,6 +62,17 @@ inline std::string Quote(const std::string& s) {
   return q + "'";
 }
 
+// Runs a shell command and captures everything.
+inline RunResult RunShell(const std::string& command) {
+  testing::TempDir dir;
+  int rc = std::system((command + " >" + dir.File("out") + " 2>" + dir.File("err") + " </dev/null").c_str());
+  RunResult r;
+  r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  r.out = testing::ReadFileOrEmpty(dir.File("out"));
+  r.err = testing::ReadFileOrEmpty(dir.File("err"));
+  return r;
+}
+
 // Runs umwelt with `args` (and extra environment) and captures everything.
 inline RunResult Umwelt(const std::vector<std::string>& args, const std::string& env = "") {
   testing::TempDir dir;

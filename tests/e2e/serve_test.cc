@@ -1,0 +1,237 @@
+// `umwelt serve` as a process: graceful shutdown on SIGTERM, kill -9 in the
+// middle of a scheduled sync and a restart, and a real browser driving the
+// UI over the DevTools protocol (DOM dumps and screenshots kept under
+// build/test-artifacts/).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace umwelt {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using testing::RunResult;
+using testing::Umwelt;
+
+// A running `umwelt serve`, its stderr in a file.
+class ServeProcess {
+ public:
+  ServeProcess(const std::vector<std::string>& args, const std::string& log) : log_(log) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      ::dup2(fd, 2);
+      ::dup2(fd, 1);
+      std::vector<char*> argv;
+      std::string bin = UMWELT_BINARY;
+      argv.push_back(bin.data());
+      std::vector<std::string> copy = args;
+      for (auto& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(bin.c_str(), argv.data());
+      ::_exit(127);
+    }
+  }
+  ~ServeProcess() {
+    if (pid_ > 0 && !reaped_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  // The port from "listening on 127.0.0.1:PORT", or 0 after 20 s.
+  int WaitForPort() {
+    static const std::regex re(R"(listening on [^ ]+:(\d+))");
+    for (int i = 0; i < 400; ++i) {
+      std::string text = testing::ReadFileOrEmpty(log_);
+      std::smatch m;
+      if (std::regex_search(text, m, re)) return std::stoi(m[1]);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return 0;
+  }
+  void Signal(int sig) { ::kill(pid_, sig); }
+  // The exit status, or -1 when it did not exit within `seconds`.
+  int Wait(int seconds) {
+    for (int i = 0; i < seconds * 20; ++i) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        reaped_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return -1;
+  }
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+std::string ExampleCorpus(testing::TempDir& dir) {
+  std::string db = dir.File("c.db");
+  std::vector<std::string> import = {"--corpus", db, "import", "github"};
+  for (const auto& e : fs::directory_iterator(UMWELT_SOURCE_DIR "/examples/github")) import.push_back(e.path());
+  EXPECT_EQ(Umwelt(import).code, 0);
+  EXPECT_EQ(Umwelt({"--corpus", db, "import", "discord", UMWELT_SOURCE_DIR "/examples/discord/training.json", "--repo",
+                    "acme/tinylm"}).code, 0);
+  EXPECT_EQ(Umwelt({"--corpus", db, "import", "wandb", UMWELT_SOURCE_DIR "/examples/wandb/runs.json", "--repo",
+                    "acme/tinylm"}).code, 0);
+  return db;
+}
+
+TEST(Serve, SigtermFinishesTheDownloadInFlightAndExitsZero) {
+  testing::TempDir dir;
+  std::string db = ExampleCorpus(dir);
+  ServeProcess serve({"--corpus", db, "serve", "--port", "0"}, dir.File("serve.log"));
+  int port = serve.WaitForPort();
+  ASSERT_GT(port, 0) << testing::ReadFileOrEmpty(dir.File("serve.log"));
+  httplib::Client c("127.0.0.1", port);
+  auto m = c.Get("/manifest.json");
+  ASSERT_TRUE(m);
+  int64_t bytes = json::parse(m->body)["corpus_index"]["bytes"];
+  std::atomic<int64_t> got{0};
+  std::atomic<int> status{0};
+  std::thread slow([&] {
+    httplib::Client d("127.0.0.1", port);
+    auto r = d.Get("/corpus-index.db", [&](const char*, size_t n) {
+      got += static_cast<int64_t>(n);
+      std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      return true;
+    });
+    if (r) status = r->status;
+  });
+  while (got.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  serve.Signal(SIGTERM);
+  slow.join();
+  EXPECT_EQ(serve.Wait(30), 0);
+  EXPECT_EQ(status.load(), 200);
+  EXPECT_EQ(got.load(), bytes);
+  std::string log = testing::ReadFileOrEmpty(dir.File("serve.log"));
+  EXPECT_NE(log.find("shutting down"), std::string::npos) << log;
+}
+
+TEST(Serve, KillNineDuringAScheduledSyncThenRestart) {
+  testing::TempDir dir;
+  // A repository the corpus mirrors; 4,000 more commits arrive before the
+  // server's first scheduled sync, which is killed mid-way.
+  std::string repo = dir.File("repo");
+  fs::create_directories(repo);
+  auto git = [&](const std::string& args) {
+    return std::system(("cd " + testing::Quote(repo) + " && git -c user.name=t -c user.email=t@example.com " + args +
+                        " >/dev/null 2>&1").c_str());
+  };
+  ASSERT_EQ(git("init -q -b main ."), 0);
+  testing::WriteFile(repo + "/a.txt", "one\n");
+  ASSERT_EQ(git("add a.txt"), 0);
+  ASSERT_EQ(git("commit -q -m first"), 0);
+  std::string db = dir.File("c.db");
+  ASSERT_EQ(Umwelt({"--corpus", db, "sync", "git", repo}).code, 0);
+  {
+    std::ofstream fi(dir.File("stream"));
+    for (int i = 1; i <= 4000; ++i) {
+      std::string body = "line " + std::to_string(i) + "\n";
+      std::string msg = "Change " + std::to_string(i) + " to the throughput zorblat\n";
+      fi << "commit refs/heads/main\ncommitter t <t@example.com> " << 1790000000 + i << " +0000\ndata " << msg.size()
+         << "\n" << msg;
+      if (i == 1) fi << "from refs/heads/main^0\n";
+      fi << "M 644 inline f" << (i % 50) << ".txt\ndata " << body.size() << "\n" << body << "\n";
+    }
+  }
+  ASSERT_EQ(git("fast-import --quiet < " + testing::Quote(dir.File("stream"))), 0);
+  ServeProcess serve({"--corpus", db, "serve", "--port", "0", "--sync-every", "10s"}, dir.File("serve.log"));
+  int port = serve.WaitForPort();
+  ASSERT_GT(port, 0) << testing::ReadFileOrEmpty(dir.File("serve.log"));
+  httplib::Client c("127.0.0.1", port);
+  bool running = false;
+  for (int i = 0; i < 600 && !running; ++i) {
+    auto s = c.Get("/api/status");
+    running = s && json::parse(s->body)["scheduler"]["running"].get<bool>();
+    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_TRUE(running) << "the scheduled sync never started";
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  serve.Signal(SIGKILL);
+  EXPECT_EQ(serve.Wait(10), 128 + SIGKILL);
+  // The file is whole, the last committed state opens, and a restart serves
+  // and finishes the sync.
+  RunResult integrity = testing::RunShell("sqlite3 " + testing::Quote(db) + " 'PRAGMA integrity_check'");
+  EXPECT_EQ(integrity.out, "ok\n") << integrity.err;
+  EXPECT_EQ(Umwelt({"--corpus", db, "status"}).code, 0);
+  ServeProcess again({"--corpus", db, "serve", "--port", "0", "--sync-every", "10s"}, dir.File("serve2.log"));
+  int port2 = again.WaitForPort();
+  ASSERT_GT(port2, 0) << testing::ReadFileOrEmpty(dir.File("serve2.log"));
+  httplib::Client c2("127.0.0.1", port2);
+  c2.set_read_timeout(30, 0);
+  bool synced = false;
+  for (int i = 0; i < 1200 && !synced; ++i) {
+    auto s = c2.Get("/api/status");
+    synced = s && !json::parse(s->body)["scheduler"]["last_ok"].get<std::string>().empty();
+    if (!synced) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(synced) << testing::ReadFileOrEmpty(dir.File("serve2.log"));
+  auto hits = c2.Get("/api/search?q=zorblat&k=5&source=git");
+  ASSERT_TRUE(hits);
+  EXPECT_EQ(json::parse(hits->body)["hits"].size(), 5u) << hits->body;
+  again.Signal(SIGTERM);
+  EXPECT_EQ(again.Wait(30), 0);
+}
+
+TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
+  std::string chromium;
+  for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
+    if (fs::exists(p)) chromium = p;
+  }
+  if (const char* c = std::getenv("UMWELT_CHROMIUM"); c && *c) chromium = c;
+  if (chromium.empty()) GTEST_SKIP() << "chromium is not installed (apt-get install chromium); browser test skipped";
+  if (std::system("node --experimental-websocket -e 'process.exit(typeof WebSocket === \"function\" ? 0 : 1)' 2>/dev/null") != 0) {
+    GTEST_SKIP() << "node with WebSocket (node >= 20 --experimental-websocket) is not installed; browser test skipped";
+  }
+  testing::TempDir dir;
+  std::string db = ExampleCorpus(dir);
+  std::string site = dir.File("site");
+  ASSERT_EQ(Umwelt({"--corpus", db, "digest", "--week", "2026-11-16", "--out", site}).code, 0);
+  ServeProcess serve({"--corpus", db, "serve", "--port", "0", "--summaries", site}, dir.File("serve.log"));
+  int port = serve.WaitForPort();
+  ASSERT_GT(port, 0);
+  std::string artifacts = UMWELT_ARTIFACT_DIR;
+  fs::create_directories(artifacts);
+  RunResult r = testing::RunShell("timeout 90 node --experimental-websocket " +
+                                  testing::Quote(UMWELT_SOURCE_DIR "/tests/e2e/cdp.mjs") + " " + testing::Quote(chromium) +
+                                  " http://127.0.0.1:" + std::to_string(port) +
+                                  " /summaries/summary-2026-11-16_2026-11-22.html " + testing::Quote(artifacts));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  json j = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j["focused"], "q");
+  EXPECT_EQ(j["search_url"], "/?q=MFU+H100&source=&kind=&since=&until=");
+  EXPECT_GT(j["hits"].get<int>(), 3);
+  EXPECT_GT(j["cards"].get<int>(), 0);
+  EXPECT_NE(j["result_count"].get<std::string>().find("results"), std::string::npos);
+  EXPECT_FALSE(j["thread_title"].get<std::string>().empty());
+  EXPECT_GT(j["thread_chunks"].get<int>(), 0);
+  EXPECT_EQ(j["summary_title"], "acme/tinylm: week of November 16, 2026");
+  EXPECT_GT(j["summary_strips"].get<int>(), 0);
+  EXPECT_TRUE(j["console_errors"].empty()) << j["console_errors"].dump();
+  for (const char* f : {"serve-search.html", "serve-search.png", "serve-thread.png", "serve-summary.png"}) {
+    EXPECT_TRUE(fs::exists(artifacts + "/" + f)) << f;
+  }
+}
+
+}  // namespace
+}  // namespace umwelt
