@@ -34,6 +34,7 @@ struct ServeOptions {
   std::string bind = "127.0.0.1";
   int port = 8080;                 // 0: any free port (tests)
   int threads = 96;                // workers; a keep-alive connection holds one
+  int search_concurrency = 0;      // searches at once, queued in order beyond (0 = twice the cores)
   std::string auth_file;           // "" = no auth (loopback only unless open_network)
   bool open_network = false;       // serve a non-loopback address without auth
   std::string summaries_dir;       // the digest site ("" = none)

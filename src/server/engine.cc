@@ -17,6 +17,29 @@ Result<std::string> StateKey(Corpus& corpus) {
 
 }  // namespace
 
+void FifoGate::Enter() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (active_ < limit_ && queue_.empty()) {
+    ++active_;
+    return;
+  }
+  Waiter w;
+  queue_.push_back(&w);
+  w.cv.wait(lock, [&] { return w.admitted; });  // Leave() handed its place over
+}
+
+void FifoGate::Leave() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (queue_.empty()) {
+    --active_;
+    return;
+  }
+  Waiter* next = queue_.front();
+  queue_.pop_front();
+  next->admitted = true;
+  next->cv.notify_one();
+}
+
 Result<Corpus*> Engine::Connection() {
   struct Local {
     const Engine* owner = nullptr;
@@ -62,6 +85,11 @@ Status Engine::Refresh() {
 Result<HybridResult> Engine::Search(const SearchRequest& r, bool* hybrid) {
   std::shared_ptr<State> s = Current();
   if (!s) return Status::Unavailable("the search indexes are still loading");
+  gate_.Enter();
+  struct Exit {
+    FifoGate& g;
+    ~Exit() { g.Leave(); }
+  } exit{gate_};
   UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, Connection());
   HybridResult out;
   *hybrid = !r.fts_only && (!s->spaces.empty() || r.vec_only);

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -25,10 +27,29 @@ struct SearchRequest {
   double vec_weight = 0.5;
 };
 
+// Lets at most `limit` callers in at once, in arrival order: under a burst,
+// searches queue fairly instead of every worker thread contending for the
+// cores (which stretched the slowest requests to seconds).
+class FifoGate {
+ public:
+  explicit FifoGate(int limit) : limit_(limit) {}
+  void Enter();
+  void Leave();
+
+ private:
+  struct Waiter {
+    std::condition_variable cv;
+    bool admitted = false;
+  };
+  std::mutex mu_;
+  std::deque<Waiter*> queue_;  // each waiter is woken alone, in order
+  int active_ = 0, limit_;
+};
+
 class Engine {
  public:
-  Engine(std::string corpus_path, std::vector<SpaceConfig> configs)
-      : path_(std::move(corpus_path)), configs_(std::move(configs)) {}
+  Engine(std::string corpus_path, std::vector<SpaceConfig> configs, int concurrency)
+      : path_(std::move(corpus_path)), configs_(std::move(configs)), gate_(concurrency) {}
 
   // Opens the indexes for the current corpus when its content changed since
   // the last load (the first call always loads).
@@ -57,6 +78,7 @@ class Engine {
   std::mutex reload_mu_;   // one reload at a time
   std::shared_ptr<State> state_;
   std::atomic<uint64_t> generation_{1};
+  FifoGate gate_;
 };
 
 }  // namespace umwelt::server_internal

@@ -5,7 +5,10 @@
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -497,6 +500,8 @@ Status ServerImpl::Round() {
 }
 
 void ServerImpl::SchedulerLoop() {
+  // Syncs and index rebuilds yield the cores to the readers.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
   std::unique_lock<std::mutex> lock(sched_mu_);
   while (!stopping_) {
     if (sched_cv_.wait_for(lock, std::chrono::seconds(o_.sync_every_seconds), [&] { return stopping_.load(); })) break;
@@ -528,7 +533,9 @@ Status ServerImpl::Init() {
                            "pass --auth FILE (or --open-network to mean it)");
   }
   UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(o_.embedders));
-  engine_ = std::make_unique<si::Engine>(o_.corpus_path, configs);
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  engine_ = std::make_unique<si::Engine>(o_.corpus_path, configs,
+                                         o_.search_concurrency > 0 ? o_.search_concurrency : std::max(4, 2 * cores));
   {
     UMWELT_ASSIGN_OR_RETURN(auto probe, Corpus::Open(o_.corpus_path, Corpus::Mode::kReadOnly));
   }
