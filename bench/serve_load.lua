@@ -28,7 +28,7 @@ end
 function delay()
   if rate <= 0 then return 0 end
   local mean = conns * 1000 / rate
-  return math.floor(-math.log(1 - math.random()) * mean)
+  return math.floor(math.min(-math.log(1 - math.random()), 5) * mean)
 end
 
 function request()

@@ -506,8 +506,14 @@ void ServerImpl::SchedulerLoop() {
   while (!stopping_) {
     if (sched_cv_.wait_for(lock, std::chrono::seconds(o_.sync_every_seconds), [&] { return stopping_.load(); })) break;
     lock.unlock();
+    auto t0 = Clock::now();
     Status s = Round();
-    if (!s.ok() && o_.log) o_.log("scheduler: " + s.message());
+    double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (o_.log) {
+      char took[32];
+      std::snprintf(took, sizeof took, "%.2f s", seconds);
+      o_.log("scheduler: " + (s.ok() ? std::string("round ok") : s.message()) + " in " + took);
+    }
     lock.lock();
   }
 }
@@ -547,8 +553,8 @@ Status ServerImpl::Init() {
   http_.set_payload_max_length(o_.max_body_bytes);
   http_.set_read_timeout(o_.read_timeout_seconds, 0);
   http_.set_write_timeout(30, 0);
-  http_.set_keep_alive_max_count(1000);
-  http_.set_keep_alive_timeout(5);
+  http_.set_keep_alive_max_count(100000);
+  http_.set_keep_alive_timeout(30);  // idle clients keep their connection (a proxy pools them)
   Routes();
   port_ = o_.port == 0 ? http_.bind_to_any_port(o_.bind) : (http_.bind_to_port(o_.bind, o_.port) ? o_.port : -1);
   if (port_ <= 0) return Status::Unavailable("cannot listen on " + o_.bind + ":" + std::to_string(o_.port));
