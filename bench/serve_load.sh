@@ -27,8 +27,8 @@ for _ in $(seq 1 600); do grep -q "listening on" "$WORK/serve.log" 2>/dev/null &
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); corpus: $CORPUS"
 curl -s "http://127.0.0.1:$PORT/api/status" | head -c 300; echo
 run_wrk keyword 3 >/dev/null   # warm up
-echo "== keyword: 560/s offered (to answer at least 500/s), then as fast as it answers"
-run_wrk keyword "$SECONDS_EACH" 560 | tee "$WORK/base"
+echo "== keyword: 600/s offered (to answer at least 500/s), then as fast as it answers"
+run_wrk keyword "$SECONDS_EACH" 600 | tee "$WORK/base"
 run_wrk keyword "$SECONDS_EACH"
 echo "== hybrid: 112/s offered (to answer at least 100/s), then as fast as it answers"
 run_wrk hybrid "$SECONDS_EACH" 112
@@ -43,7 +43,7 @@ while [ "$N" -lt 100000 ]; do
 done
 R1=$(rss)
 echo "RESULT rss_start_kb=$R0 rss_end_kb=$R1 requests=$N change_pct=$(awk -v a="$R0" -v b="$R1" 'BEGIN {printf "%.1f", (b - a) * 100 / a}')"
-echo "== keyword, 560/s offered, with a sync underneath (a writer importing, the server reloading every 15 s)"
+echo "== keyword, 600/s offered, with a sync underneath (a writer importing, the server reloading every 15 s)"
 python3 - "$WORK" <<'PY'
 import json, sys
 msgs = [{"id": str(9000000000 + i), "type": "Default", "timestamp": "2026-11-2%dT10:00:00+00:00" % (i % 9),
@@ -59,7 +59,7 @@ PY
   done ) &
 WRITER=$!
 sleep 2
-run_wrk keyword "$SECONDS_EACH" 560 | tee "$WORK/sync"
+run_wrk keyword "$SECONDS_EACH" 600 | tee "$WORK/sync"
 kill $WRITER 2>/dev/null || true
 awk '{for (i = 1; i <= NF; i++) if ($i ~ /^p99_ms=/) {split($i, a, "="); print a[2]}}' "$WORK/base" "$WORK/sync" |
   paste -sd' ' | awk '{printf "RESULT sync_p99_ratio=%.2f (p99 %.1f ms without, %.1f ms with)\n", $2 / $1, $1, $2}'

@@ -55,5 +55,7 @@ size_t JsonValueEnd(std::string_view text, size_t start);
 // Collapses runs of whitespace to one space and trims both ends.
 std::string CollapseWhitespace(std::string_view s);
 std::string ToLower(std::string_view s);
+// The non-empty pieces of `s` between `sep`s ("a,,b" -> {"a", "b"}).
+std::vector<std::string> SplitList(std::string_view s, char sep = ',');
 
 }  // namespace umwelt

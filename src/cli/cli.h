@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "umwelt/corpus.h"
+#include "umwelt/llm.h"
 #include "umwelt/search.h"
 #include "umwelt/status.h"
 
@@ -16,6 +17,10 @@ namespace umwelt::cli {
 std::string DefaultCorpusPath();
 
 Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode);
+
+// The chat model of `--llm` (else $UMWELT_LLM), or null when neither names
+// one; `replay` without a model is a usage error.
+Result<std::unique_ptr<ChatModel>> OpenModel(const std::string& flag, bool replay);
 
 Status CmdInit(const std::string& corpus);
 Status CmdImportGithub(const std::string& corpus, const std::vector<std::string>& paths);

@@ -34,19 +34,8 @@ Status Setup(const std::string& path, const AskArgs& a, AskOptions* o, std::uniq
     if (const char* env = std::getenv("UMWELT_EMBEDDERS"); env && *env) specs.push_back(env);
   }
   UMWELT_ASSIGN_OR_RETURN(o->embedders, ParseSpaceConfigs(specs));
-  std::string spec = a.llm;
-  if (spec.empty()) {
-    if (const char* env = std::getenv("UMWELT_LLM"); env) spec = env;
-  }
-  if (!spec.empty()) {
-    LlmOptions lo;
-    lo.spec = spec;
-    lo.replay = a.replay;
-    UMWELT_ASSIGN_OR_RETURN(*llm, ChatModel::Open(lo));
-    o->llm = llm->get();
-  } else if (a.replay) {
-    return Status::Invalid("--replay needs --llm (or $UMWELT_LLM)");
-  }
+  UMWELT_ASSIGN_OR_RETURN(*llm, OpenModel(a.llm, a.replay));
+  o->llm = llm->get();
   // The corpus must exist: asking never creates one.
   UMWELT_ASSIGN_OR_RETURN(auto probe, OpenCorpus(path, Corpus::Mode::kReadOnly));
   return Status::Ok();

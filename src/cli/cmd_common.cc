@@ -36,6 +36,21 @@ Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode
   return Corpus::Open(path, mode);
 }
 
+Result<std::unique_ptr<ChatModel>> OpenModel(const std::string& flag, bool replay) {
+  std::string spec = flag;
+  if (spec.empty()) {
+    if (const char* env = std::getenv("UMWELT_LLM"); env) spec = env;
+  }
+  if (spec.empty()) {
+    if (replay) return Status::Invalid("--replay needs --llm (or $UMWELT_LLM)");
+    return std::unique_ptr<ChatModel>();
+  }
+  LlmOptions lo;
+  lo.spec = spec;
+  lo.replay = replay;
+  return ChatModel::Open(lo);
+}
+
 Status RefreshIndex(Corpus& corpus) {
   auto index = KeywordIndex::Open(corpus);
   return index.ok() ? Status::Ok() : index.status().WithContext("keyword index");

@@ -44,21 +44,6 @@ Result<std::vector<Period>> Periods(const DigestArgs& a, int64_t now) {
   return out;
 }
 
-Result<std::unique_ptr<ChatModel>> Model(const std::string& flag, bool replay) {
-  std::string spec = flag;
-  if (spec.empty()) {
-    if (const char* env = std::getenv("UMWELT_LLM"); env) spec = env;
-  }
-  if (spec.empty()) {
-    if (replay) return Status::Invalid("--replay needs --llm (or $UMWELT_LLM)");
-    return std::unique_ptr<ChatModel>();
-  }
-  LlmOptions lo;
-  lo.spec = spec;
-  lo.replay = replay;
-  return ChatModel::Open(lo);
-}
-
 DigestConfig Config(const DigestArgs& a) {
   DigestConfig c;
   c.project = a.project;
@@ -66,6 +51,16 @@ DigestConfig Config(const DigestArgs& a) {
   c.members = a.members;
   if (a.intro_channel_set) c.introductions_channel = a.intro_channel;
   return c;
+}
+
+DigestOptions Options(const std::string& path, const Period& period, const DigestArgs& a, ChatModel* llm, int64_t now) {
+  DigestOptions o;
+  o.corpus_path = path;
+  o.period = period;
+  o.config = Config(a);
+  o.llm = llm;
+  o.now = now;
+  return o;
 }
 
 std::string PageUrl(const DigestArgs& a, const Period& p) {
@@ -82,15 +77,12 @@ Status CmdDigest(const std::string& path, const DigestArgs& a) {
   int64_t now = NowEpoch();
   UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, Periods(a, now));
   bool want_xs = false, want_s = false, want_m = false;
-  for (size_t p = 0; p <= a.tiers.size();) {
-    size_t c = a.tiers.find(',', p);
-    std::string t = ToLower(a.tiers.substr(p, c == std::string::npos ? std::string::npos : c - p));
+  for (const auto& tier : SplitList(a.tiers)) {
+    std::string t = ToLower(tier);
     if (t == "xs") want_xs = true;
     else if (t == "s") want_s = true;
     else if (t == "m") want_m = true;
-    else if (!t.empty()) return Status::Invalid("--tiers takes xs, s and m, not " + t);
-    if (c == std::string::npos) break;
-    p = c + 1;
+    else return Status::Invalid("--tiers takes xs, s and m, not " + t);
   }
   std::string webhook;
   if (!a.post.empty()) {
@@ -100,19 +92,14 @@ Status CmdDigest(const std::string& path, const DigestArgs& a) {
     if (!url || !*url) return Status::Invalid("--post " + a.post + " needs the webhook url in $" + var);
     webhook = url;
   }
-  UMWELT_ASSIGN_OR_RETURN(auto llm, Model(a.llm, a.replay));
+  UMWELT_ASSIGN_OR_RETURN(auto llm, OpenModel(a.llm, a.replay));
   // The corpus must exist; digests never create one.
   UMWELT_ASSIGN_OR_RETURN(auto probe, OpenCorpus(path, Corpus::Mode::kReadOnly));
   bool writable = probe->native();
   probe.reset();
   bool tty = ::isatty(2) && !a.quiet;
   for (const auto& period : periods) {
-    DigestOptions o;
-    o.corpus_path = path;
-    o.period = period;
-    o.config = Config(a);
-    o.llm = llm.get();
-    o.now = now;
+    DigestOptions o = Options(path, period, a, llm.get(), now);
     if (tty) {
       o.progress = [](const std::string& stage, const std::string& detail) {
         std::fprintf(stderr, "\r\033[Kdigest: %s: %s", stage.c_str(), detail.c_str());
@@ -186,18 +173,12 @@ Status CmdSummaries(const std::string& path, const std::string& action, const st
 Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::string& reference, bool as_json) {
   int64_t now = NowEpoch();
   UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, Periods(a, now));
-  UMWELT_ASSIGN_OR_RETURN(auto llm, Model(a.llm, a.replay));
+  UMWELT_ASSIGN_OR_RETURN(auto llm, OpenModel(a.llm, a.replay));
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
   json rows = json::array();
   int bad = 0;
   for (const auto& period : periods) {
-    DigestOptions o;
-    o.corpus_path = path;
-    o.period = period;
-    o.config = Config(a);
-    o.llm = llm.get();
-    o.now = now;
-    UMWELT_ASSIGN_OR_RETURN(Digest d, BuildDigest(o));
+    UMWELT_ASSIGN_OR_RETURN(Digest d, BuildDigest(Options(path, period, a, llm.get(), now)));
     UMWELT_ASSIGN_OR_RETURN(DigestCheck c, CheckDigest(d, *corpus));
     bad += static_cast<int>(c.bad_links.size()) + !c.xs_ok + !c.s_ok;
     rows.push_back({{"period", period.id()}, {"quiet", d.quiet}, {"extractive", d.extractive},

@@ -39,17 +39,8 @@ Status CmdServe(const std::string& path, const ServeArgs& a) {
   }
   UMWELT_ASSIGN_OR_RETURN(o.sync_every_seconds, ParseDuration(a.sync_every));
   if (o.sync_every_seconds > 0) o.sync = [path] { return RefreshSources(path); };
-  std::unique_ptr<ChatModel> llm;
-  std::string spec = a.llm;
-  if (spec.empty()) {
-    if (const char* env = std::getenv("UMWELT_LLM"); env) spec = env;
-  }
-  if (!spec.empty()) {
-    LlmOptions lo;
-    lo.spec = spec;
-    UMWELT_ASSIGN_OR_RETURN(llm, ChatModel::Open(lo));
-    o.llm = llm.get();
-  }
+  UMWELT_ASSIGN_OR_RETURN(std::unique_ptr<ChatModel> llm, OpenModel(a.llm, false));
+  o.llm = llm.get();
   if (!a.quiet) {
     o.log = [](const std::string& line) {
       std::string t = FormatIsoTime(NowEpoch());

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "umwelt/log.h"
+#include "umwelt/text.h"
 
 namespace {
 
@@ -260,18 +261,7 @@ int main(int argc, char** argv) {
   }
   SetLogLevel(quiet ? LogLevel::kError : verbose ? LogLevel::kInfo : LogLevel::kWarn);
 
-  auto split = [](const std::string& s) {
-    std::vector<std::string> out;
-    size_t p = 0;
-    while (p <= s.size() && !s.empty()) {
-      size_t c = s.find(',', p);
-      std::string part = s.substr(p, c == std::string::npos ? std::string::npos : c - p);
-      if (!part.empty()) out.push_back(part);
-      if (c == std::string::npos) break;
-      p = c + 1;
-    }
-    return out;
-  };
+
 
   Status s;
   if (*init) {
@@ -300,8 +290,8 @@ int main(int argc, char** argv) {
   } else if (*sync_git) {
     s = cli::CmdSyncGit(corpus, git_args);
   } else if (*search || *multi) {
-    sa.search.sources = split(source_list);
-    sa.search.kinds = split(kind_list);
+    sa.search.sources = SplitList(source_list);
+    sa.search.kinds = SplitList(kind_list);
     if (sa.fts_only && sa.vec_only) {
       s = Status::Invalid("--fts-only and --vec-only exclude each other");
     } else if (*search) {

@@ -342,4 +342,17 @@ std::string ToLower(std::string_view s) {
   return out;
 }
 
+std::vector<std::string> SplitList(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t p = 0;
+  while (p <= s.size()) {
+    size_t c = s.find(sep, p);
+    std::string_view part = s.substr(p, c == std::string_view::npos ? std::string_view::npos : c - p);
+    if (!part.empty()) out.emplace_back(part);
+    if (c == std::string_view::npos) break;
+    p = c + 1;
+  }
+  return out;
+}
+
 }  // namespace umwelt

@@ -38,7 +38,6 @@ WriteBatch::~WriteBatch() {
 
 Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
   if (in.empty()) return false;
-  sqlite3* db = corpus_->db_;
   const std::string& path = corpus_->path_;
   std::string base = BaseRef(in[0].ref);
   std::vector<Chunk> parts;
@@ -188,7 +187,6 @@ Status WriteBatch::PutThread(const Thread& t) {
 }
 
 Status WriteBatch::LinkSubIssue(const std::string& parent, const std::string& child) {
-  sqlite3* db = corpus_->db_;
   const std::string& path = corpus_->path_;
   // Rows may not exist yet (the sub-issue listing can come before the issue).
   Stmt ensure(*corpus_->cache_, "INSERT OR IGNORE INTO threads(ref, source) VALUES (?1, 'github')");

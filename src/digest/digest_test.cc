@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus_fixtures.h"
+#include "example_project.h"
 #include "test_util.h"
 #include "umwelt/publish.h"
 #include "umwelt/text.h"
@@ -425,24 +426,12 @@ TEST_F(DigestTest, HundredsOfSubIssuesAndParentCyclesMakeOneSection) {
 TEST(DigestReferenceSchema, SummarizesChunksWithoutThreadMetadata) {
   testing::TempDir dir;
   std::string path = dir.File("corpus-index.db");
-  sqlite3* db;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  const char* schema =
-      "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-      "CREATE TABLE chunks(id INTEGER PRIMARY KEY, source TEXT, kind TEXT, ref TEXT, parent TEXT, title TEXT,"
-      " author TEXT, date TEXT, url TEXT, text TEXT, part INTEGER, n_parts INTEGER, syms TEXT,"
-      " embed_space TEXT, embedding BLOB);"
-      "CREATE VIRTUAL TABLE chunks_fts USING fts5(text, title, syms, content='chunks', content_rowid='id');"
-      "INSERT INTO meta VALUES ('schema_version','3');"
-      "INSERT INTO chunks(source,kind,ref,parent,title,author,date,url,text,part,n_parts,syms) VALUES"
-      " ('github','comment','m/m#5/c1','m/m#5','MFU on H100','ann','2026-11-17T00:00:00Z',"
-      "  'https://github.com/m/m/issues/5#issuecomment-1','we measured 38% MFU on the hero run',0,1,''),"
-      " ('github','comment','m/m#5/c2','m/m#5','MFU on H100','bo','2026-11-18T00:00:00Z',"
-      "  'https://github.com/m/m/issues/5#issuecomment-2','and 41% after the fix landed',0,1,'');"
-      "INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');";
-  ASSERT_EQ(sqlite3_exec(db, schema, nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
-  ::chmod(path.c_str(), 0444);
+  testing::WriteReferenceCorpus(
+      path, "('schema_version','3')",
+      "('github','comment','m/m#5/c1','m/m#5','MFU on H100','ann','2026-11-17T00:00:00Z',"
+      "'https://github.com/m/m/issues/5#issuecomment-1','we measured 38% MFU on the hero run',0,1,''),"
+      "('github','comment','m/m#5/c2','m/m#5','MFU on H100','bo','2026-11-18T00:00:00Z',"
+      "'https://github.com/m/m/issues/5#issuecomment-2','and 41% after the fix landed',0,1,'')");
   DigestOptions o;
   o.corpus_path = path;
   o.period = *WeekOf(kWeek);

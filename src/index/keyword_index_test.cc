@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "example_project.h"
 #include "test_util.h"
 #include "umwelt/search.h"
 
@@ -152,24 +153,12 @@ TEST(KeywordIndexFile, CorruptCacheIsRebuilt) {
 TEST(ReferenceSchema, OpensReadOnlyAndSearchesWithACachedIndex) {
   testing::TempDir dir;
   std::string path = dir.File("corpus-index.db");
-  sqlite3* db;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  const char* schema =
-      "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
-      "CREATE TABLE chunks(id INTEGER PRIMARY KEY, source TEXT, kind TEXT, ref TEXT, parent TEXT, title TEXT,"
-      " author TEXT, date TEXT, url TEXT, text TEXT, part INTEGER, n_parts INTEGER, syms TEXT,"
-      " embed_space TEXT, embedding BLOB);"
-      "CREATE VIRTUAL TABLE chunks_fts USING fts5(text, title, syms, content='chunks', content_rowid='id');"
-      "INSERT INTO meta VALUES ('schema_version','3'),('chunks','2'),('built_at_epoch','1784034137');"
-      "INSERT INTO chunks(source,kind,ref,parent,title,author,date,url,text,part,n_parts,syms) VALUES"
-      " ('github','comment','marin#5/c1','marin#5','MFU on H100','ann','2026-07-01T00:00:00Z',"
-      "  'https://github.com/m/m/issues/5#issuecomment-1','we measured 38% MFU on the hero run',0,1,''),"
-      " ('discord','message','d/1','d','','bo','2026-07-02T00:00:00Z','https://discord.com/channels/1/2/3',"
-      "  'MFU dropped after the upgrade',0,1,'');"
-      "INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');";
-  ASSERT_EQ(sqlite3_exec(db, schema, nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
-  ::chmod(path.c_str(), 0444);
+  testing::WriteReferenceCorpus(
+      path, "('schema_version','3'),('chunks','2'),('built_at_epoch','1784034137')",
+      "('github','comment','marin#5/c1','marin#5','MFU on H100','ann','2026-07-01T00:00:00Z',"
+      "'https://github.com/m/m/issues/5#issuecomment-1','we measured 38% MFU on the hero run',0,1,''),"
+      "('discord','message','d/1','d','','bo','2026-07-02T00:00:00Z','https://discord.com/channels/1/2/3',"
+      "'MFU dropped after the upgrade',0,1,'')");
 
   auto corpus = Corpus::Open(path, Corpus::Mode::kReadOnly);
   ASSERT_TRUE(corpus.ok()) << corpus.status().message();

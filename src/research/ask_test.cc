@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus_fixtures.h"
+#include "example_project.h"
 #include "umwelt/claims.h"
 #include "test_util.h"
 #include "umwelt/github.h"
@@ -25,11 +26,7 @@ class AskTest : public ::testing::Test {
     path_ = dir_.File("c.db");
     auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
     ASSERT_TRUE(c.ok());
-    std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(UMWELT_SOURCE_DIR "/examples/github")) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    github::ImportReport r;
-    ASSERT_TRUE(github::ImportFiles(**c, files, &r).ok());
+    testing::ImportExampleProject(**c, false);
     auto b = (*c)->BeginWrite();
     ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk(
                     "acme/tinylm#102/c999", "acme/tinylm#102", "comment",

@@ -273,19 +273,6 @@ bool ServerImpl::ValidParams(const httplib::Request& req, httplib::Response& res
   return true;
 }
 
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  size_t p = 0;
-  while (p <= s.size() && !s.empty()) {
-    size_t c = s.find(',', p);
-    std::string part = s.substr(p, c == std::string::npos ? std::string::npos : c - p);
-    if (!part.empty()) out.push_back(part);
-    if (c == std::string::npos) break;
-    p = c + 1;
-  }
-  return out;
-}
-
 bool Truthy(const std::string& v) { return v == "1" || v == "true" || v == "yes" || v == "on"; }
 
 Result<si::SearchRequest> ServerImpl::ParseSearch(const httplib::Request& req) {
@@ -299,8 +286,8 @@ Result<si::SearchRequest> ServerImpl::ParseSearch(const httplib::Request& req) {
     if (k.empty() || *end || v < 1 || v > 1000) return Status::Invalid("k must be a whole number from 1 to 1000");
     r.search.k = static_cast<int>(v);
   }
-  r.search.sources = SplitComma(req.get_param_value("source"));
-  r.search.kinds = SplitComma(req.get_param_value("kind"));
+  r.search.sources = SplitList(req.get_param_value("source"));
+  r.search.kinds = SplitList(req.get_param_value("kind"));
   r.search.since = req.get_param_value("since");
   r.search.until = req.get_param_value("until");
   r.search.author = req.get_param_value("author");

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus_fixtures.h"
+#include "example_project.h"
 #include "test_util.h"
 #include "umwelt/digest.h"
 #include "umwelt/discord.h"
@@ -34,15 +35,7 @@ class ServerTest : public ::testing::Test {
     path_ = dir_.File("c.db");
     auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
     ASSERT_TRUE(c.ok());
-    std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(UMWELT_SOURCE_DIR "/examples/github")) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    github::ImportReport r;
-    ASSERT_TRUE(github::ImportFiles(**c, files, &r).ok());
-    discord::ImportReport dr;
-    discord::ImportOptions io;
-    io.repo = "acme/tinylm";
-    ASSERT_TRUE(discord::ImportFiles(**c, {UMWELT_SOURCE_DIR "/examples/discord/training.json"}, io, &dr).ok());
+    testing::ImportExampleProject(**c, true);
   }
   void TearDown() override { StopServer(); }
 
