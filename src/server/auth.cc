@@ -195,6 +195,9 @@ AuthVerdict Auth::CheckToken(const std::string& token) {
   }
   if (cacheable) {
     lock.lock();
+    // Random tokens must not grow the cache without bound.
+    if (cache_.size() >= 10000) std::erase_if(cache_, [&](const auto& e) { return e.second.until <= now; });
+    if (cache_.size() >= 10000) cache_.clear();
     cache_[sha] = {v, now + std::chrono::seconds(c.cache_seconds)};
   }
   return v;

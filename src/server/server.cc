@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -123,6 +124,8 @@ std::string MimeOf(const std::string& name) {
 
 struct Job {
   std::string id, question, state = "queued", error, markdown, html;
+  std::thread worker;
+  std::atomic<bool> finished{false};
   std::vector<json> events;
   std::vector<std::string> removed;
   double seconds = 0;
@@ -182,7 +185,7 @@ class ServerImpl final : public Server {
 
   std::mutex jobs_mu_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;
-  std::vector<std::thread> job_threads_;
+  std::deque<std::string> job_order_;  // ids, oldest first
   std::atomic<int> jobs_running_{0};
 
   std::mutex snapshot_mu_;
@@ -431,6 +434,7 @@ void ServerImpl::RunJob(std::shared_ptr<Job> job) {
     job->cv.notify_all();
   }
   --jobs_running_;
+  job->finished = true;
 }
 
 // One scheduler round: sync, reload, and the digest of a week that closed.
@@ -509,13 +513,17 @@ void ServerImpl::StopBackground() {
   stopping_ = true;
   sched_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
-  std::vector<std::thread> threads;
+  std::vector<std::shared_ptr<Job>> jobs;
   {
     std::lock_guard<std::mutex> lock(jobs_mu_);
-    threads.swap(job_threads_);
-    for (auto& [id, job] : jobs_) job->cv.notify_all();
+    for (auto& [id, job] : jobs_) {
+      job->cv.notify_all();
+      jobs.push_back(job);
+    }
   }
-  for (auto& t : threads) t.join();
+  for (auto& job : jobs) {
+    if (job->worker.joinable()) job->worker.join();
+  }
 }
 
 Status ServerImpl::Init() {
@@ -710,8 +718,19 @@ void ServerImpl::Routes() {
     ++jobs_running_;
     {
       std::lock_guard<std::mutex> lock(jobs_mu_);
+      // Finished jobs beyond the newest 200 are forgotten.
+      while (job_order_.size() >= 200) {
+        auto old = jobs_.find(job_order_.front());
+        if (old != jobs_.end() && !old->second->finished) break;
+        if (old != jobs_.end()) {
+          if (old->second->worker.joinable()) old->second->worker.join();
+          jobs_.erase(old);
+        }
+        job_order_.pop_front();
+      }
       jobs_[job->id] = job;
-      job_threads_.emplace_back([this, job] { RunJob(job); });
+      job_order_.push_back(job->id);
+      job->worker = std::thread([this, job] { RunJob(job); });
     }
     res.status = 202;
     res.set_header("Location", "/api/jobs/" + job->id);
