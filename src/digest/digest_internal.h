@@ -1,6 +1,7 @@
 // Internal to digest/: helpers shared by its files.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,15 @@ struct WeekTotal {
 std::string WeeklyChartSvg(const std::vector<WeekTotal>& weeks);
 // The legend under a strip.
 std::string ActivityLegendHtml();
+
+// gather.cc: the period's activity into `d`'s sections, evidence ranked
+// (quiet when there is none).
+Status Gather(Corpus& corpus, const DigestOptions& options, Digest* d);
+// write.cc: the tiers.
+void WriteAllExtractive(Digest* d, const DigestConfig& config);
+// One model call per section, then S and XS; fails naming the section whose
+// call failed (what was written is in the model's cache).
+Status WriteAllWithModel(Digest* d, ChatModel& llm, const DigestConfig& config);
 
 // The Markdown links and bare urls of `md`, in order (duplicates kept).
 std::vector<std::string> MarkdownLinks(std::string_view md);

@@ -1,8 +1,6 @@
-// `umwelt serve` (see server.h): routes, auth gate, snapshot distribution,
-// ask jobs with server-sent events, the scheduler, graceful shutdown.
-#include "umwelt/server.h"
-
-#include <httplib.h>
+// `umwelt serve` (see server.h): start and stop, the auth gate, request
+// checks, the snapshot, ask jobs, the scheduler, signals. The routes are in
+// routes_api.cc and routes_ui.cc.
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -10,21 +8,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <random>
 #include <regex>
-#include <thread>
 
-#include <nlohmann/json.hpp>
-
-#include "auth.h"
-#include "engine.h"
+#include "server_impl.h"
 #include "ui.h"
 #include "umwelt/digest.h"
 #include "umwelt/file.h"
@@ -34,47 +24,11 @@
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
 
-namespace umwelt {
-namespace si = server_internal;
-using json = nlohmann::json;
-
-namespace {
+namespace umwelt::server_internal {
 
 using Clock = std::chrono::steady_clock;
 
-const char* kAskJs = R"js(
-(function () {
-  var form = document.getElementById('ask'), progress = document.getElementById('progress'),
-      answer = document.getElementById('answer');
-  function line(t) { var d = document.createElement('div'); d.textContent = t; progress.appendChild(d); }
-  function follow(id) {
-    var es = new EventSource('/api/jobs/' + encodeURIComponent(id) + '/events');
-    es.addEventListener('progress', function (e) { var d = JSON.parse(e.data); line(d.stage + ': ' + d.detail); });
-    es.addEventListener('done', function (e) {
-      var d = JSON.parse(e.data);
-      es.close();
-      if (d.state === 'done') {
-        var a = document.createElement('a');
-        a.href = '/jobs/' + encodeURIComponent(id) + '/report';
-        a.textContent = 'Open the report';
-        answer.appendChild(a);
-      } else { line('failed: ' + d.error); }
-    });
-  }
-  if (form) form.addEventListener('submit', function (e) {
-    e.preventDefault();
-    progress.textContent = ''; answer.textContent = '';
-    fetch('/api/ask', {method: 'POST', credentials: 'same-origin', headers: {'Content-Type': 'application/json'},
-                       body: JSON.stringify({question: document.getElementById('question').value})})
-      .then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error(j.detail || r.status); return j; }); })
-      .then(function (j) { line('job ' + j.id + ' started'); follow(j.id); })
-      .catch(function (err) { line(String(err.message)); });
-  });
-  if (progress && progress.dataset.job) follow(progress.dataset.job);
-})();
-)js";
-
-const char* kCsp =
+const char* const kCsp =
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -120,88 +74,6 @@ std::string MimeOf(const std::string& name) {
   return "application/octet-stream";
 }
 
-// --- ask jobs ----------------------------------------------------------------
-
-struct Job {
-  std::string id, question, state = "queued", error, markdown, html;
-  std::thread worker;
-  std::atomic<bool> finished{false};
-  std::vector<json> events;
-  std::vector<std::string> removed;
-  double seconds = 0;
-  std::mutex mu;
-  std::condition_variable cv;
-};
-
-// --- the server ----------------------------------------------------------------
-
-class ServerImpl final : public Server {
- public:
-  explicit ServerImpl(const ServeOptions& o)
-      : o_(o) {}
-  ~ServerImpl() override {
-    Stop();
-    StopBackground();
-  }
-
-  Status Init();
-  int port() const override { return port_; }
-  Status Run() override;
-  void Stop() override;
-  Status SyncNow() override { return Round(); }
-
- private:
-  void Routes();
-  bool Gate(const httplib::Request& req, httplib::Response& res);
-  std::string Identify(const httplib::Request& req, si::AuthVerdict* v);
-  void Detail(httplib::Response& res, int status, const std::string& detail);
-  void Html(httplib::Response& res, int status, const std::string& title, const std::string& body,
-            const httplib::Request& req, const std::string& script = "");
-  bool ValidParams(const httplib::Request& req, httplib::Response& res);
-  Result<si::SearchRequest> ParseSearch(const httplib::Request& req);
-  void ServeDir(const std::string& dir, const std::string& name, httplib::Response& res);
-  Result<std::string> StatusJson();
-  Result<json> SourceHealth(Corpus& corpus);
-  Status EnsureSnapshot();
-  std::shared_ptr<Job> FindJob(const std::string& id);
-  void RunJob(std::shared_ptr<Job> job);
-  Status Round();
-  void SchedulerLoop();
-  void StopBackground();
-
-  ServeOptions o_;
-  httplib::Server http_;
-  int port_ = 0;
-  std::unique_ptr<si::Auth> auth_;
-  std::unique_ptr<si::Engine> engine_;
-  std::atomic<bool> stopping_{false};
-
-  std::mutex sessions_mu_;
-  struct Session {
-    std::string login;
-    int64_t expires;
-  };
-  std::map<std::string, Session> sessions_;
-
-  std::mutex jobs_mu_;
-  std::map<std::string, std::shared_ptr<Job>> jobs_;
-  std::deque<std::string> job_order_;  // ids, oldest first
-  std::atomic<int> jobs_running_{0};
-
-  std::mutex snapshot_mu_;
-  std::string snapshot_path_, snapshot_key_, snapshot_sha_;
-  int64_t snapshot_bytes_ = 0, snapshot_at_ = 0;
-
-  std::mutex sched_mu_;
-  std::condition_variable sched_cv_;
-  std::thread scheduler_;
-  struct SchedulerState {
-    int64_t last_run = 0, last_ok = 0, error_since = 0;
-    std::string last_error;
-    int runs = 0;
-    bool running = false;
-  } sched_;
-};
 
 void ServerImpl::Detail(httplib::Response& res, int status, const std::string& detail) {
   res.status = status;
@@ -602,320 +474,16 @@ void ServerImpl::Routes() {
 
   http_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
 
-  // --- API ---
-  http_.Get("/api/status", [this](const httplib::Request&, httplib::Response& res) {
-    auto s = StatusJson();
-    if (!s.ok()) return Detail(res, 500, s.status().message());
-    SetJson(res, *s);
-  });
-  http_.Get("/api/search", [this](const httplib::Request& req, httplib::Response& res) {
-    auto r = ParseSearch(req);
-    if (!r.ok()) return Detail(res, 400, r.status().message());
-    bool hybrid = false;
-    auto out = engine_->Search(*r, &hybrid);
-    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
-    SetJson(res, SearchJson(r->search.query, r->search.k, hybrid, *out));
-  });
-  http_.Get("/api/search-multi", [this](const httplib::Request& req, httplib::Response& res) {
-    size_t n = req.get_param_value_count("q");
-    if (n == 0 || n > 20) return Detail(res, 400, "give 1 to 20 q parameters");
-    int total = 60;
-    if (req.has_param("total")) {
-      total = std::atoi(req.get_param_value("total").c_str());
-      if (total < 1 || total > 1000) return Detail(res, 400, "total must be a whole number from 1 to 1000");
-    }
-    auto base = ParseSearch(req);  // filters; q is the first sub-query
-    if (!base.ok()) return Detail(res, 400, base.status().message());
-    std::vector<std::string> queries;
-    std::vector<HybridResult> results;
-    for (size_t i = 0; i < n; ++i) {
-      si::SearchRequest r = *base;
-      r.search.query = CollapseWhitespace(req.get_param_value("q", i));
-      if (r.search.query.empty()) return Detail(res, 400, "an empty q");
-      bool hybrid = false;
-      auto out = engine_->Search(r, &hybrid);
-      if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), "sub-query \"" + r.search.query + "\": " + out.status().message());
-      queries.push_back(r.search.query);
-      results.push_back(std::move(*out));
-    }
-    std::vector<std::string> notes;
-    auto merged = MergeMulti(queries, results, static_cast<size_t>(total), &notes);
-    SetJson(res, SearchMultiJson(queries, total, merged, notes));
-  });
-  auto show = [this](const std::string& target, const httplib::Request& req, httplib::Response& res) {
-    if (target.empty()) return Detail(res, 400, "target is required: a permalink or a ref");
-    auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
-    int around = req.has_param("around") ? std::atoi(req.get_param_value("around").c_str()) : 10;
-    auto v = ViewThread(**corpus, target, std::clamp(around, 0, 200));
-    if (!v.ok()) return Detail(res, HttpStatusOf(v.status()), v.status().message());
-    size_t first = 0;
-    int tail = req.has_param("tail") ? std::atoi(req.get_param_value("tail").c_str()) : 0;
-    if (tail > 0 && static_cast<size_t>(tail) < v->chunks.size()) first = v->chunks.size() - tail;
-    SetJson(res, ThreadViewJson(*v, first, Truthy(req.get_param_value("toc"))));
-  };
-  http_.Get("/api/show", [show](const httplib::Request& req, httplib::Response& res) {
-    show(req.get_param_value("target"), req, res);
-  });
-  http_.Get(R"(/api/threads/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
-    auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
-    std::string ref = req.matches[1];
-    auto t = (*corpus)->GetThread(ref);
-    if (!t.ok()) return Detail(res, 500, t.status().message());
-    if (!*t) return Detail(res, 404, "no thread " + ref + " in the corpus");
-    const Thread& th = **t;
-    auto linked = (*corpus)->LinkedFrom(ref, 20);
-    json out = {{"ref", th.ref},     {"source", th.source},       {"kind", th.kind},   {"state", th.state},
-                {"title", th.title}, {"author", th.author},       {"url", th.url},     {"labels", th.labels},
-                {"assignees", th.assignees}, {"created", th.created}, {"closed", th.closed}, {"merged", th.merged},
-                {"description", th.description}, {"parent", th.parent}, {"children", th.children}};
-    out["linked_from"] = json::array();
-    if (linked.ok()) {
-      for (const auto& l : *linked) out["linked_from"].push_back({{"url", l.url}, {"title", l.title}, {"source", l.source}});
-    }
-    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
-  });
-  http_.Get("/api/summaries", [this](const httplib::Request&, httplib::Response& res) {
-    auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
-    auto all = ListSummaries(**corpus);
-    if (!all.ok()) return Detail(res, 500, all.status().message());
-    json out = json::array();
-    for (const auto& s : *all) out.push_back({{"period", s.period}, {"title", s.title}, {"xs", s.xs}, {"url", s.url}});
-    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
-  });
-  http_.Get(R"(/api/summaries/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
-    std::string period = req.matches[1];
-    auto text = SummaryText(**corpus, period);
-    if (!text.ok()) return Detail(res, HttpStatusOf(text.status()), text.status().message());
-    auto links = SummaryLinks(**corpus, period);
-    json out = {{"period", period}, {"text", *text}, {"links", links.ok() ? *links : std::vector<std::string>{}}};
-    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
-  });
-  http_.Post("/api/ask", [this](const httplib::Request& req, httplib::Response& res) {
-    std::string question;
-    json body = json::parse(req.body, nullptr, false);
-    if (body.is_object() && body.contains("question") && body["question"].is_string()) {
-      question = body["question"].get<std::string>();
-    } else if (req.has_param("question")) {
-      question = req.get_param_value("question");
-    }
-    question = CollapseWhitespace(question);
-    if (question.empty()) return Detail(res, 400, "question is required (JSON {\"question\": \"...\"})");
-    if (!IsValidUtf8(question)) return Detail(res, 400, "the question is not valid UTF-8");
-    if (question.size() > 4000) return Detail(res, 400, "the question is longer than 4,000 bytes");
-    if (stopping_) return Detail(res, 503, "the server is shutting down");
-    if (jobs_running_.load() >= o_.max_jobs) {
-      res.set_header("Retry-After", "10");
-      return Detail(res, 429, "too many questions in progress; try again shortly");
-    }
-    auto job = std::make_shared<Job>();
-    job->id = Random128();
-    job->question = question;
-    ++jobs_running_;
-    {
-      std::lock_guard<std::mutex> lock(jobs_mu_);
-      // Finished jobs beyond the newest 200 are forgotten.
-      while (job_order_.size() >= 200) {
-        auto old = jobs_.find(job_order_.front());
-        if (old != jobs_.end() && !old->second->finished) break;
-        if (old != jobs_.end()) {
-          if (old->second->worker.joinable()) old->second->worker.join();
-          jobs_.erase(old);
-        }
-        job_order_.pop_front();
-      }
-      jobs_[job->id] = job;
-      job_order_.push_back(job->id);
-      job->worker = std::thread([this, job] { RunJob(job); });
-    }
-    res.status = 202;
-    res.set_header("Location", "/api/jobs/" + job->id);
-    res.set_content(json{{"id", job->id}, {"state", "queued"}, {"events", "/api/jobs/" + job->id + "/events"}}.dump(),
-                    "application/json");
-  });
-  http_.Get(R"(/api/jobs/([0-9a-f]{32}))", [this](const httplib::Request& req, httplib::Response& res) {
-    auto job = FindJob(req.matches[1]);
-    if (!job) return Detail(res, 404, "no such job");
-    std::lock_guard<std::mutex> lock(job->mu);
-    json out = {{"id", job->id},       {"question", job->question}, {"state", job->state},
-                {"events", job->events}, {"error", job->error},     {"removed", job->removed},
-                {"seconds", job->seconds}};
-    if (job->state == "done") {
-      out["markdown"] = job->markdown;
-      out["report_url"] = "/jobs/" + job->id + "/report";
-    }
-    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
-  });
-  http_.Get(R"(/api/jobs/([0-9a-f]{32})/events)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto job = FindJob(req.matches[1]);
-    if (!job) return Detail(res, 404, "no such job");
-    res.set_header("Cache-Control", "no-store");
-    res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, httplib::DataSink& sink) mutable {
-      std::unique_lock<std::mutex> lock(job->mu);
-      job->cv.wait_for(lock, std::chrono::seconds(15), [&] {
-        return sent < job->events.size() || job->state == "done" || job->state == "failed" || stopping_.load();
-      });
-      std::string out;
-      for (; sent < job->events.size(); ++sent) out += "event: progress\ndata: " + job->events[sent].dump() + "\n\n";
-      bool finished = job->state == "done" || job->state == "failed";
-      if (finished) {
-        out += "event: done\ndata: " + json{{"state", job->state}, {"error", job->error}}.dump() + "\n\n";
-      }
-      if (out.empty()) out = ": keep-alive\n\n";
-      lock.unlock();
-      if (!sink.write(out.data(), out.size())) return false;
-      if (finished || stopping_) sink.done();
-      return true;
-    });
-  });
-
-  // --- snapshot distribution ---
-  http_.Get("/manifest.json", [this](const httplib::Request&, httplib::Response& res) {
-    Status s = EnsureSnapshot();
-    if (!s.ok()) return Detail(res, 500, s.message());
-    auto corpus = Corpus::Open(o_.corpus_path, Corpus::Mode::kReadOnly);
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
-    auto health = SourceHealth(**corpus);
-    auto spaces = CorpusSpaces(**corpus);
-    auto built = (*corpus)->GetMeta("built_at_epoch");
-    std::lock_guard<std::mutex> lock(snapshot_mu_);
-    json out = {{"built_at_epoch", built.ok() && !built->empty() ? std::atoll(built->c_str()) : snapshot_at_},
-                {"snapshot_at_epoch", snapshot_at_},
-                {"corpus_index", {{"sha256", snapshot_sha_}, {"bytes", snapshot_bytes_}, {"url", "/corpus-index.db"}}},
-                {"sources", health.ok() ? *health : json::object()},
-                {"embed_spaces", spaces.ok() ? json(*spaces) : json::object()}};
-    {
-      std::lock_guard<std::mutex> s2(sched_mu_);
-      out["scheduler"] = {{"last_ok", sched_.last_ok ? FormatIsoTime(sched_.last_ok) : ""}, {"last_error", sched_.last_error},
-                          {"error_since", sched_.error_since ? FormatIsoTime(sched_.error_since) : ""}};
-    }
-    SetJson(res, out.dump(1, ' ', false, json::error_handler_t::replace));
-  });
-  http_.Get("/corpus-index.db", [this](const httplib::Request&, httplib::Response& res) {
-    Status s = EnsureSnapshot();
-    if (!s.ok()) return Detail(res, 500, s.message());
-    std::string sha;
-    std::shared_ptr<FILE> file;
-    int64_t size = 0;
-    {
-      std::lock_guard<std::mutex> lock(snapshot_mu_);
-      // An open file keeps its bytes even when a newer snapshot replaces the name.
-      file.reset(std::fopen(snapshot_path_.c_str(), "rb"), [](FILE* f) { if (f) std::fclose(f); });
-      sha = snapshot_sha_;
-      size = snapshot_bytes_;
-    }
-    if (!file) return Detail(res, 500, "the snapshot cannot be read");
-    res.set_header("ETag", "\"" + sha + "\"");
-    res.set_header("X-Umwelt-Sha256", sha);
-    res.set_content_provider(static_cast<size_t>(size), "application/octet-stream",
-                             [file](size_t offset, size_t length, httplib::DataSink& sink) {
-                               std::vector<char> buf(std::min<size_t>(length, 1 << 20));
-                               if (std::fseek(file.get(), static_cast<long>(offset), SEEK_SET) != 0) return false;
-                               size_t got = std::fread(buf.data(), 1, buf.size(), file.get());
-                               return got > 0 && sink.write(buf.data(), got);
-                             });
-  });
-
-  // --- web UI ---
-  http_.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
-    si::SearchForm f;
-    f.q = req.get_param_value("q");
-    f.source = req.get_param_value("source");
-    f.kind = req.get_param_value("kind");
-    f.since = req.get_param_value("since");
-    f.until = req.get_param_value("until");
-    f.fts_only = Truthy(req.get_param_value("fts_only"));
-    if (CollapseWhitespace(f.q).empty()) return Html(res, 200, "Search", si::SearchBody(f, nullptr, false, "", nullptr), req);
-    auto r = ParseSearch(req);
-    if (!r.ok()) return Html(res, 400, "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
-    bool hybrid = false;
-    auto out = engine_->Search(*r, &hybrid);
-    auto corpus = engine_->Connection();
-    if (!out.ok()) {
-      return Html(res, HttpStatusOf(out.status()), "Search", si::SearchBody(f, nullptr, false, out.status().message(), nullptr), req);
-    }
-    Html(res, 200, f.q, si::SearchBody(f, &*out, hybrid, "", corpus.ok() ? *corpus : nullptr), req);
-  });
-  http_.Get("/thread", [this](const httplib::Request& req, httplib::Response& res) {
-    std::string ref = req.get_param_value("ref");
-    if (ref.empty()) ref = req.get_param_value("url");
-    auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Html(res, 500, "Error", si::ErrorBody(500, corpus.status().message()), req);
-    auto v = ViewThread(**corpus, ref, 10);
-    if (!v.ok()) return Html(res, HttpStatusOf(v.status()), "Not found", si::ErrorBody(HttpStatusOf(v.status()), v.status().message()), req);
-    std::string title = v->thread && !v->thread->title.empty() ? v->thread->title : v->thread_ref;
-    Html(res, 200, title, si::ThreadBody(*v, *corpus), req);
-  });
-  http_.Get("/ask", [this](const httplib::Request& req, httplib::Response& res) {
-    Html(res, 200, "Ask", si::AskBody(), req, kAskJs);
-  });
-  http_.Get(R"(/jobs/([0-9a-f]{32}))", [this](const httplib::Request& req, httplib::Response& res) {
-    auto job = FindJob(req.matches[1]);
-    if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
-    Html(res, 200, "Ask", si::JobBody(job->id), req, kAskJs);
-  });
-  http_.Get(R"(/jobs/([0-9a-f]{32})/report)", [this](const httplib::Request& req, httplib::Response& res) {
-    auto job = FindJob(req.matches[1]);
-    if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
-    std::lock_guard<std::mutex> lock(job->mu);
-    if (job->state != "done") return Html(res, 409, "Not ready", si::ErrorBody(409, "the report is " + job->state), req);
-    res.set_header("Content-Security-Policy", kCsp);
-    res.set_content(job->html, "text/html; charset=utf-8");
-  });
-  http_.Get("/login", [this](const httplib::Request& req, httplib::Response& res) {
-    Html(res, 200, "Sign in", si::LoginBody("", req.get_param_value("next")), req);
-  });
-  http_.Post("/login", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!auth_) {
-      res.status = 303;
-      res.set_header("Location", "/");
-      return;
-    }
-    std::string token = req.get_param_value("token");
-    std::string next = req.get_param_value("next");
-    if (next.empty() || next[0] != '/' || next.rfind("//", 0) == 0 || next.find('\\') != std::string::npos) next = "/";
-    si::AuthVerdict v = token.empty() ? si::AuthVerdict{401, "", "no token given"} : auth_->CheckToken(token);
-    if (v.status != 200) return Html(res, v.status, "Sign in", si::LoginBody(v.detail, next), req);
-    std::string id = Random128();
-    {
-      std::lock_guard<std::mutex> lock(sessions_mu_);
-      sessions_[id] = {v.login, NowEpoch() + 12 * 3600};
-    }
-    bool https = req.get_header_value("X-Forwarded-Proto") == "https";
-    res.set_header("Set-Cookie", "umwelt_session=" + id + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200" +
-                                     std::string(https ? "; Secure" : ""));
-    res.status = 303;
-    res.set_header("Location", next);
-  });
-  http_.Get("/logout", [this](const httplib::Request& req, httplib::Response& res) {
-    std::string cookie = req.get_header_value("Cookie");
-    static const std::regex session(R"((?:^|;\s*)umwelt_session=([0-9a-f]{32}))");
-    std::smatch m;
-    if (std::regex_search(cookie, m, session)) {
-      std::lock_guard<std::mutex> lock(sessions_mu_);
-      sessions_.erase(m[1].str());
-    }
-    res.set_header("Set-Cookie", "umwelt_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
-    res.status = 303;
-    res.set_header("Location", "/");
-  });
-  http_.Get("/summaries", [](const httplib::Request&, httplib::Response& res) {
-    res.status = 301;
-    res.set_header("Location", "/summaries/");
-  });
-  http_.Get(R"(/summaries/([^/]*))", [this](const httplib::Request& req, httplib::Response& res) {
-    ServeDir(o_.summaries_dir, req.matches[1], res);
-  });
-  http_.Get(R"(/reports/([^/]*))", [this](const httplib::Request& req, httplib::Response& res) {
-    ServeDir(o_.reports_dir, req.matches[1], res);
-  });
+  ApiRoutes();
+  SnapshotRoutes();
+  UiRoutes();
 }
 
-}  // namespace
+}  // namespace umwelt::server_internal
+
+namespace umwelt {
+
+using server_internal::ServerImpl;
 
 Result<std::unique_ptr<Server>> Server::Start(const ServeOptions& options) {
   auto s = std::make_unique<ServerImpl>(options);

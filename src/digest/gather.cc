@@ -1,0 +1,608 @@
+// The gatherer: a period's chunks and state changes, grouped into sections
+// with their evidence ranked (see digest.h).
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <regex>
+#include <set>
+#include <unordered_map>
+
+#include "digest_internal.h"
+#include "umwelt/claims.h"
+#include "umwelt/text.h"
+
+namespace umwelt::digest_internal {
+
+namespace {
+
+using research::Numbers;
+
+// A thread active in the period: its row, its chunks in the period, and the
+// state changes it went through.
+struct Unit {
+  Thread t;
+  std::vector<const Chunk*> chunks;
+  std::vector<Evidence> events;  // state changes, as evidence citing the thread
+  int activity = 0;
+  bool epic = false;
+};
+
+int Category(const Chunk& c) {
+  if (c.source == "github") return c.kind == "issue" ? 0 : c.kind == "pr" ? 1 : 2;
+  if (c.source == "git") return 3;
+  if (c.source == "discord") return 4;
+  if (c.source == "wandb") return 5;
+  return -1;
+}
+
+bool Http(const std::string& url) { return url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0; }
+
+bool HasAny(const std::vector<std::string>& labels, const std::vector<std::string>& wanted) {
+  for (const auto& l : labels) {
+    std::string low = ToLower(l);
+    for (const auto& w : wanted) {
+      if (low == ToLower(w)) return true;
+    }
+  }
+  return false;
+}
+
+// "o/r#12" -> "#12" inside the project, the whole ref outside it.
+std::string Label(const Thread& t, const std::string& project) {
+  size_t hash = t.ref.find('#');
+  if (t.source == "github" && hash != std::string::npos) {
+    return t.ref.substr(0, hash) == project ? t.ref.substr(hash) : t.ref;
+  }
+  return t.title.empty() ? t.ref : t.title;
+}
+
+// Reactions a message got ("Reactions: 🔥 3, 👍 2" -> 5).
+int Reactions(const std::string& text) {
+  size_t at = text.rfind("\nReactions: ");
+  if (at == std::string::npos) return 0;
+  static const std::regex count(R"( (\d+)(,|$))");
+  std::string line = text.substr(at + 12, text.find('\n', at + 1) - at - 12);
+  int n = 0;
+  for (std::sregex_iterator it(line.begin(), line.end(), count), end; it != end; ++it) n += std::stoi((*it)[1]);
+  return n;
+}
+
+bool Decision(const std::string& text) {
+  static const std::regex words(
+      R"(\b(decided|decision|we will|we'll|agreed|going with|settled on|plan is|conclusion|concluded|let's go with|switching to|resolved by|root cause)\b)",
+      std::regex::icase);
+  return std::regex_search(text, words);
+}
+
+bool Maintenance(const Thread& t, const DigestConfig& c) {
+  if (HasAny(t.labels, c.maintenance_labels)) return true;
+  if (t.author.size() > 5 && t.author.substr(t.author.size() - 5) == "[bot]") return true;
+  static const std::regex title(
+      R"(^\s*(\[?(chore|ci|build|deps?|lint|style|typo)\]?[:(\s]|bump\b|update dependency|pin\b|upgrade\b|fix typos?\b|clean ?up\b|pre-commit)|\bbump .+ from .+ to\b|dependabot|renovate)",
+      std::regex::icase);
+  return std::regex_search(t.title, title);
+}
+
+bool Insider(const Thread& t, const DigestConfig& c) {
+  std::string a = ToLower(t.author_association);
+  if (a == "owner" || a == "member" || a == "collaborator") return true;
+  if (a.empty()) return true;  // unknown: never call someone an outsider on no evidence
+  for (const auto& m : c.members) {
+    if (ToLower(m) == ToLower(t.author)) return true;
+  }
+  return t.author.size() > 5 && t.author.substr(t.author.size() - 5) == "[bot]";
+}
+
+struct UnionFind {
+  std::vector<int> p;
+  explicit UnionFind(size_t n) : p(n) { std::iota(p.begin(), p.end(), 0); }
+  int Find(int x) { return p[x] == x ? x : p[x] = Find(p[x]); }
+  void Join(int a, int b) { p[Find(a)] = Find(b); }
+};
+
+std::string Slug(const std::string& s) {
+  std::string out;
+  for (char c : ToLower(s)) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.substr(0, 60);
+}
+
+
+bool Has(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// The units of the period, sorted into what becomes which section.
+struct Groups {
+  std::vector<int> intro, runs, maintenance, rest, unassigned;
+  std::map<std::string, std::vector<int>> epics;     // epic ref -> units
+  std::map<std::string, std::set<std::string>> linked;  // unit ref -> thread refs its chunks link to
+};
+
+class Gatherer {
+ public:
+  Gatherer(Corpus& corpus, const DigestOptions& o) : corpus_(corpus), o_(o), cfg_(o.config) {}
+
+  Status Run(Digest* d);
+
+ private:
+  Status Load(Digest* d);
+  void GuessProject();
+  Result<int> UnitFor(const std::string& ref, const Chunk* c);
+  Status UnitsFromChunks();
+  Status StateChanges();
+  void CountStats(Digest* d) const;
+  Groups Classify();
+  void JoinEpicsByLinks(Groups* g);
+  std::map<int, std::vector<int>> Cluster(Groups* g);
+  Status WorkSections(Groups* g, Digest* d);
+  void FixedSections(const Groups& g, Digest* d);
+  Status SharedReading(Digest* d);
+
+  Result<Thread*> ThreadRow(const std::string& ref);
+  std::string EpicOf(const std::string& ref);
+  Evidence FromChunk(const Chunk& c, const Unit& u) const;
+  void Rank(DigestSection* s, const std::vector<int>& members);
+  DigestSection Section(const std::string& slug, const std::string& kind, const std::string& heading,
+                        const std::vector<int>& members);
+
+  Corpus& corpus_;
+  const DigestOptions& o_;
+  const DigestConfig& cfg_;
+  std::string from_, to_;  // ISO bounds, to exclusive
+  int64_t from_epoch_ = 0;
+  int days_ = 7;
+  std::string project_;
+  std::vector<Chunk> chunks_;
+  std::vector<Thread> changed_;
+  std::unordered_map<std::string, std::optional<Thread>> rows_;  // cache of GetThread
+  std::vector<Unit> units_;
+  std::map<std::string, int> unit_of_;  // thread ref -> index in units_
+  std::vector<Link> links_;
+  int next_id_ = 0;
+};
+
+Result<Thread*> Gatherer::ThreadRow(const std::string& ref) {
+  auto it = rows_.find(ref);
+  if (it == rows_.end()) {
+    UMWELT_ASSIGN_OR_RETURN(auto row, corpus_.GetThread(ref));
+    it = rows_.emplace(ref, std::move(row)).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+// The nearest epic above `ref` (itself included), following parents; a cycle
+// or a chain deeper than 16 ends the walk.
+std::string Gatherer::EpicOf(const std::string& ref) {
+  std::set<std::string> seen;
+  std::string at = ref;
+  for (int depth = 0; depth < 16 && !at.empty() && seen.insert(at).second; ++depth) {
+    auto row = ThreadRow(at);
+    if (!row.ok() || !*row) return "";
+    const Thread& t = **row;
+    if (HasAny(t.labels, o_.config.epic_labels) || !t.children.empty()) return t.ref;
+    at = t.parent;
+  }
+  return "";
+}
+
+Evidence Gatherer::FromChunk(const Chunk& c, const Unit& u) const {
+  Evidence e;
+  e.url = c.url;
+  e.ref = c.ref;
+  e.thread = u.t.ref;
+  e.source = c.source;
+  e.kind = c.kind;
+  e.title = c.title;
+  e.author = c.author;
+  e.date = c.date;
+  e.text = c.text;
+  e.thread_state = u.t.state;
+  double score = 1;
+  if (!Numbers(c.text).empty()) score += 3;
+  if (Decision(c.text)) score += 3;
+  score += std::min(10, Reactions(c.text));
+  if (c.text.size() < 40) score -= 2;
+  if ((c.kind == "issue" || c.kind == "pr") && u.t.created >= from_) score += 2;
+  // The last word of a thread that closed in the period.
+  bool closed_here = (!u.t.closed.empty() && u.t.closed >= from_ && u.t.closed < to_) ||
+                     (!u.t.merged.empty() && u.t.merged >= from_ && u.t.merged < to_);
+  if (closed_here && !u.chunks.empty() && u.chunks.back() == &c && c.kind != "issue" && c.kind != "pr") {
+    e.closeout = true;
+    score += 6;
+  }
+  e.score = score;
+  return e;
+}
+
+void Gatherer::Rank(DigestSection* s, const std::vector<int>& members) {
+  std::vector<Evidence> ev;
+  for (int i : members) {
+    const Unit& u = units_[i];
+    for (const auto& e : u.events) ev.push_back(e);
+    for (const Chunk* c : u.chunks) {
+      if (Http(c->url)) ev.push_back(FromChunk(*c, u));
+    }
+  }
+  std::stable_sort(ev.begin(), ev.end(), [](const Evidence& a, const Evidence& b) { return a.score > b.score; });
+  std::set<std::string> seen;
+  for (auto& e : ev) {
+    if (!seen.insert(e.kind == "state" ? e.url + "#" + e.text : e.url).second) continue;
+    e.id = "E" + std::to_string(++next_id_);
+    s->evidence.push_back(std::move(e));
+  }
+}
+
+DigestSection Gatherer::Section(const std::string& slug, const std::string& kind, const std::string& heading,
+                                const std::vector<int>& members) {
+  DigestSection s;
+  s.slug = slug;
+  s.kind = kind;
+  s.heading = heading;
+  s.days.assign(days_, DayActivity{});
+  for (int i : members) {
+    const Unit& u = units_[i];
+    s.threads.push_back({u.t.ref, u.t.url, u.t.title, u.t.state, Label(u.t, project_)});
+    s.activity += u.activity;
+    for (const Chunk* c : u.chunks) {
+      int cat = Category(*c);
+      auto t = ParseIsoTime(c->date);
+      if (cat < 0 || !t) continue;
+      int day = static_cast<int>((*t - from_epoch_) / 86400);
+      if (day >= 0 && day < days_) ++s.days[day][cat];
+    }
+  }
+  Rank(&s, members);
+  return s;
+}
+
+Status Gatherer::Run(Digest* d) {
+  UMWELT_RETURN_IF_ERROR(Load(d));
+  UMWELT_RETURN_IF_ERROR(UnitsFromChunks());
+  UMWELT_RETURN_IF_ERROR(StateChanges());
+  if (units_.empty()) {
+    d->quiet = true;
+    return Status::Ok();
+  }
+  CountStats(d);
+  Groups g = Classify();
+  JoinEpicsByLinks(&g);
+  UMWELT_RETURN_IF_ERROR(WorkSections(&g, d));
+  FixedSections(g, d);
+  UMWELT_RETURN_IF_ERROR(SharedReading(d));
+  if (!g.runs.empty()) d->sections.push_back(Section("runs", "runs", "Runs", g.runs));
+  return Status::Ok();
+}
+
+Status Gatherer::Load(Digest* d) {
+  from_ = o_.period.from + "T00:00:00Z";
+  from_epoch_ = *DayStart(o_.period.from);
+  days_ = o_.period.days();
+  to_ = DayString(*DayStart(o_.period.to) + 86400) + "T00:00:00Z";
+  UMWELT_ASSIGN_OR_RETURN(chunks_, corpus_.ChunksInPeriod(from_, to_));
+  // Code windows are snapshots, web pages fetches and summaries our own
+  // words: none is activity. Parts after the first repeat their record.
+  std::erase_if(chunks_, [](const Chunk& c) {
+    return c.part > 0 || c.source == "narrative" || c.source == "code" || c.source == "web";
+  });
+  UMWELT_ASSIGN_OR_RETURN(changed_, corpus_.ThreadsChangedIn(from_, to_));
+  if (!corpus_.native()) d->notes.push_back("the corpus has no thread metadata: no states, epics or labels");
+  GuessProject();
+  return Status::Ok();
+}
+
+// The project: the configured one, else the repository most activity is in.
+void Gatherer::GuessProject() {
+  project_ = cfg_.project;
+  if (!project_.empty()) return;
+  std::map<std::string, int> repos;
+  auto count = [&](const std::string& source, const std::string& ref) {
+    if (source == "github" && ref.find('#') != std::string::npos) ++repos[ref.substr(0, ref.find('#'))];
+  };
+  for (const auto& c : chunks_) count(c.source, c.parent);
+  for (const auto& t : changed_) count(t.source, t.ref);
+  int best = 0;
+  for (const auto& [r, n] : repos) {
+    if (n > best) best = n, project_ = r;
+  }
+}
+
+Result<int> Gatherer::UnitFor(const std::string& ref, const Chunk* c) {
+  auto it = unit_of_.find(ref);
+  if (it != unit_of_.end()) return it->second;
+  UMWELT_ASSIGN_OR_RETURN(Thread * row, ThreadRow(ref));
+  Unit u;
+  if (row) {
+    u.t = *row;
+  } else {
+    // No row (a reference-schema corpus, a commit without a PR): what the
+    // chunk says.
+    u.t.ref = ref;
+    u.t.source = c ? c->source : "";
+    u.t.kind = c ? c->kind : "";
+    u.t.title = c ? c->title : ref;
+    u.t.url = c ? c->url.substr(0, c->url.find('#')) : "";
+  }
+  units_.push_back(std::move(u));
+  unit_of_[ref] = static_cast<int>(units_.size()) - 1;
+  return static_cast<int>(units_.size()) - 1;
+}
+
+// Each chunk joins its thread's unit. Commits join the PR they name; the
+// rest of a repository's commits are one unit.
+Status Gatherer::UnitsFromChunks() {
+  std::vector<std::string> record_refs;
+  for (const auto& c : chunks_) record_refs.push_back(BaseRef(c.ref));
+  UMWELT_ASSIGN_OR_RETURN(links_, corpus_.LinksFrom(record_refs));
+  std::map<std::string, std::string> commit_pr;
+  for (const auto& l : links_) {
+    if (l.kind == "commit") commit_pr[l.from_ref] = l.to_ref;
+  }
+  for (const auto& c : chunks_) {
+    std::string ref = c.parent.empty() ? BaseRef(c.ref) : c.parent;
+    if (c.source == "git") {
+      auto pr = commit_pr.find(BaseRef(c.ref));
+      size_t at = c.ref.find("/commit/");
+      if (pr != commit_pr.end()) ref = pr->second;
+      else ref = "commits:" + (at == std::string::npos ? c.ref : c.ref.substr(0, at));
+    }
+    UMWELT_ASSIGN_OR_RETURN(int i, UnitFor(ref, &c));
+    if (ref.rfind("commits:", 0) == 0) {
+      units_[i].t.title = "Commits to " + ref.substr(8);
+      units_[i].t.kind = "commits";
+      units_[i].t.url.clear();
+    }
+    units_[i].chunks.push_back(&c);
+    units_[i].activity += 1;
+  }
+  return Status::Ok();
+}
+
+// Threads opened, merged, closed or finished in the period, as evidence.
+Status Gatherer::StateChanges() {
+  auto in = [&](const std::string& t) { return !t.empty() && t >= from_ && t < to_; };
+  for (const auto& t : changed_) {
+    bool opened = in(t.created) && (t.kind == "issue" || t.kind == "pr");
+    bool merged = in(t.merged);
+    bool closed = !merged && in(t.closed);
+    bool finished = t.source == "wandb" && in(t.updated) &&
+                    (t.state == "finished" || t.state == "crashed" || t.state == "failed" || t.state == "killed");
+    if (!opened && !merged && !closed && !finished) continue;
+    UMWELT_ASSIGN_OR_RETURN(int i, UnitFor(t.ref, nullptr));
+    Unit& u = units_[i];
+    auto event = [&](const std::string& what, const std::string& when, const std::string& who, double score) {
+      Evidence e;
+      e.url = u.t.url;
+      e.ref = e.thread = u.t.ref;
+      e.source = u.t.source;
+      e.kind = "state";
+      e.title = u.t.title;
+      e.author = who;
+      e.date = when;
+      e.text = Label(u.t, project_) + " " + what + " on " + when.substr(0, 10) + (who.empty() ? "" : " (" + who + ")") +
+               ": " + u.t.title;
+      e.thread_state = what;
+      e.score = score;
+      u.events.push_back(std::move(e));
+      u.activity += 3;
+    };
+    if (opened) event("opened", t.created, t.author, 6);
+    if (merged) event("merged", t.merged, "", 10);
+    if (closed) {
+      event(t.kind == "pr" ? "closed without merge" : t.state_reason == "not_planned" ? "closed as not planned" : "closed",
+            t.closed, "", 9);
+    }
+    if (finished) event(t.state, t.updated, t.author, 7);
+  }
+  return Status::Ok();
+}
+
+void Gatherer::CountStats(Digest* d) const {
+  std::set<std::string> people, channels;
+  for (const auto& c : chunks_) {
+    if (!c.author.empty()) people.insert(c.author);
+    d->stats.messages += c.source == "discord";
+    d->stats.commits += c.source == "git";
+    if (c.source == "discord") channels.insert(c.parent);
+  }
+  for (const auto& u : units_) {
+    for (const auto& e : u.events) {
+      d->stats.opened += e.thread_state == "opened";
+      d->stats.merged += e.thread_state == "merged";
+      d->stats.closed += e.thread_state.rfind("closed", 0) == 0;
+      d->stats.runs += e.source == "wandb";
+      if (!e.author.empty()) people.insert(e.author);
+    }
+  }
+  d->stats.chunks = static_cast<int>(chunks_.size());
+  d->stats.threads = static_cast<int>(units_.size());
+  d->stats.contributors = static_cast<int>(people.size());
+  d->stats.channels = static_cast<int>(channels.size());
+}
+
+// Introductions, runs, epics (by parent chain) and maintenance take their
+// units; the rest is left for the links and clusters.
+Groups Gatherer::Classify() {
+  Groups g;
+  for (int i = 0; i < static_cast<int>(units_.size()); ++i) {
+    Unit& u = units_[i];
+    if (u.t.source == "discord" && !cfg_.introductions_channel.empty() &&
+        ToLower(u.t.title).find(ToLower(cfg_.introductions_channel)) != std::string::npos) {
+      g.intro.push_back(i);
+    } else if (u.t.source == "wandb") {
+      g.runs.push_back(i);
+    } else if (std::string epic = u.t.source == "github" ? EpicOf(u.t.ref) : ""; !epic.empty()) {
+      g.epics[epic].push_back(i);
+    } else if (u.t.source == "github" && Maintenance(u.t, cfg_)) {
+      g.maintenance.push_back(i);
+    } else {
+      g.rest.push_back(i);
+    }
+  }
+  return g;
+}
+
+// A thread that links to an epic joins it (the one it links to most).
+void Gatherer::JoinEpicsByLinks(Groups* g) {
+  std::map<std::string, std::map<std::string, int>> links_to_epic;  // unit -> epic -> count
+  std::map<std::string, std::string> chunk_unit;
+  for (const auto& u : units_) {
+    for (const Chunk* c : u.chunks) chunk_unit[BaseRef(c->ref)] = u.t.ref;
+  }
+  for (const auto& l : links_) {
+    auto from = chunk_unit.find(l.from_ref);
+    if (from == chunk_unit.end() || from->second == l.to_ref) continue;
+    g->linked[from->second].insert(l.to_ref);
+    if (l.to_ref.rfind("discord:", 0) == 0 || l.to_ref.rfind("web:", 0) == 0 || l.kind == "commit") continue;
+    std::string epic = EpicOf(l.to_ref);
+    if (!epic.empty()) ++links_to_epic[from->second][epic];
+  }
+  for (int i : g->rest) {
+    auto it = links_to_epic.find(units_[i].t.ref);
+    if (it == links_to_epic.end()) {
+      g->unassigned.push_back(i);
+      continue;
+    }
+    auto best = std::max_element(it->second.begin(), it->second.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    g->epics[best->first].push_back(i);
+  }
+}
+
+// The unassigned units clustered by links between them and shared labels
+// (a channel is a unit, so its messages stay together).
+std::map<int, std::vector<int>> Gatherer::Cluster(Groups* g) {
+  static const std::set<std::string> kGeneric = {"bug", "enhancement", "feature", "question", "documentation",
+                                                 "docs", "good first issue", "help wanted", "duplicate",
+                                                 "wontfix", "invalid", "triage", "needs triage", "stale"};
+  std::set<int> pool(g->unassigned.begin(), g->unassigned.end());
+  UnionFind uf(units_.size());
+  std::map<std::string, std::vector<int>> by_label;
+  for (int i : g->unassigned) {
+    for (const auto& l : units_[i].t.labels) by_label[ToLower(l)].push_back(i);
+    for (const auto& to : g->linked[units_[i].t.ref]) {
+      auto j = unit_of_.find(to);
+      if (j != unit_of_.end() && pool.count(j->second)) uf.Join(i, j->second);
+    }
+  }
+  for (const auto& [label, members] : by_label) {
+    // A label shared by a few threads names a workstream; one on most of them
+    // names nothing.
+    if (members.size() < 2 || kGeneric.count(label) || HasAny({label}, cfg_.epic_labels) ||
+        members.size() * 3 > g->unassigned.size() + 3) {
+      continue;
+    }
+    for (size_t k = 1; k < members.size(); ++k) uf.Join(members[0], members[k]);
+  }
+  std::map<int, std::vector<int>> clusters;
+  for (int i : g->unassigned) clusters[uf.Find(i)].push_back(i);
+  return clusters;
+}
+
+// Epics and clusters by activity; beyond `max_workstreams`, and lone
+// comments on old threads, go to "Other activity".
+Status Gatherer::WorkSections(Groups* g, Digest* d) {
+  struct Candidate {
+    std::string slug, kind, heading;
+    std::vector<int> members;
+    int activity = 0;
+  };
+  std::vector<Candidate> work;
+  for (auto& [epic, members] : g->epics) {
+    UMWELT_ASSIGN_OR_RETURN(Thread * row, ThreadRow(epic));
+    // The epic itself belongs to its section even when it was quiet.
+    UMWELT_ASSIGN_OR_RETURN(int self, UnitFor(epic, nullptr));
+    if (!Has(members, self)) members.insert(members.begin(), self);
+    work.push_back({"epic-" + Slug(epic), "epic", row ? row->title : epic, members, 0});
+  }
+  for (auto& [root, members] : Cluster(g)) {
+    std::sort(members.begin(), members.end(), [&](int a, int b) { return units_[a].activity > units_[b].activity; });
+    const Unit& lead = units_[members[0]];
+    std::string heading = lead.t.title.empty() ? lead.t.ref : lead.t.title;
+    std::string slug = Slug(lead.t.source == "github" ? lead.t.ref : heading);
+    work.push_back({slug.empty() ? "workstream" : slug, "workstream", heading, members, 0});
+  }
+  for (auto& c : work) {
+    for (int i : c.members) c.activity += units_[i].activity;
+  }
+  std::stable_sort(work.begin(), work.end(), [](const Candidate& a, const Candidate& b) {
+    return a.kind == "epic" && b.kind != "epic" ? a.activity * 2 > b.activity : a.activity > b.activity;
+  });
+  std::vector<int> other;
+  std::set<std::string> slugs;
+  int shown = 0;
+  for (auto& c : work) {
+    bool small = c.kind != "epic" && c.activity < 2;
+    if (shown >= cfg_.max_workstreams || small) {
+      other.insert(other.end(), c.members.begin(), c.members.end());
+      continue;
+    }
+    std::string slug = c.slug;
+    for (int n = 2; !slugs.insert(slug).second; ++n) slug = c.slug + "-" + std::to_string(n);
+    d->sections.push_back(Section(slug, c.kind, c.heading, c.members));
+    ++shown;
+  }
+  if (!other.empty()) d->sections.push_back(Section("other", "other", "Other activity", other));
+  return Status::Ok();
+}
+
+// Maintenance, outside contributors (a cross-cut of the threads above),
+// Discord and introductions.
+void Gatherer::FixedSections(const Groups& g, Digest* d) {
+  if (!g.maintenance.empty()) d->sections.push_back(Section("maintenance", "maintenance", "Routine maintenance", g.maintenance));
+  std::vector<int> outside, discord;
+  for (int i = 0; i < static_cast<int>(units_.size()); ++i) {
+    const Unit& u = units_[i];
+    if (u.t.source == "discord" && !Has(g.intro, i)) discord.push_back(i);
+    if (u.t.source != "github" || (u.t.kind != "issue" && u.t.kind != "pr") || Insider(u.t, cfg_)) continue;
+    bool own = u.t.created >= from_;
+    for (const Chunk* c : u.chunks) own |= c->author == u.t.author;
+    if (own) outside.push_back(i);
+  }
+  if (!outside.empty()) d->sections.push_back(Section("outside-contributors", "outside", "Outside contributors", outside));
+  if (!discord.empty()) d->sections.push_back(Section("discord", "discord", "Discord", discord));
+  if (!g.intro.empty()) d->sections.push_back(Section("introductions", "introductions", "Introductions", g.intro));
+}
+
+// Web pages linked in the period, with who shared them first.
+Status Gatherer::SharedReading(Digest* d) {
+  std::vector<std::string> urls;
+  std::set<std::string> seen;
+  for (const auto& l : links_) {
+    if (l.to_ref.rfind("web:", 0) == 0 && seen.insert(l.to_ref.substr(4)).second) urls.push_back(l.to_ref.substr(4));
+  }
+  if (urls.empty()) return Status::Ok();
+  DigestSection s = Section("shared-reading", "reading", "Shared reading", {});
+  for (const auto& u : urls) {
+    auto sharer = std::find_if(chunks_.begin(), chunks_.end(), [&](const Chunk& c) { return c.text.find(u) != std::string::npos; });
+    if (sharer == chunks_.end()) continue;
+    Evidence e;
+    e.id = "E" + std::to_string(++next_id_);
+    e.url = u;
+    e.ref = "web:" + u;
+    e.source = "web";
+    e.kind = "link";
+    e.author = sharer->author;
+    e.date = sharer->date;
+    UMWELT_ASSIGN_OR_RETURN(Thread * page, ThreadRow("web:" + u));
+    e.title = page && !page->title.empty() ? page->title : u;
+    e.text = "Shared by " + e.author + " in " + sharer->title + " (" + sharer->url + ")";
+    e.thread = sharer->url;  // where it was shared
+    s.evidence.push_back(std::move(e));
+    d->shared_links.push_back(u);
+    if (s.evidence.size() >= 12) break;
+  }
+  s.activity = static_cast<int>(s.evidence.size());
+  if (!s.evidence.empty()) d->sections.push_back(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Gather(Corpus& corpus, const DigestOptions& options, Digest* d) {
+  Gatherer g(corpus, options);
+  return g.Run(d);
+}
+
+}  // namespace umwelt::digest_internal

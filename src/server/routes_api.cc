@@ -1,0 +1,234 @@
+// The JSON API and the snapshot downloads (see server.h).
+#include <algorithm>
+
+#include "server_impl.h"
+#include "umwelt/corpus.h"
+#include "umwelt/digest.h"
+#include "umwelt/text.h"
+#include "umwelt/vector.h"
+
+namespace umwelt::server_internal {
+
+void ServerImpl::ApiRoutes() {
+  http_.Get("/api/status", [this](const httplib::Request&, httplib::Response& res) {
+    auto s = StatusJson();
+    if (!s.ok()) return Detail(res, 500, s.status().message());
+    SetJson(res, *s);
+  });
+  http_.Get("/api/search", [this](const httplib::Request& req, httplib::Response& res) {
+    auto r = ParseSearch(req);
+    if (!r.ok()) return Detail(res, 400, r.status().message());
+    bool hybrid = false;
+    auto out = engine_->Search(*r, &hybrid);
+    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
+    SetJson(res, SearchJson(r->search.query, r->search.k, hybrid, *out));
+  });
+  http_.Get("/api/search-multi", [this](const httplib::Request& req, httplib::Response& res) {
+    size_t n = req.get_param_value_count("q");
+    if (n == 0 || n > 20) return Detail(res, 400, "give 1 to 20 q parameters");
+    int total = 60;
+    if (req.has_param("total")) {
+      total = std::atoi(req.get_param_value("total").c_str());
+      if (total < 1 || total > 1000) return Detail(res, 400, "total must be a whole number from 1 to 1000");
+    }
+    auto base = ParseSearch(req);  // filters; q is the first sub-query
+    if (!base.ok()) return Detail(res, 400, base.status().message());
+    std::vector<std::string> queries;
+    std::vector<HybridResult> results;
+    for (size_t i = 0; i < n; ++i) {
+      si::SearchRequest r = *base;
+      r.search.query = CollapseWhitespace(req.get_param_value("q", i));
+      if (r.search.query.empty()) return Detail(res, 400, "an empty q");
+      bool hybrid = false;
+      auto out = engine_->Search(r, &hybrid);
+      if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), "sub-query \"" + r.search.query + "\": " + out.status().message());
+      queries.push_back(r.search.query);
+      results.push_back(std::move(*out));
+    }
+    std::vector<std::string> notes;
+    auto merged = MergeMulti(queries, results, static_cast<size_t>(total), &notes);
+    SetJson(res, SearchMultiJson(queries, total, merged, notes));
+  });
+  auto show = [this](const std::string& target, const httplib::Request& req, httplib::Response& res) {
+    if (target.empty()) return Detail(res, 400, "target is required: a permalink or a ref");
+    auto corpus = engine_->Connection();
+    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    int around = req.has_param("around") ? std::atoi(req.get_param_value("around").c_str()) : 10;
+    auto v = ViewThread(**corpus, target, std::clamp(around, 0, 200));
+    if (!v.ok()) return Detail(res, HttpStatusOf(v.status()), v.status().message());
+    size_t first = 0;
+    int tail = req.has_param("tail") ? std::atoi(req.get_param_value("tail").c_str()) : 0;
+    if (tail > 0 && static_cast<size_t>(tail) < v->chunks.size()) first = v->chunks.size() - tail;
+    SetJson(res, ThreadViewJson(*v, first, Truthy(req.get_param_value("toc"))));
+  };
+  http_.Get("/api/show", [show](const httplib::Request& req, httplib::Response& res) {
+    show(req.get_param_value("target"), req, res);
+  });
+  http_.Get(R"(/api/threads/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto corpus = engine_->Connection();
+    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    std::string ref = req.matches[1];
+    auto t = (*corpus)->GetThread(ref);
+    if (!t.ok()) return Detail(res, 500, t.status().message());
+    if (!*t) return Detail(res, 404, "no thread " + ref + " in the corpus");
+    const Thread& th = **t;
+    auto linked = (*corpus)->LinkedFrom(ref, 20);
+    json out = {{"ref", th.ref},     {"source", th.source},       {"kind", th.kind},   {"state", th.state},
+                {"title", th.title}, {"author", th.author},       {"url", th.url},     {"labels", th.labels},
+                {"assignees", th.assignees}, {"created", th.created}, {"closed", th.closed}, {"merged", th.merged},
+                {"description", th.description}, {"parent", th.parent}, {"children", th.children}};
+    out["linked_from"] = json::array();
+    if (linked.ok()) {
+      for (const auto& l : *linked) out["linked_from"].push_back({{"url", l.url}, {"title", l.title}, {"source", l.source}});
+    }
+    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
+  });
+  http_.Get("/api/summaries", [this](const httplib::Request&, httplib::Response& res) {
+    auto corpus = engine_->Connection();
+    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    auto all = ListSummaries(**corpus);
+    if (!all.ok()) return Detail(res, 500, all.status().message());
+    json out = json::array();
+    for (const auto& s : *all) out.push_back({{"period", s.period}, {"title", s.title}, {"xs", s.xs}, {"url", s.url}});
+    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
+  });
+  http_.Get(R"(/api/summaries/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto corpus = engine_->Connection();
+    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    std::string period = req.matches[1];
+    auto text = SummaryText(**corpus, period);
+    if (!text.ok()) return Detail(res, HttpStatusOf(text.status()), text.status().message());
+    auto links = SummaryLinks(**corpus, period);
+    json out = {{"period", period}, {"text", *text}, {"links", links.ok() ? *links : std::vector<std::string>{}}};
+    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
+  });
+  http_.Post("/api/ask", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string question;
+    json body = json::parse(req.body, nullptr, false);
+    if (body.is_object() && body.contains("question") && body["question"].is_string()) {
+      question = body["question"].get<std::string>();
+    } else if (req.has_param("question")) {
+      question = req.get_param_value("question");
+    }
+    question = CollapseWhitespace(question);
+    if (question.empty()) return Detail(res, 400, "question is required (JSON {\"question\": \"...\"})");
+    if (!IsValidUtf8(question)) return Detail(res, 400, "the question is not valid UTF-8");
+    if (question.size() > 4000) return Detail(res, 400, "the question is longer than 4,000 bytes");
+    if (stopping_) return Detail(res, 503, "the server is shutting down");
+    if (jobs_running_.load() >= o_.max_jobs) {
+      res.set_header("Retry-After", "10");
+      return Detail(res, 429, "too many questions in progress; try again shortly");
+    }
+    auto job = std::make_shared<Job>();
+    job->id = Random128();
+    job->question = question;
+    ++jobs_running_;
+    {
+      std::lock_guard<std::mutex> lock(jobs_mu_);
+      // Finished jobs beyond the newest 200 are forgotten.
+      while (job_order_.size() >= 200) {
+        auto old = jobs_.find(job_order_.front());
+        if (old != jobs_.end() && !old->second->finished) break;
+        if (old != jobs_.end()) {
+          if (old->second->worker.joinable()) old->second->worker.join();
+          jobs_.erase(old);
+        }
+        job_order_.pop_front();
+      }
+      jobs_[job->id] = job;
+      job_order_.push_back(job->id);
+      job->worker = std::thread([this, job] { RunJob(job); });
+    }
+    res.status = 202;
+    res.set_header("Location", "/api/jobs/" + job->id);
+    res.set_content(json{{"id", job->id}, {"state", "queued"}, {"events", "/api/jobs/" + job->id + "/events"}}.dump(),
+                    "application/json");
+  });
+  http_.Get(R"(/api/jobs/([0-9a-f]{32}))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto job = FindJob(req.matches[1]);
+    if (!job) return Detail(res, 404, "no such job");
+    std::lock_guard<std::mutex> lock(job->mu);
+    json out = {{"id", job->id},       {"question", job->question}, {"state", job->state},
+                {"events", job->events}, {"error", job->error},     {"removed", job->removed},
+                {"seconds", job->seconds}};
+    if (job->state == "done") {
+      out["markdown"] = job->markdown;
+      out["report_url"] = "/jobs/" + job->id + "/report";
+    }
+    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
+  });
+  http_.Get(R"(/api/jobs/([0-9a-f]{32})/events)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto job = FindJob(req.matches[1]);
+    if (!job) return Detail(res, 404, "no such job");
+    res.set_header("Cache-Control", "no-store");
+    res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, httplib::DataSink& sink) mutable {
+      std::unique_lock<std::mutex> lock(job->mu);
+      job->cv.wait_for(lock, std::chrono::seconds(15), [&] {
+        return sent < job->events.size() || job->state == "done" || job->state == "failed" || stopping_.load();
+      });
+      std::string out;
+      for (; sent < job->events.size(); ++sent) out += "event: progress\ndata: " + job->events[sent].dump() + "\n\n";
+      bool finished = job->state == "done" || job->state == "failed";
+      if (finished) {
+        out += "event: done\ndata: " + json{{"state", job->state}, {"error", job->error}}.dump() + "\n\n";
+      }
+      if (out.empty()) out = ": keep-alive\n\n";
+      lock.unlock();
+      if (!sink.write(out.data(), out.size())) return false;
+      if (finished || stopping_) sink.done();
+      return true;
+    });
+  });
+
+}
+
+void ServerImpl::SnapshotRoutes() {
+  http_.Get("/manifest.json", [this](const httplib::Request&, httplib::Response& res) {
+    Status s = EnsureSnapshot();
+    if (!s.ok()) return Detail(res, 500, s.message());
+    auto corpus = Corpus::Open(o_.corpus_path, Corpus::Mode::kReadOnly);
+    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    auto health = SourceHealth(**corpus);
+    auto spaces = CorpusSpaces(**corpus);
+    auto built = (*corpus)->GetMeta("built_at_epoch");
+    std::lock_guard<std::mutex> lock(snapshot_mu_);
+    json out = {{"built_at_epoch", built.ok() && !built->empty() ? std::atoll(built->c_str()) : snapshot_at_},
+                {"snapshot_at_epoch", snapshot_at_},
+                {"corpus_index", {{"sha256", snapshot_sha_}, {"bytes", snapshot_bytes_}, {"url", "/corpus-index.db"}}},
+                {"sources", health.ok() ? *health : json::object()},
+                {"embed_spaces", spaces.ok() ? json(*spaces) : json::object()}};
+    {
+      std::lock_guard<std::mutex> s2(sched_mu_);
+      out["scheduler"] = {{"last_ok", sched_.last_ok ? FormatIsoTime(sched_.last_ok) : ""}, {"last_error", sched_.last_error},
+                          {"error_since", sched_.error_since ? FormatIsoTime(sched_.error_since) : ""}};
+    }
+    SetJson(res, out.dump(1, ' ', false, json::error_handler_t::replace));
+  });
+  http_.Get("/corpus-index.db", [this](const httplib::Request&, httplib::Response& res) {
+    Status s = EnsureSnapshot();
+    if (!s.ok()) return Detail(res, 500, s.message());
+    std::string sha;
+    std::shared_ptr<FILE> file;
+    int64_t size = 0;
+    {
+      std::lock_guard<std::mutex> lock(snapshot_mu_);
+      // An open file keeps its bytes even when a newer snapshot replaces the name.
+      file.reset(std::fopen(snapshot_path_.c_str(), "rb"), [](FILE* f) { if (f) std::fclose(f); });
+      sha = snapshot_sha_;
+      size = snapshot_bytes_;
+    }
+    if (!file) return Detail(res, 500, "the snapshot cannot be read");
+    res.set_header("ETag", "\"" + sha + "\"");
+    res.set_header("X-Umwelt-Sha256", sha);
+    res.set_content_provider(static_cast<size_t>(size), "application/octet-stream",
+                             [file](size_t offset, size_t length, httplib::DataSink& sink) {
+                               std::vector<char> buf(std::min<size_t>(length, 1 << 20));
+                               if (std::fseek(file.get(), static_cast<long>(offset), SEEK_SET) != 0) return false;
+                               size_t got = std::fread(buf.data(), 1, buf.size(), file.get());
+                               return got > 0 && sink.write(buf.data(), got);
+                             });
+  });
+
+}
+
+}  // namespace umwelt::server_internal

@@ -1,0 +1,138 @@
+// The web UI's routes: search, threads, ask, sign-in, summaries and reports.
+#include <regex>
+
+#include "server_impl.h"
+#include "ui.h"
+#include "umwelt/corpus.h"
+#include "umwelt/text.h"
+
+namespace umwelt::server_internal {
+
+const char* const kAskJs = R"js(
+(function () {
+  var form = document.getElementById('ask'), progress = document.getElementById('progress'),
+      answer = document.getElementById('answer');
+  function line(t) { var d = document.createElement('div'); d.textContent = t; progress.appendChild(d); }
+  function follow(id) {
+    var es = new EventSource('/api/jobs/' + encodeURIComponent(id) + '/events');
+    es.addEventListener('progress', function (e) { var d = JSON.parse(e.data); line(d.stage + ': ' + d.detail); });
+    es.addEventListener('done', function (e) {
+      var d = JSON.parse(e.data);
+      es.close();
+      if (d.state === 'done') {
+        var a = document.createElement('a');
+        a.href = '/jobs/' + encodeURIComponent(id) + '/report';
+        a.textContent = 'Open the report';
+        answer.appendChild(a);
+      } else { line('failed: ' + d.error); }
+    });
+  }
+  if (form) form.addEventListener('submit', function (e) {
+    e.preventDefault();
+    progress.textContent = ''; answer.textContent = '';
+    fetch('/api/ask', {method: 'POST', credentials: 'same-origin', headers: {'Content-Type': 'application/json'},
+                       body: JSON.stringify({question: document.getElementById('question').value})})
+      .then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error(j.detail || r.status); return j; }); })
+      .then(function (j) { line('job ' + j.id + ' started'); follow(j.id); })
+      .catch(function (err) { line(String(err.message)); });
+  });
+  if (progress && progress.dataset.job) follow(progress.dataset.job);
+})();
+)js";
+
+void ServerImpl::UiRoutes() {
+  http_.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
+    si::SearchForm f;
+    f.q = req.get_param_value("q");
+    f.source = req.get_param_value("source");
+    f.kind = req.get_param_value("kind");
+    f.since = req.get_param_value("since");
+    f.until = req.get_param_value("until");
+    f.fts_only = Truthy(req.get_param_value("fts_only"));
+    if (CollapseWhitespace(f.q).empty()) return Html(res, 200, "Search", si::SearchBody(f, nullptr, false, "", nullptr), req);
+    auto r = ParseSearch(req);
+    if (!r.ok()) return Html(res, 400, "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
+    bool hybrid = false;
+    auto out = engine_->Search(*r, &hybrid);
+    auto corpus = engine_->Connection();
+    if (!out.ok()) {
+      return Html(res, HttpStatusOf(out.status()), "Search", si::SearchBody(f, nullptr, false, out.status().message(), nullptr), req);
+    }
+    Html(res, 200, f.q, si::SearchBody(f, &*out, hybrid, "", corpus.ok() ? *corpus : nullptr), req);
+  });
+  http_.Get("/thread", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string ref = req.get_param_value("ref");
+    if (ref.empty()) ref = req.get_param_value("url");
+    auto corpus = engine_->Connection();
+    if (!corpus.ok()) return Html(res, 500, "Error", si::ErrorBody(500, corpus.status().message()), req);
+    auto v = ViewThread(**corpus, ref, 10);
+    if (!v.ok()) return Html(res, HttpStatusOf(v.status()), "Not found", si::ErrorBody(HttpStatusOf(v.status()), v.status().message()), req);
+    std::string title = v->thread && !v->thread->title.empty() ? v->thread->title : v->thread_ref;
+    Html(res, 200, title, si::ThreadBody(*v, *corpus), req);
+  });
+  http_.Get("/ask", [this](const httplib::Request& req, httplib::Response& res) {
+    Html(res, 200, "Ask", si::AskBody(), req, kAskJs);
+  });
+  http_.Get(R"(/jobs/([0-9a-f]{32}))", [this](const httplib::Request& req, httplib::Response& res) {
+    auto job = FindJob(req.matches[1]);
+    if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
+    Html(res, 200, "Ask", si::JobBody(job->id), req, kAskJs);
+  });
+  http_.Get(R"(/jobs/([0-9a-f]{32})/report)", [this](const httplib::Request& req, httplib::Response& res) {
+    auto job = FindJob(req.matches[1]);
+    if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
+    std::lock_guard<std::mutex> lock(job->mu);
+    if (job->state != "done") return Html(res, 409, "Not ready", si::ErrorBody(409, "the report is " + job->state), req);
+    res.set_header("Content-Security-Policy", kCsp);
+    res.set_content(job->html, "text/html; charset=utf-8");
+  });
+  http_.Get("/login", [this](const httplib::Request& req, httplib::Response& res) {
+    Html(res, 200, "Sign in", si::LoginBody("", req.get_param_value("next")), req);
+  });
+  http_.Post("/login", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!auth_) {
+      res.status = 303;
+      res.set_header("Location", "/");
+      return;
+    }
+    std::string token = req.get_param_value("token");
+    std::string next = req.get_param_value("next");
+    if (next.empty() || next[0] != '/' || next.rfind("//", 0) == 0 || next.find('\\') != std::string::npos) next = "/";
+    si::AuthVerdict v = token.empty() ? si::AuthVerdict{401, "", "no token given"} : auth_->CheckToken(token);
+    if (v.status != 200) return Html(res, v.status, "Sign in", si::LoginBody(v.detail, next), req);
+    std::string id = Random128();
+    {
+      std::lock_guard<std::mutex> lock(sessions_mu_);
+      sessions_[id] = {v.login, NowEpoch() + 12 * 3600};
+    }
+    bool https = req.get_header_value("X-Forwarded-Proto") == "https";
+    res.set_header("Set-Cookie", "umwelt_session=" + id + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200" +
+                                     std::string(https ? "; Secure" : ""));
+    res.status = 303;
+    res.set_header("Location", next);
+  });
+  http_.Get("/logout", [this](const httplib::Request& req, httplib::Response& res) {
+    std::string cookie = req.get_header_value("Cookie");
+    static const std::regex session(R"((?:^|;\s*)umwelt_session=([0-9a-f]{32}))");
+    std::smatch m;
+    if (std::regex_search(cookie, m, session)) {
+      std::lock_guard<std::mutex> lock(sessions_mu_);
+      sessions_.erase(m[1].str());
+    }
+    res.set_header("Set-Cookie", "umwelt_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    res.status = 303;
+    res.set_header("Location", "/");
+  });
+  http_.Get("/summaries", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 301;
+    res.set_header("Location", "/summaries/");
+  });
+  http_.Get(R"(/summaries/([^/]*))", [this](const httplib::Request& req, httplib::Response& res) {
+    ServeDir(o_.summaries_dir, req.matches[1], res);
+  });
+  http_.Get(R"(/reports/([^/]*))", [this](const httplib::Request& req, httplib::Response& res) {
+    ServeDir(o_.reports_dir, req.matches[1], res);
+  });
+}
+
+}  // namespace umwelt::server_internal
