@@ -237,6 +237,8 @@ TEST_F(DigestTest, ExtractiveWeekGroupsWorkstreamsAndPassesTheChecks) {
   EXPECT_NE(Find(*d, "maintenance")->body.find("#5"), std::string::npos);
   ASSERT_NE(Find(*d, "outside"), nullptr);
   EXPECT_NE(Find(*d, "outside")->body.find("opened by zed"), std::string::npos);
+  ASSERT_NE(Find(*d, "discord"), nullptr);
+  EXPECT_NE(Find(*d, "discord")->body.find("Most reacted (9)"), std::string::npos) << Find(*d, "discord")->body;
   ASSERT_NE(Find(*d, "introductions"), nullptr);
   EXPECT_NE(Find(*d, "introductions")->body.find("compilers"), std::string::npos);
   ASSERT_NE(Find(*d, "reading"), nullptr);

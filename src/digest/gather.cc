@@ -56,17 +56,6 @@ std::string Label(const Thread& t, const std::string& project) {
   return t.title.empty() ? t.ref : t.title;
 }
 
-// Reactions a message got ("Reactions: 🔥 3, 👍 2" -> 5).
-int Reactions(const std::string& text) {
-  size_t at = text.rfind("\nReactions: ");
-  if (at == std::string::npos) return 0;
-  static const std::regex count(R"( (\d+)(,|$))");
-  std::string line = text.substr(at + 12, text.find('\n', at + 1) - at - 12);
-  int n = 0;
-  for (std::sregex_iterator it(line.begin(), line.end(), count), end; it != end; ++it) n += std::stoi((*it)[1]);
-  return n;
-}
-
 bool Decision(const std::string& text) {
   static const std::regex words(
       R"(\b(decided|decision|we will|we'll|agreed|going with|settled on|plan is|conclusion|concluded|let's go with|switching to|resolved by|root cause)\b)",
@@ -599,6 +588,16 @@ Status Gatherer::SharedReading(Digest* d) {
 }
 
 }  // namespace
+
+int Reactions(const std::string& text) {
+  size_t at = text.rfind("\nReactions: ");
+  if (at == std::string::npos) return 0;
+  static const std::regex count(R"( (\d+)(,|$))");
+  std::string line = text.substr(at + 12, text.find('\n', at + 1) - at - 12);
+  int n = 0;
+  for (std::sregex_iterator it(line.begin(), line.end(), count), end; it != end; ++it) n += std::stoi((*it)[1]);
+  return n;
+}
 
 Status Gather(Corpus& corpus, const DigestOptions& options, Digest* d) {
   Gatherer g(corpus, options);

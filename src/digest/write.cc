@@ -140,8 +140,8 @@ std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quote
   return md;
 }
 
-// Discord: the most active channels.
-std::string ActiveChannels(const DigestSection& s) {
+// Discord: the most active channels and the most reacted message.
+std::string DiscordHighlights(const DigestSection& s) {
   std::map<std::string, int> per;
   for (const auto& e : s.evidence) ++per[e.title];
   std::vector<std::pair<int, std::string>> v;
@@ -149,7 +149,16 @@ std::string ActiveChannels(const DigestSection& s) {
   std::sort(v.begin(), v.end());
   std::vector<std::string> top;
   for (size_t i = 0; i < v.size() && i < 5; ++i) top.push_back(Inline(v[i].second, 60) + " (" + std::to_string(-v[i].first) + ")");
-  return top.empty() ? "" : "Most active: " + Join(top, ", ", " and ") + ".\n\n";
+  std::string md = top.empty() ? "" : "Most active: " + Join(top, ", ", " and ") + ".\n\n";
+  const Evidence* loved = nullptr;
+  for (const auto& e : s.evidence) {
+    if (Reactions(e.text) > (loved ? Reactions(loved->text) : 0)) loved = &e;
+  }
+  if (loved) {
+    md += "Most reacted (" + std::to_string(Reactions(loved->text)) + "): \"" + Inline(BestSentence(loved->text, {}), 200) +
+          "\" — " + Cite(*loved) + "\n\n";
+  }
+  return md;
 }
 
 std::string StillOpen(const DigestSection& s) {
@@ -180,7 +189,7 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
     md += "Last week: " + Inline(prev.front(), 240) + "\n\n";
   }
   md += Quotes(*s, cfg.quotes_per_section, quoted);
-  if (s->kind == "discord") md += ActiveChannels(*s);
+  if (s->kind == "discord") md += DiscordHighlights(*s);
   md += StillOpen(*s);
   while (!md.empty() && md.back() == '\n') md.pop_back();
   md += "\n";
