@@ -103,6 +103,7 @@ void ServerImpl::UiRoutes() {
     std::string id = Random128();
     {
       std::lock_guard<std::mutex> lock(sessions_mu_);
+      std::erase_if(sessions_, [now = NowEpoch()](const auto& e) { return e.second.expires <= now; });
       sessions_[id] = {v.login, NowEpoch() + 12 * 3600};
     }
     bool https = req.get_header_value("X-Forwarded-Proto") == "https";
