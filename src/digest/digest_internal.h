@@ -16,6 +16,8 @@ std::string DayString(int64_t epoch);
 // "November 16, 2026".
 std::string LongDate(const std::string& date);
 
+inline bool Http(const std::string& url) { return url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0; }
+
 // Corpus text on one line of Markdown, inert.
 std::string Inline(std::string_view text, size_t max_bytes);
 

@@ -35,8 +35,6 @@ int Category(const Chunk& c) {
   return -1;
 }
 
-bool Http(const std::string& url) { return url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0; }
-
 bool HasAny(const std::vector<std::string>& labels, const std::vector<std::string>& wanted) {
   for (const auto& l : labels) {
     std::string low = ToLower(l);

@@ -1,6 +1,8 @@
 // Digests fed back into the corpus, read back, posted to chat webhooks, and
 // checked (`umwelt eval digest`).
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <map>
 #include <set>
 
@@ -173,9 +175,7 @@ Status PostDigest(const Digest& d, const std::string& kind, const std::string& w
         double wait = std::atof(r->Header("retry-after").c_str());
         json j = json::parse(r->body, nullptr, false);
         if (j.is_object() && j.contains("retry_after") && j["retry_after"].is_number()) wait = j["retry_after"].get<double>();
-        struct timespec ts = {static_cast<time_t>(std::min(wait, 10.0)),
-                              static_cast<long>((std::min(wait, 10.0) - static_cast<int>(std::min(wait, 10.0))) * 1e9)};
-        nanosleep(&ts, nullptr);
+        std::this_thread::sleep_for(std::chrono::duration<double>(std::clamp(wait, 0.0, 10.0)));
         continue;
       }
       if (r->status < 200 || r->status >= 300) {

@@ -20,8 +20,6 @@ using research::BestSentence;
 using research::Numbers;
 using research::Sentences;
 
-bool Http(const std::string& url) { return url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0; }
-
 // --- write: extractive --------------------------------------------------------
 
 std::string Cite(const Evidence& e) {

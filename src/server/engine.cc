@@ -2,9 +2,6 @@
 
 namespace umwelt::server_internal {
 
-namespace {
-
-// The key of everything a search reads: chunks, and each space's vectors.
 Result<std::string> StateKey(Corpus& corpus) {
   UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
   UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(corpus));
@@ -14,8 +11,6 @@ Result<std::string> StateKey(Corpus& corpus) {
   }
   return key;
 }
-
-}  // namespace
 
 void FifoGate::Enter() {
   std::unique_lock<std::mutex> lock(mu_);

@@ -20,6 +20,10 @@
 
 namespace umwelt::server_internal {
 
+// The key of everything a search reads: the chunks, and each space's
+// vectors; it changes whenever they do.
+Result<std::string> StateKey(Corpus& corpus);
+
 struct SearchRequest {
   SearchOptions search;
   bool fts_only = false, vec_only = false;

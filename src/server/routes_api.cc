@@ -186,7 +186,7 @@ void ServerImpl::SnapshotRoutes() {
   http_.Get("/manifest.json", [this](const httplib::Request&, httplib::Response& res) {
     Status s = EnsureSnapshot();
     if (!s.ok()) return Detail(res, 500, s.message());
-    auto corpus = Corpus::Open(o_.corpus_path, Corpus::Mode::kReadOnly);
+    auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
     auto health = SourceHealth(**corpus);
     auto spaces = CorpusSpaces(**corpus);

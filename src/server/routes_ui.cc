@@ -113,12 +113,9 @@ void ServerImpl::UiRoutes() {
     res.set_header("Location", next);
   });
   http_.Get("/logout", [this](const httplib::Request& req, httplib::Response& res) {
-    std::string cookie = req.get_header_value("Cookie");
-    static const std::regex session(R"((?:^|;\s*)umwelt_session=([0-9a-f]{32}))");
-    std::smatch m;
-    if (std::regex_search(cookie, m, session)) {
+    if (std::string id = SessionId(req); !id.empty()) {
       std::lock_guard<std::mutex> lock(sessions_mu_);
-      sessions_.erase(m[1].str());
+      sessions_.erase(id);
     }
     res.set_header("Set-Cookie", "umwelt_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     res.status = 303;

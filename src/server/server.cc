@@ -46,6 +46,13 @@ void SetJson(httplib::Response& res, const std::string& body) {
   res.set_content(out, "application/json");
 }
 
+std::string SessionId(const httplib::Request& req) {
+  static const std::regex session(R"((?:^|;\s*)umwelt_session=([0-9a-f]{32}))");
+  std::string cookie = req.get_header_value("Cookie");
+  std::smatch m;
+  return std::regex_search(cookie, m, session) ? m[1].str() : "";
+}
+
 std::string Random128() {
   std::random_device rd;
   char buf[33];
@@ -82,12 +89,9 @@ void ServerImpl::Detail(httplib::Response& res, int status, const std::string& d
 
 std::string ServerImpl::Identify(const httplib::Request& req, si::AuthVerdict* v) {
   if (!auth_) return "";
-  std::string cookie = req.get_header_value("Cookie");
-  static const std::regex session(R"((?:^|;\s*)umwelt_session=([0-9a-f]{32}))");
-  std::smatch m;
-  if (std::regex_search(cookie, m, session)) {
+  if (std::string id = SessionId(req); !id.empty()) {
     std::lock_guard<std::mutex> lock(sessions_mu_);
-    auto it = sessions_.find(m[1].str());
+    auto it = sessions_.find(id);
     if (it != sessions_.end() && it->second.expires > NowEpoch()) {
       *v = {200, it->second.login, ""};
       return it->second.login;
@@ -241,13 +245,8 @@ Result<std::string> ServerImpl::StatusJson() {
 // A consistent copy of the corpus for clients, rebuilt when the corpus changed.
 Status ServerImpl::EnsureSnapshot() {
   std::lock_guard<std::mutex> lock(snapshot_mu_);
-  UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o_.corpus_path, Corpus::Mode::kReadOnly));
-  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus->ContentKey());
-  UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(*corpus));
-  for (const auto& [space, model] : spaces) {
-    UMWELT_ASSIGN_OR_RETURN(std::string v, corpus->VectorKey(space));
-    key += "|" + space + ":" + v;
-  }
+  UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, engine_->Connection());
+  UMWELT_ASSIGN_OR_RETURN(std::string key, si::StateKey(*corpus));
   if (key == snapshot_key_ && std::filesystem::exists(snapshot_path_)) return Status::Ok();
   UMWELT_RETURN_IF_ERROR(corpus->Snapshot(snapshot_path_));
   UMWELT_ASSIGN_OR_RETURN(snapshot_sha_, Sha256File(snapshot_path_));
@@ -309,6 +308,29 @@ void ServerImpl::RunJob(std::shared_ptr<Job> job) {
   job->finished = true;
 }
 
+// The last complete week's digest, once. Whether it exists is read through
+// the scheduler's reading connection: a connection opened to write changes
+// the file, and every reader would drop its page cache each round.
+Status ServerImpl::DigestClosedWeek() {
+  Period week = LastCompleteWeek(NowEpoch());
+  UMWELT_ASSIGN_OR_RETURN(Corpus * reader, engine_->Connection());
+  if (!reader->native()) return Status::Ok();
+  UMWELT_ASSIGN_OR_RETURN(auto have, reader->GetThread("narrative:" + week.id()));
+  if (have) return Status::Ok();
+  DigestOptions d;
+  d.corpus_path = o_.corpus_path;
+  d.period = week;
+  d.llm = o_.llm;
+  UMWELT_ASSIGN_OR_RETURN(Digest digest, BuildDigest(d));
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o_.corpus_path, Corpus::Mode::kReadWrite));
+  if (!o_.summaries_dir.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(std::string page, WriteDigestSite(digest, {o_.summaries_dir, "", 0}, corpus.get()));
+    (void)page;
+  }
+  UMWELT_RETURN_IF_ERROR(StoreDigest(*corpus, digest, "/summaries/summary-" + week.id() + ".html"));
+  return engine_->Refresh();
+}
+
 // One scheduler round: sync, reload, and the digest of a week that closed.
 Status ServerImpl::Round() {
   {
@@ -320,34 +342,7 @@ Status ServerImpl::Round() {
   if (o_.sync) s = o_.sync();
   Status reload = engine_->Refresh();
   if (s.ok()) s = reload;
-  if (s.ok()) {
-    // The last complete week's digest, once.
-    Period week = LastCompleteWeek(NowEpoch());
-    auto corpus = Corpus::Open(o_.corpus_path, Corpus::Mode::kReadWrite);
-    if (!corpus.ok()) {
-      s = corpus.status();
-    } else if ((*corpus)->native()) {
-      auto have = (*corpus)->GetThread("narrative:" + week.id());
-      if (have.ok() && !*have) {
-        DigestOptions d;
-        d.corpus_path = o_.corpus_path;
-        d.period = week;
-        d.llm = o_.llm;
-        auto digest = BuildDigest(d);
-        if (!digest.ok()) {
-          s = digest.status().WithContext("weekly digest");
-        } else {
-          std::string page_url = "/summaries/summary-" + week.id() + ".html";
-          if (!o_.summaries_dir.empty()) {
-            auto site = WriteDigestSite(*digest, {o_.summaries_dir, "", 0}, corpus->get());
-            if (!site.ok()) s = site.status().WithContext("weekly digest");
-          }
-          if (s.ok()) s = StoreDigest(**corpus, *digest, page_url);
-          if (s.ok()) s = engine_->Refresh();
-        }
-      }
-    }
-  }
+  if (s.ok()) s = DigestClosedWeek().WithContext("weekly digest");
   std::lock_guard<std::mutex> lock(sched_mu_);
   sched_.running = false;
   ++sched_.runs;

@@ -30,6 +30,8 @@ extern const char* const kAskJs;    // the ask page's script
 // JSON with <, > and & written as \u escapes.
 void SetJson(httplib::Response& res, const std::string& body);
 std::string Random128();
+// The sign-in session named by the request's cookie, or "".
+std::string SessionId(const httplib::Request& req);
 bool SafeName(const std::string& name);
 std::string MimeOf(const std::string& name);
 bool Truthy(const std::string& v);
@@ -84,6 +86,7 @@ class ServerImpl final : public Server {
   std::shared_ptr<Job> FindJob(const std::string& id);
   void RunJob(std::shared_ptr<Job> job);
   Status Round();
+  Status DigestClosedWeek();
   void SchedulerLoop();
   void StopBackground();
 
