@@ -230,8 +230,13 @@ class Corpus {
   // Writes a consistent copy of the last committed state to `dest` (SQLite's
   // online backup API, in one step; the writer and other readers go on),
   // as one self-contained file (rollback journal, no WAL), replaced
-  // atomically.
+  // atomically. The copy is for other machines: its sync states carry no
+  // secrets and no local paths (RedactSecrets, StripLocalPaths).
   Status Snapshot(const std::string& dest);
+
+  // SQLite's PRAGMA quick_check over the whole file: Corrupt naming the
+  // path and the first problem when the file is damaged.
+  Status QuickCheck();
 
   // The raw handle, for benchmarks comparing against FTS5 directly.
   sqlite3* raw_handle() { return db_; }

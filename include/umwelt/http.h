@@ -32,6 +32,8 @@ struct HttpRequest {
   // When set, the body of a 2xx response is handed over in pieces as it
   // arrives instead of kept in the response (false aborts the transfer).
   std::function<bool(std::string_view)> on_body;
+  // A transfer that moves no byte for this long fails (0: only the timeout).
+  long stall_seconds = 0;
 };
 
 struct HttpResponse {

@@ -12,7 +12,8 @@ enum class LogLevel { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3, kQuiet = 4 }
 
 void SetLogLevel(LogLevel level);
 LogLevel GetLogLevel();
-// Registers a secret (a token) that is replaced by "***" in every log line.
+// Registers a secret (a token) that is replaced by "***" in every log line
+// and stored error (AddSecret in redact.h).
 void AddLogSecret(std::string secret);
 void Log(LogLevel level, std::string_view message);
 inline void LogInfo(std::string_view m) { Log(LogLevel::kInfo, m); }

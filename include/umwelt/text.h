@@ -15,6 +15,11 @@ namespace umwelt {
 bool IsValidUtf8(std::string_view s);
 // Replaces each ill-formed UTF-8 sequence with U+FFFD.
 std::string SanitizeUtf8(std::string_view s);
+// Text for a terminal: C0 controls but newline and tab, DEL and C1 controls
+// (U+0080–U+009F) become visible escapes ("\x1b", "\u009b"), NUL included,
+// and ill-formed UTF-8 becomes U+FFFD, so no escape sequence from corpus text
+// reaches a terminal.
+std::string TerminalSafe(std::string_view s);
 // Cuts `s` to at most `max_bytes` without splitting a UTF-8 sequence.
 std::string_view TruncateUtf8(std::string_view s, size_t max_bytes);
 

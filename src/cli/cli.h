@@ -14,6 +14,9 @@
 namespace umwelt::cli {
 
 // The corpus path: --corpus, else $UMWELT_CORPUS, else the per-user data dir.
+// From here on every byte written to stdout passes TerminalSafe (umwelt/text.h):
+// text from the corpus never reaches a terminal as an escape sequence.
+void GuardStdout();
 std::string DefaultCorpusPath();
 
 Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode);
@@ -143,9 +146,11 @@ Status CmdDigest(const std::string& corpus, const DigestArgs& args);
 struct ServeArgs {
   std::string bind = "127.0.0.1";
   int port = 8080;
-  int threads = 96;
+  int threads = 512;
+  int max_per_client = 100;
   std::string auth;
   bool open_network = false;
+  std::string public_url;
   std::string summaries, reports;
   std::string sync_every;
   std::string llm;

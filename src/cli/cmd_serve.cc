@@ -29,8 +29,10 @@ Status CmdServe(const std::string& path, const ServeArgs& a) {
   o.bind = a.bind;
   o.port = a.port;
   o.threads = a.threads;
+  o.max_connections_per_client = a.max_per_client;
   o.auth_file = a.auth;
   o.open_network = a.open_network;
+  o.public_url = a.public_url;
   o.summaries_dir = a.summaries;
   o.reports_dir = a.reports;
   o.embedders = a.embedders;

@@ -24,7 +24,7 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
 
   const Chunk& head = chunks.front();
   std::string title = thread && !thread->title.empty() ? thread->title : head.title;
-  std::printf("%s — %s\n", thread_ref.c_str(), title.c_str());
+  std::printf("%s — %s\n", thread_ref.c_str(), TerminalSafe(title).c_str());
   if (thread && thread->state.empty() && thread->author.empty()) {
     std::printf("%s%s%s\n", thread->description.empty() ? "" : (thread->description + "\n").c_str(),
                 thread->kind.c_str(), (" · " + thread->url).c_str());
@@ -57,7 +57,7 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
       continue;
     }
     std::printf("\n── %s · %s · %s%s%s\n%s\n%s\n", c.kind.c_str(), c.author.c_str(), c.date.c_str(),
-                part.c_str(), mark, c.url.c_str(), c.text.c_str());
+                part.c_str(), mark, c.url.c_str(), TerminalSafe(c.text).c_str());  // a NUL must not end the output
   }
   if (!linked.empty()) {
     std::printf("\nlinked from:\n");

@@ -4,13 +4,14 @@
 
 #include "cli.h"
 #include "umwelt/log.h"
+#include "umwelt/redact.h"
 #include "umwelt/text.h"
 
 namespace {
 
 int ExitCode(const umwelt::Status& s) {
   if (s.ok()) return 0;
-  std::fprintf(stderr, "umwelt: error: %s\n", s.message().c_str());
+  std::fprintf(stderr, "umwelt: error: %s\n", umwelt::TerminalSafe(umwelt::RedactSecrets(s.message())).c_str());
   return s.code() == umwelt::Code::kInvalidArgument ? 2 : 1;
 }
 
@@ -238,9 +239,11 @@ int main(int argc, char** argv) {
   cli::ServeArgs sv;
   serve->add_option("--bind", sv.bind, "Address to listen on")->default_val("127.0.0.1");
   serve->add_option("--port", sv.port, "Port")->default_val(8080)->check(CLI::Range(0, 65535));
-  serve->add_option("--threads", sv.threads, "Worker threads (a keep-alive connection holds one)")->default_val(96)->check(CLI::Range(4, 1024));
+  serve->add_option("--threads", sv.threads, "Connections at once (each holds a thread); more are refused")->default_val(512)->check(CLI::Range(4, 16384));
+  serve->add_option("--max-per-client", sv.max_per_client, "Connections at once from one client address (behind a proxy: raise it)")->default_val(100)->check(CLI::Range(1, 16384));
   serve->add_option("--auth", sv.auth, "Auth file (JSON: org, allow, tokens, revoked, github_api)")->check(CLI::ExistingFile);
   serve->add_flag("--open-network", sv.open_network, "Serve a non-loopback address without auth");
+  serve->add_option("--public-url", sv.public_url, "The origin users reach the server by (https://umwelt.example.org): its host is accepted in Host headers and Origin checks");
   serve->add_option("--summaries", sv.summaries, "The digest site folder to serve under /summaries/ (and write weekly)");
   serve->add_option("--reports", sv.reports, "A folder of published report pages to serve under /reports/");
   serve->add_option("--sync-every", sv.sync_every, "Sync the recorded sources this often (30m, 1h, 1d) and write each closed week's digest");
@@ -260,6 +263,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;   // documented: 2 for every usage error
   }
   SetLogLevel(quiet ? LogLevel::kError : verbose ? LogLevel::kInfo : LogLevel::kWarn);
+  cli::GuardStdout();
 
 
 

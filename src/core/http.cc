@@ -81,6 +81,8 @@ class CurlHttpClient final : public HttpClient {
     curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, WriteHeader);
     curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &response);
     curl_easy_setopt(curl_, CURLOPT_TIMEOUT, req.timeout_seconds);
+    curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_LIMIT, req.stall_seconds > 0 ? 1L : 0L);
+    curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_TIME, req.stall_seconds);
     curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT, 20L);
     curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl_, CURLOPT_ACCEPT_ENCODING, "");  // gzip, deflate, br as built

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.h"
+#include "umwelt/redact.h"
 
 namespace umwelt {
 namespace {
@@ -52,6 +53,48 @@ TEST(CurlClient, TalksToLoopbackAndReportsStatus) {
   EXPECT_FALSE(client->Send(big).ok());  // over max_body_bytes
   auto refused = client->Send({"GET", "http://127.0.0.1:1/", {}, "", 5});
   EXPECT_FALSE(refused.ok());
+}
+
+}  // namespace
+}  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 13, item 9: every token shape and every configured secret, by value.
+TEST(Issue13, RedactSecretsHidesTokenShapesAndConfiguredValues) {
+  std::string echoed =
+      "HTTP 401: {\"message\":\"Bad credentials\",\"echo\":\"Authorization: Bearer ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\"}";
+  std::string r = RedactSecrets(echoed);
+  EXPECT_EQ(r.find("ghp_A1b2"), std::string::npos) << r;
+  EXPECT_NE(r.find("Bad credentials"), std::string::npos) << r;
+  for (const char* secret : {"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+                             "gho_16C7e42F292c6912E7710c838347Ae178B4a", "sk-proj-abcdefghijklmnop1234567890",
+                             "sk-ant-api03-abcdefghijklmnopqrstuv", "MTIzNDU2Nzg5MDEyMzQ1Njc4.GaBcDe.abcdefghijklmnopqrstuvwxyz0123"}) {
+    std::string out = RedactSecrets(std::string("failed with ") + secret + " here");
+    EXPECT_EQ(out.find(secret), std::string::npos) << out;
+    EXPECT_NE(out.find("failed with"), std::string::npos) << out;
+  }
+  EXPECT_EQ(RedactSecrets("url?api_key=0123456789abcdef&x=1").find("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(RedactSecrets("Authorization: Bot abcdefghijklmnop").find("abcdefghijklmnop"), std::string::npos);
+  // A W&B key has no shape of its own: it is hidden by value.
+  std::string key = "0123456789abcdef0123456789abcdef01234567";
+  AddSecret(key);
+  EXPECT_EQ(RedactSecrets("GraphQL said: bad key " + key), "GraphQL said: bad key ***");
+  ::setenv("DISCORD_TOKEN", "plain-discord-value", 1);
+  EXPECT_EQ(RedactSecrets("echo plain-discord-value"), "echo ***");
+  ::unsetenv("DISCORD_TOKEN");
+  // Commit shas and ordinary words stay.
+  EXPECT_EQ(RedactSecrets("commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (token budget)"),
+            "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (token budget)");
+}
+
+TEST(Issue13, StripLocalPathsKeepsUrlsAndNames) {
+  EXPECT_EQ(StripLocalPaths("/home/me/work/corpus.db: disk I/O error"), "corpus.db: disk I/O error");
+  EXPECT_EQ(StripLocalPaths("cannot open \"/srv/umwelt/repos/tinylm/\""), "cannot open \"tinylm\"");
+  EXPECT_EQ(StripLocalPaths("{\"path\":\"/home/me/src/tinylm\",\"head\":\"ab\"}"), "{\"path\":\"tinylm\",\"head\":\"ab\"}");
+  EXPECT_EQ(StripLocalPaths("https://github.com/acme/tinylm/issues/1 failed"), "https://github.com/acme/tinylm/issues/1 failed");
+  EXPECT_EQ(StripLocalPaths("5/10 pages and/or more"), "5/10 pages and/or more");
 }
 
 }  // namespace

@@ -4,13 +4,12 @@
 #include <mutex>
 #include <vector>
 
-#include "umwelt/http.h"
+#include "umwelt/redact.h"
 
 namespace umwelt {
 namespace {
 std::mutex mu;
 LogLevel level = LogLevel::kWarn;          // guarded by mu
-std::vector<std::string> secrets;          // guarded by mu
 }  // namespace
 
 void SetLogLevel(LogLevel l) {
@@ -23,16 +22,13 @@ LogLevel GetLogLevel() {
   return level;
 }
 
-void AddLogSecret(std::string secret) {
-  std::lock_guard<std::mutex> lock(mu);
-  if (!secret.empty()) secrets.push_back(std::move(secret));
-}
+void AddLogSecret(std::string secret) { AddSecret(std::move(secret)); }
 
 void Log(LogLevel l, std::string_view message) {
   std::lock_guard<std::mutex> lock(mu);
   if (l < level) return;
   static const char* names[] = {"debug", "info", "warning", "error"};
-  std::string line = Redact(std::string(message), secrets);
+  std::string line = RedactSecrets(message);
   std::fprintf(stderr, "umwelt: %s: %s\n", names[static_cast<int>(l)], line.c_str());
 }
 

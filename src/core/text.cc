@@ -87,6 +87,35 @@ std::string SanitizeUtf8(std::string_view s) {
   return out;
 }
 
+std::string TerminalSafe(std::string_view s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceLength(s, i);
+    auto c = static_cast<unsigned char>(s[i]);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else if (n == 1 && (c < 0x20 || c == 0x7f) && c != '\n' && c != '\t') {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+      ++i;
+    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      auto d = static_cast<unsigned char>(s[i + 1]);
+      out += "\\u00";
+      out += hex[d >> 4];
+      out += hex[d & 15];
+      i += 2;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 std::string_view TruncateUtf8(std::string_view s, size_t max_bytes) {
   if (s.size() <= max_bytes) return s;
   size_t end = max_bytes;

@@ -60,3 +60,22 @@ TEST(Mentions, FindsNumbersReposAndUrls) {
 
 }  // namespace
 }  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 13, item 10: no escape sequence from corpus text reaches a terminal.
+TEST(Issue13, TerminalSafeEscapesControlsKeepsText) {
+  std::string osc52 = "copy \x1b]52;c;ZXZpbA==\x07 done";
+  EXPECT_EQ(TerminalSafe(osc52), "copy \\x1b]52;c;ZXZpbA==\\x07 done");
+  EXPECT_EQ(TerminalSafe("up\x1b[2Aclear\x1b[2J"), "up\\x1b[2Aclear\\x1b[2J");
+  EXPECT_EQ(TerminalSafe(std::string("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(TerminalSafe("line\nnext\tcol\r"), "line\nnext\tcol\\x0d");
+  EXPECT_EQ(TerminalSafe("del\x7f"), "del\\x7f");
+  EXPECT_EQ(TerminalSafe("c1 \xc2\x9b" "31m"), "c1 \\u009b31m");  // the 8-bit CSI
+  EXPECT_EQ(TerminalSafe("naïve — ünïcode ✓"), "naïve — ünïcode ✓");
+  EXPECT_EQ(TerminalSafe("bad \x9b byte"), "bad \xEF\xBF\xBD byte");
+}
+
+}  // namespace
+}  // namespace umwelt

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sqlite_util.h"
+#include "umwelt/redact.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -320,6 +322,38 @@ Result<std::vector<Thread>> Corpus::ThreadsOf(const std::string& source, const s
   return out;
 }
 
+Status Corpus::QuickCheck() {
+  Stmt q(db_, "PRAGMA quick_check");
+  if (!q.ok()) return SqliteError(db_, sqlite3_errcode(db_), path_);
+  int rc = q.Step();
+  if (rc != SQLITE_ROW) return SqliteError(db_, rc, path_);
+  std::string first = q.Text(0);
+  if (first != "ok") return Status::Corrupt(path_ + ": the database is damaged: " + first);
+  return Status::Ok();
+}
+
+namespace {
+
+// The snapshot's sync states without secrets or this machine's paths.
+int ScrubSyncStates(sqlite3* db) {
+  std::vector<std::array<std::string, 3>> rows;
+  {
+    Stmt q(db, "SELECT source, cursor, last_error FROM sync_state");
+    if (!q.ok()) return SQLITE_DONE;  // an older file without the table
+    int rc;
+    while ((rc = q.Step()) == SQLITE_ROW) rows.push_back({q.Text(0), q.Text(1), q.Text(2)});
+    if (rc != SQLITE_DONE) return rc;
+  }
+  for (const auto& [source, cursor, error] : rows) {
+    Stmt u(db, "UPDATE sync_state SET cursor = ?2, last_error = ?3 WHERE source = ?1");
+    u.Bind(1, source).Bind(2, StripLocalPaths(RedactSecrets(cursor))).Bind(3, StripLocalPaths(RedactSecrets(error)));
+    if (int rc = u.Step(); rc != SQLITE_DONE) return rc;
+  }
+  return SQLITE_OK;
+}
+
+}  // namespace
+
 Status Corpus::Snapshot(const std::string& dest) {
   std::string tmp = dest + ".tmp";
   std::remove(tmp.c_str());
@@ -337,7 +371,8 @@ Status Corpus::Snapshot(const std::string& dest) {
     sqlite3_backup_finish(b);
   }
   std::string msg = sqlite3_errmsg(out);
-  if (rc == SQLITE_DONE) rc = sqlite3_exec(out, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+  if (rc == SQLITE_DONE) rc = ScrubSyncStates(out);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(out, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
   sqlite3_close(out);
   if (rc != SQLITE_OK && rc != SQLITE_DONE) {
     std::remove(tmp.c_str());

@@ -2,6 +2,7 @@
 
 #include "sqlite_util.h"
 #include "umwelt/corpus.h"
+#include "umwelt/redact.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -246,7 +247,8 @@ Status WriteBatch::PutSyncState(const SyncState& s) {
          " last_success=excluded.last_success, last_error=excluded.last_error,"
          " error_since=excluded.error_since");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
-  q.Bind(1, s.source).Bind(2, s.cursor).Bind(3, s.last_success).Bind(4, s.last_error);
+  // A source's error may echo its credentials; the corpus never keeps them.
+  q.Bind(1, s.source).Bind(2, s.cursor).Bind(3, s.last_success).Bind(4, RedactSecrets(s.last_error));
   q.Bind(5, s.error_since);
   return q.Run(corpus_->path_ + ": storing sync state of " + s.source);
 }

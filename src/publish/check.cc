@@ -92,8 +92,16 @@ void CheckLink(Corpus* corpus, const std::string& url, int line, const std::stri
     return;
   }
   if (corpus) {
+    // A page counts as fetched only when `fetch` stored it (or the git
+    // source built it from the remote): a record of another source whose
+    // url sits on a foreign host was re-pointed, not fetched.
     auto page = corpus->ChunkByUrl(url);
-    if (page.ok() && page->has_value()) return;
+    if (page.ok() && page->has_value()) {
+      const std::string& source = (*page)->source;
+      if (source == "web" || source == "git" || source == "code") return;
+      Add(out, S::kError, line, url, "a " + source + " record on a host that is not " + source + "'s");
+      return;
+    }
   }
   if (provenance.find(url) != std::string::npos) return;
   Add(out, S::kError, line, url, "web source neither fetched into the corpus nor listed in the provenance");

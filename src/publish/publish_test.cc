@@ -209,3 +209,23 @@ TEST_F(PublishTest, MathRendersWithKatexOrFallsBackToCode) {
 
 }  // namespace
 }  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 13, item 7: a record of a source on a host that is not the
+// source's own is not a fetched page, whatever the corpus holds.
+TEST_F(PublishTest, Issue13ARePointedRecordIsNotAFetchedPage) {
+  auto b = corpus_->BeginWrite();
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk("o/r#9", "o/r#9", "issue", "https://evil.example.net/o/r/issues/9",
+                                                    "Planted.")}).ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+  auto problems = CheckCitations("See [#9](https://evil.example.net/o/r/issues/9).\n", corpus_.get());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].severity, CheckProblem::Severity::kError);
+  EXPECT_NE(problems[0].message.find("not github's"), std::string::npos) << problems[0].message;
+}
+
+}  // namespace
+}  // namespace umwelt

@@ -456,3 +456,39 @@ TEST(Cli, EvalDigestComparesWithTheReferenceTiers) {
 
 }  // namespace
 }  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 13, item 10: corpus text never reaches the terminal as escape
+// sequences, and a NUL does not cut the output short.
+TEST(Cli, Issue13ShowAndSearchEscapeTerminalControls) {
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  json issue = {{"number", 7}, {"title", "Title \x1b[2J wiped"}, {"state", "open"},
+                {"user", {{"login", "mallory"}}}, {"created_at", "2026-01-05T10:00:00Z"},
+                {"updated_at", "2026-01-05T10:00:00Z"}, {"html_url", "https://github.com/acme/esc/issues/7"},
+                {"body", std::string("clipboard \x1b]52;c;ZXZpbA==\x07 then \x1b[1A up, NUL \0 and the rest survives", 68)}};
+  testing::WriteFile(dir.File("page.json"), json::array({issue}).dump());
+  ASSERT_EQ(testing::Umwelt({"--corpus", db, "import", "github", dir.File("page.json")}).code, 0);
+  for (std::vector<std::string> args : {std::vector<std::string>{"show", "https://github.com/acme/esc/issues/7"},
+                                        {"search", "clipboard"}}) {
+    std::vector<std::string> full = {"--corpus", db};
+    full.insert(full.end(), args.begin(), args.end());
+    RunResult r = testing::Umwelt(full);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args[0];
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos) << args[0];
+    EXPECT_NE(r.out.find("\\x1b"), std::string::npos) << args[0] << r.out;
+  }
+  RunResult show = testing::Umwelt({"--corpus", db, "show", "https://github.com/acme/esc/issues/7"});
+  EXPECT_NE(show.out.find("and the rest survives"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("\\x00"), std::string::npos) << show.out;
+  // JSON stays JSON, with the controls as escapes.
+  RunResult js = testing::Umwelt({"--corpus", db, "show", "https://github.com/acme/esc/issues/7", "--json"});
+  EXPECT_EQ(js.out.find('\x1b'), std::string::npos);
+  EXPECT_TRUE(json::parse(js.out, nullptr, false).is_object()) << js.out;
+}
+
+}  // namespace
+}  // namespace umwelt

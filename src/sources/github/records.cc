@@ -73,6 +73,32 @@ struct Target {
   bool pull = false;
 };
 
+// The web host that a record's API url belongs to: api.github.com →
+// github.com; https://HOST/api/v3/… (GitHub Enterprise) → HOST; no API url:
+// github.com.
+std::string WebHostOf(const std::string& api_url) {
+  size_t start = api_url.find("://");
+  if (start == std::string::npos) return "github.com";
+  start += 3;
+  std::string host = ToLower(api_url.substr(start, api_url.find_first_of("/?#", start) - start));
+  if (host == "api.github.com") return "github.com";
+  return host.rfind("api.", 0) == 0 ? host.substr(4) : host;
+}
+
+// A permalink must be https on the record's own web host: an html_url that
+// points elsewhere would let one record re-point a thread (and every
+// citation of it) to another site.
+Status CheckWebUrl(const std::string& html, const std::string& api_url, const std::string& where) {
+  if (html.empty()) return Status::Ok();
+  std::string host = WebHostOf(api_url);
+  std::string want = "https://" + host + "/";
+  if (ToLower(html.substr(0, want.size())) != want) {
+    return Status::Corrupt(where + ": html_url `" + std::string(TruncateUtf8(html, 200)) + "` is not on " + host +
+                           ", the web host of the record's API; refused");
+  }
+  return Status::Ok();
+}
+
 // Parses ".../OWNER/REPO/(issues|pull|pulls)/N..." from an html or api url.
 bool ParseTarget(std::string_view url, Target* t) {
   for (std::string_view kind : {"/issues/", "/pull/", "/pulls/"}) {
@@ -217,6 +243,7 @@ class PageParser {
   Status Issue(const json& j, Fields& f, const std::string& where) {
     Target t;
     std::string html = f.Str("html_url");
+    UMWELT_RETURN_IF_ERROR(CheckWebUrl(html, f.Str("url"), where));
     if (!ParseTarget(html, &t)) {
       std::string repo_url = f.Str("repository_url");
       if (!html.empty() || f.Has("due_on") || f.Has("open_issues")) {
@@ -298,6 +325,7 @@ class PageParser {
   Status Comment(const json& j, Fields& f, const std::string& where) {
     Target t;
     std::string html = f.Str("html_url");
+    UMWELT_RETURN_IF_ERROR(CheckWebUrl(html, f.Str("url"), where));
     if (!ParseTarget(html, &t) && !ParseTarget(f.Str("issue_url"), &t)) {
       return Status::Corrupt(where + ": cannot tell which issue the comment belongs to");
     }
@@ -322,6 +350,7 @@ class PageParser {
   Status Review(const json& j, Fields& f, const std::string& where) {
     Target t;
     std::string html = f.Str("html_url");
+    UMWELT_RETURN_IF_ERROR(CheckWebUrl(html, f.Str("url"), where));
     if (!ParseTarget(html, &t) && !ParseTarget(f.Str("pull_request_url"), &t)) {
       return Status::Corrupt(where + ": cannot tell which pull request the review belongs to");
     }
@@ -350,6 +379,7 @@ class PageParser {
   Status ReviewComment(const json& j, Fields& f, const std::string& where) {
     Target t;
     std::string html = f.Str("html_url");
+    UMWELT_RETURN_IF_ERROR(CheckWebUrl(html, f.Str("url"), where));
     std::string pr_link;  // older API versions only carry _links.pull_request.href
     if (const json* links = f.Obj("_links")) {
       if (links->contains("pull_request") && (*links)["pull_request"].is_object()) {

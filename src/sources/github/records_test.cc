@@ -175,3 +175,36 @@ TEST(Recordings, ParsesPyGithubReplayText) {
 
 }  // namespace
 }  // namespace umwelt::github
+
+namespace umwelt::github {
+namespace {
+
+// Issue 13, item 7: a record cannot re-point a thread to another host.
+TEST(Issue13, PermalinksOnAnotherHostAreRefused) {
+  for (const char* bad : {"https://evil.example.net/o/r/issues/5", "javascript:alert(1)//github.com/o/r/issues/5",
+                          "http://github.com/o/r/issues/5", "https://github.com.evil.example/o/r/issues/5"}) {
+    json issue = Issue(5, "body");
+    issue["html_url"] = bad;
+    issue["url"] = "https://api.github.com/repos/o/r/issues/5";
+    Records r;
+    Status s = ParsePage(json::array({issue}).dump(), "", "page.json", &r);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.message().find("not on github.com"), std::string::npos) << s.message();
+    json comment = Comment(5, 77, "x");
+    comment["html_url"] = bad;
+    Records rc;
+    EXPECT_FALSE(ParsePage(json::array({comment}).dump(), "", "c.json", &rc).ok()) << bad;
+  }
+  // GitHub Enterprise: the web host of the record's API.
+  json ghe = Issue(6, "body");
+  ghe["url"] = "https://ghe.example.com/api/v3/repos/o/r/issues/6";
+  ghe["html_url"] = "https://ghe.example.com/o/r/issues/6";
+  Records ok;
+  ASSERT_TRUE(ParsePage(json::array({ghe}).dump(), "", "page.json", &ok).ok());
+  ghe["html_url"] = "https://github.com/o/r/issues/6";
+  Records mismatch;
+  EXPECT_FALSE(ParsePage(json::array({ghe}).dump(), "", "page.json", &mismatch).ok());
+}
+
+}  // namespace
+}  // namespace umwelt::github

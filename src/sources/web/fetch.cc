@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <cstring>
+#include <regex>
 
 #include "umwelt/log.h"
 #include "umwelt/text.h"
@@ -34,7 +35,9 @@ Result<std::vector<std::string>> Resolve(const std::string& host) {
 
 // `location` against the url it came from.
 std::string ResolveLocation(const Target& from, const std::string& location) {
-  if (location.find("://") != std::string::npos) return location;
+  // Absolute when it starts with a scheme; "/p?next=https://x.y/" is a path.
+  static const std::regex scheme(R"(^[A-Za-z][A-Za-z0-9+.-]*:)");
+  if (std::regex_search(location, scheme)) return location;
   std::string origin = from.scheme + "://" + from.host + (from.port.empty() ? "" : ":" + from.port);
   if (location.rfind("//", 0) == 0) return from.scheme + ":" + location;
   if (!location.empty() && location[0] == '/') return origin + location;
@@ -54,7 +57,13 @@ struct Fetched {
 Result<Target> ParseUrl(std::string_view url) {
   Target t;
   size_t colon = url.find("://");
-  if (colon == std::string_view::npos) return Status::Invalid("`" + std::string(url) + "` is not an absolute url");
+  if (colon == std::string_view::npos) {
+    static const std::regex scheme(R"(^[A-Za-z][A-Za-z0-9+.-]*:)");
+    if (std::regex_search(std::string(url), scheme)) {
+      return Status::Invalid("`" + std::string(url) + "`: only http and https urls are fetched");
+    }
+    return Status::Invalid("`" + std::string(url) + "` is not an absolute url");
+  }
   t.scheme = ToLower(url.substr(0, colon));
   if (t.scheme != "http" && t.scheme != "https") {
     return Status::Invalid("`" + std::string(url) + "`: only http and https urls are fetched");
@@ -101,12 +110,25 @@ bool IsPrivateAddress(const std::string& address) {
     if ((b[0] & 0xFE) == 0xFC) return true;                                            // fc00::/7
     if (b[0] == 0xFE && (b[1] & 0xC0) == 0x80) return true;                            // fe80::/10
     if (b[0] == 0xFF) return true;                                                     // multicast
+    // Forms that carry an IPv4 address inside are judged by that address:
+    // ::a.b.c.d (compatible), ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d
+    // (translated), 64:ff9b::a.b.c.d (NAT64), 2002:AABB:CCDD:: (6to4).
+    static const uint8_t kCompat[12] = {};
     static const uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
-    if (std::memcmp(b, kMapped, 12) == 0) {  // ::ffff:a.b.c.d
+    static const uint8_t kTranslated[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0};
+    static const uint8_t kNat64[12] = {0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0};
+    auto embedded = [&](const uint8_t* v4bytes) {
       char buf[INET_ADDRSTRLEN];
-      ::inet_ntop(AF_INET, b + 12, buf, sizeof buf);
+      ::inet_ntop(AF_INET, v4bytes, buf, sizeof buf);
       return IsPrivateAddress(buf);
+    };
+    for (const uint8_t* prefix : {kCompat, kMapped, kTranslated, kNat64}) {
+      if (std::memcmp(b, prefix, 12) == 0) return embedded(b + 12);
     }
+    if (b[0] == 0x20 && b[1] == 0x02) return embedded(b + 2);                          // 2002::/16
+    if (b[0] == 0 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B) return true;        // 64:ff9b:1::/48, local NAT64
+    if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0D && b[3] == 0xB8) return true;     // 2001:db8::/32
+    if (b[0] == 0x01 && b[1] == 0 && std::memcmp(b + 2, kZero, 6) == 0) return true;  // 100::/64, discard
     return false;
   }
   return true;  // not an address at all: refuse

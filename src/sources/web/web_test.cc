@@ -180,3 +180,52 @@ TEST(WebFetch, FetchesPagesAndPdfsFollowsRedirectsAndRefusesWhatItShould) {
 
 }  // namespace
 }  // namespace umwelt::web
+
+namespace umwelt::web {
+namespace {
+
+// Issue 13, item 11: IPv6 forms that carry a private IPv4 address, and a
+// relative redirect whose query holds "://".
+TEST(Issue13, EmbeddedIpv4FormsAreJudgedByTheirAddress) {
+  for (const char* a : {"64:ff9b::a9fe:a9fe", "64:ff9b::7f00:1", "64:ff9b::10.0.0.1", "::a9fe:a9fe", "::127.0.0.1",
+                        "::ffff:0:a9fe:a9fe", "::ffff:0:10.1.2.3", "::ffff:a9fe:a9fe", "2002:a9fe:a9fe::1",
+                        "2002:7f00:1::", "64:ff9b:1::1", "2001:db8::1", "100::1"}) {
+    EXPECT_TRUE(IsPrivateAddress(a)) << a;
+  }
+  for (const char* a : {"64:ff9b::808:808", "::ffff:0:808:808", "2002:808:808::1", "::ffff:8.8.8.8"}) {
+    EXPECT_FALSE(IsPrivateAddress(a)) << a;
+  }
+}
+
+TEST(Issue13, RelativeRedirectWithAUrlInItsQueryIsFollowed) {
+  testing::TempDir dir;
+  auto corpus = std::move(Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite)).value();
+  testing::TestServer server;
+  server.server().Get("/start", [](const httplib::Request&, httplib::Response& r) {
+    r.status = 302;
+    r.set_header("Location", "/p?next=https://x.y/");
+  });
+  server.server().Get("/p", [](const httplib::Request& req, httplib::Response& r) {
+    r.set_content("<html><head><title>Landed</title></head><body><p>next was " + req.get_param_value("next") +
+                      "</p></body></html>",
+                  "text/html");
+  });
+  server.server().Get("/js", [](const httplib::Request&, httplib::Response& r) {
+    r.status = 302;
+    r.set_header("Location", "javascript:alert(1)");
+  });
+  auto http = NewCurlHttpClient();
+  FetchOptions o;
+  o.allow_private = true;
+  FetchReport r;
+  Status st = Fetch(*corpus, *http, {server.base() + "/start"}, o, &r);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(r.pages, 1);
+  FetchReport bad;
+  EXPECT_FALSE(Fetch(*corpus, *http, {server.base() + "/js"}, o, &bad).ok());
+  ASSERT_EQ(bad.failed.size(), 1u);
+  EXPECT_NE(bad.failed[0].find("only http and https"), std::string::npos) << bad.failed[0];
+}
+
+}  // namespace
+}  // namespace umwelt::web
