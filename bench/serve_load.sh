@@ -21,7 +21,7 @@ run_wrk() {  # MODE DURATION [RATE]: RATE offers that many requests/s; none driv
 }
 rss() { awk '/VmRSS/ {print $2}' "/proc/$SERVER/status"; }
 
-$UMWELT --corpus "$CORPUS" serve --port "$PORT" --threads 96 --sync-every 15s 2>"$WORK/serve.log" &
+$UMWELT --corpus "$CORPUS" serve --port "$PORT" --sync-every 15s 2>"$WORK/serve.log" &
 SERVER=$!
 for _ in $(seq 1 600); do grep -q "listening on" "$WORK/serve.log" 2>/dev/null && break; sleep 0.1; done
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); corpus: $CORPUS"

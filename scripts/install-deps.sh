@@ -5,7 +5,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libfasttext-dev
   libgit2-dev libgumbo-dev libpoppler-cpp-dev libssl-dev
   clang libclang-rt-14-dev sqlite3

@@ -1,7 +1,7 @@
 // umwelt/server.h — `umwelt serve`: the corpus as a service.
 //
-// One process serves, over HTTP/1.1 with keep-alive (cpp-httplib, a worker
-// pool):
+// One process serves, over HTTP/1.1 with keep-alive (libmicrohttpd, a
+// thread per connection, with limits per connection and per client):
 //   - a JSON API: /api/status, /api/search, /api/search-multi, /api/show,
 //     /api/threads/{ref}, /api/summaries[/{period}], /api/ask (a job) and
 //     /api/jobs/{id} (its state; /events streams progress as server-sent
@@ -33,10 +33,14 @@ struct ServeOptions {
   std::string corpus_path;
   std::string bind = "127.0.0.1";
   int port = 8080;                 // 0: any free port (tests)
-  int threads = 96;                // workers; a keep-alive connection holds one
+  int threads = 512;               // connections at once (each holds a thread)
+  int max_connections_per_client = 100;  // connections at once from one address
   int search_concurrency = 0;      // searches at once, queued in order beyond (0 = twice the cores)
   std::string auth_file;           // "" = no auth (loopback only unless open_network)
   bool open_network = false;       // serve a non-loopback address without auth
+  // The url users reach the server by (behind a proxy). Without auth, Host
+  // headers must name loopback or this url's host (no DNS rebinding).
+  std::string public_url;
   std::string summaries_dir;       // the digest site ("" = none)
   std::string reports_dir;         // published report pages ("" = none)
   std::vector<std::string> embedders;  // SPACE=PROVIDER, as for search
@@ -46,7 +50,7 @@ struct ServeOptions {
   std::function<Status()> sync;
   ChatModel* llm = nullptr;        // for /api/ask (null: extractive)
   size_t max_body_bytes = 1 << 20;
-  int read_timeout_seconds = 10;   // a client slower than this is cut off
+  int read_timeout_seconds = 10;   // to send a whole request; a slower client is cut off
   int max_jobs = 2;                // ask jobs running at once
   std::string snapshot_dir;        // where the snapshot file lives ("" = beside the corpus)
   // Logs one line per request (method, path without query, status, ms);
@@ -74,14 +78,18 @@ Status Serve(const ServeOptions& options);
 
 // `umwelt refresh --from URL`: reads URL/manifest.json, and when its sha256
 // differs from the local corpus's, downloads URL/corpus-index.db to
-// `<corpus>.part` (resuming a partial one with Range), verifies the sha256 and
-// swaps it in atomically. `token` is sent as a bearer token when non-empty.
+// `<corpus>.part` (resuming a partial one with Range; never more than the
+// manifest's bytes; a transfer idle for `stall_seconds` fails and keeps the
+// part), verifies the sha256, checks that the file is a corpus (opens
+// read-only, quick_check) and swaps it in, the old file kept as
+// `<corpus>.bak` until the new one opens. `token` is sent as a bearer token
+// when non-empty.
 struct RefreshReport {
   bool updated = false;
   int64_t bytes = 0, resumed_from = 0;
   std::string sha256;
 };
 Result<RefreshReport> RefreshFrom(const std::string& base_url, const std::string& corpus_path,
-                                  const std::string& token, bool allow_private);
+                                  const std::string& token, bool allow_private, int stall_seconds = 30);
 
 }  // namespace umwelt

@@ -116,7 +116,7 @@ AuthVerdict Auth::Deny(int status, const std::string& why, const std::string& he
                           ". Send a GitHub token (or a token the operator issued) as \"Authorization: Bearer <token>\"."};
 }
 
-AuthVerdict Auth::CheckHeader(const std::string& header) {
+AuthVerdict Auth::CheckHeader(const std::string& header, const std::string& client) {
   if (header.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
     ReloadIfChanged();
@@ -132,10 +132,10 @@ AuthVerdict Auth::CheckHeader(const std::string& header) {
     std::lock_guard<std::mutex> lock(mu_);
     return Deny(401, "the bearer token is malformed", config_.help);
   }
-  return CheckToken(token);
+  return CheckToken(token, client);
 }
 
-AuthVerdict Auth::CheckToken(const std::string& token) {
+AuthVerdict Auth::CheckToken(const std::string& token, const std::string& client) {
   std::string sha = Sha256Hex(token);
   std::unique_lock<std::mutex> lock(mu_);
   ReloadIfChanged();
@@ -149,10 +149,41 @@ AuthVerdict Auth::CheckToken(const std::string& token) {
   }
   auto now = std::chrono::steady_clock::now();
   if (auto it = cache_.find(sha); it != cache_.end() && it->second.until > now) return it->second.verdict;
+  if (!client.empty()) {
+    if (per_client_.size() >= 10000) std::erase_if(per_client_, [&](const auto& e) { return now - e.second.start > std::chrono::minutes(1); });
+    Window& w = per_client_[client];
+    if (now - w.start > std::chrono::minutes(1)) w = {now, 0};
+    if (++w.checks > kChecksPerMinute) {
+      AuthVerdict v = Deny(429, "too many unknown tokens from this address", config_.help);
+      v.retry_after = 60;
+      return v;
+    }
+  }
+  if (checks_running_ >= kChecksAtOnce) {
+    AuthVerdict v = Deny(503, "too many token checks at once", config_.help);
+    v.retry_after = 2;
+    return v;
+  }
+  ++checks_running_;
   Config c = config_;
   lock.unlock();
 
   // Ask GitHub who this is (outside the lock: a slow API holds no one else up).
+  bool cacheable = true;
+  AuthVerdict v = AskGithub(token, c, &cacheable);
+  lock.lock();
+  --checks_running_;
+  // Random tokens must not grow the cache without bound.
+  if (cache_.size() >= 10000) std::erase_if(cache_, [&](const auto& e) { return e.second.until <= now; });
+  if (cache_.size() >= 10000) cache_.clear();
+  // A verdict GitHub could not give is kept briefly: a flood of retries
+  // must not become a flood of slow calls.
+  cache_[sha] = {v, now + std::chrono::seconds(cacheable ? c.cache_seconds : kFailureCacheSeconds)};
+  if (!cacheable) cache_[sha].verdict.retry_after = kFailureCacheSeconds;
+  return cache_[sha].verdict;
+}
+
+AuthVerdict Auth::AskGithub(const std::string& token, const Config& c, bool* cacheable) {
   AuthVerdict v;
   auto http = NewCurlHttpClient();
   HttpRequest req;
@@ -161,46 +192,31 @@ AuthVerdict Auth::CheckToken(const std::string& token) {
                  {"User-Agent", "umwelt-serve"}};
   req.timeout_seconds = 10;
   auto r = http->Send(req);
-  bool cacheable = true;
   if (!r.ok()) {
-    v = Deny(503, "GitHub could not be asked about the token (" + Redact(r.status().message(), {token}) + ")", c.help);
-    cacheable = false;
-  } else if (r->status == 401) {
-    v = Deny(401, "GitHub does not accept this token (expired or revoked?)", c.help);
-  } else if (r->status != 200) {
-    v = Deny(503, "GitHub answered HTTP " + std::to_string(r->status) + " about the token", c.help);
-    cacheable = false;
-  } else {
-    json u = json::parse(r->body, nullptr, false);
-    std::string login = u.is_object() && u.contains("login") && u["login"].is_string() ? u["login"].get<std::string>() : "";
-    if (login.empty()) {
-      v = Deny(503, "GitHub's /user answer names no login", c.help);
-      cacheable = false;
-    } else if (std::any_of(c.allow.begin(), c.allow.end(), [&](const std::string& a) { return ToLower(a) == ToLower(login); })) {
-      v = {200, login, ""};
-    } else if (!c.org.empty()) {
-      req.url = c.github_api + "/orgs/" + UrlEncode(c.org) + "/members/" + UrlEncode(login);
-      auto m = http->Send(req);
-      if (m.ok() && m->status == 204) {
-        v = {200, login, ""};
-      } else if (m.ok() && (m->status == 404 || m->status == 302)) {
-        v = Deny(403, login + " is not a member of " + c.org, c.help);
-      } else {
-        v = Deny(503, "GitHub could not confirm " + login + "'s membership of " + c.org, c.help);
-        cacheable = false;
-      }
-    } else {
-      v = Deny(403, login + " is not on the allowlist", c.help);
-    }
+    *cacheable = false;
+    return Deny(503, "GitHub could not be asked about the token (" + Redact(r.status().message(), {token}) + ")", c.help);
   }
-  if (cacheable) {
-    lock.lock();
-    // Random tokens must not grow the cache without bound.
-    if (cache_.size() >= 10000) std::erase_if(cache_, [&](const auto& e) { return e.second.until <= now; });
-    if (cache_.size() >= 10000) cache_.clear();
-    cache_[sha] = {v, now + std::chrono::seconds(c.cache_seconds)};
+  if (r->status == 401) return Deny(401, "GitHub does not accept this token (expired or revoked?)", c.help);
+  if (r->status != 200) {
+    *cacheable = false;
+    return Deny(503, "GitHub answered HTTP " + std::to_string(r->status) + " about the token", c.help);
   }
-  return v;
+  json u = json::parse(r->body, nullptr, false);
+  std::string login = u.is_object() && u.contains("login") && u["login"].is_string() ? u["login"].get<std::string>() : "";
+  if (login.empty()) {
+    *cacheable = false;
+    return Deny(503, "GitHub's /user answer names no login", c.help);
+  }
+  if (std::any_of(c.allow.begin(), c.allow.end(), [&](const std::string& a) { return ToLower(a) == ToLower(login); })) {
+    return {200, login, ""};
+  }
+  if (c.org.empty()) return Deny(403, login + " is not on the allowlist", c.help);
+  req.url = c.github_api + "/orgs/" + UrlEncode(c.org) + "/members/" + UrlEncode(login);
+  auto m = http->Send(req);
+  if (m.ok() && m->status == 204) return {200, login, ""};
+  if (m.ok() && (m->status == 404 || m->status == 302)) return Deny(403, login + " is not a member of " + c.org, c.help);
+  *cacheable = false;
+  return Deny(503, "GitHub could not confirm " + login + "'s membership of " + c.org, c.help);
 }
 
 }  // namespace umwelt::server_internal

@@ -13,6 +13,13 @@
 // `allow`, GET /orgs/{org}/members/{login}. The file is re-read when it
 // changes, so revoking takes effect without a restart. Tokens are never
 // logged or stored: the cache is keyed by their SHA-256.
+//
+// Asking GitHub costs a request that may be slow, so unknown tokens are
+// bounded three ways: a verdict GitHub could not give (an error, a timeout)
+// is kept for a few seconds too; each client address may have
+// kChecksPerMinute tokens checked a minute (429 beyond); and at most
+// kChecksAtOnce checks run at once (503 beyond), so token checks never
+// occupy every connection.
 #pragma once
 
 #include <chrono>
@@ -28,18 +35,24 @@
 namespace umwelt::server_internal {
 
 struct AuthVerdict {
-  int status = 200;        // 200, 401 or 403
+  int status = 200;        // 200, 401, 403; 429 or 503 (try again after retry_after)
   std::string login;
   std::string detail;      // why not, and how to get access
+  int retry_after = 0;     // seconds, with 429 and 503
 };
 
 class Auth {
  public:
   // Fails naming the file and what is wrong with it.
   static Result<std::unique_ptr<Auth>> Load(const std::string& path);
-  // `header` is the Authorization header's value ("" when absent).
-  AuthVerdict CheckHeader(const std::string& header);
-  AuthVerdict CheckToken(const std::string& token);
+  static constexpr int kChecksPerMinute = 30;
+  static constexpr int kChecksAtOnce = 8;
+  static constexpr int kFailureCacheSeconds = 10;
+
+  // `header` is the Authorization header's value ("" when absent); `client`
+  // the caller's address, for the per-client limit ("" for none).
+  AuthVerdict CheckHeader(const std::string& header, const std::string& client = "");
+  AuthVerdict CheckToken(const std::string& token, const std::string& client = "");
 
  private:
   struct Config {
@@ -67,6 +80,13 @@ class Auth {
     std::chrono::steady_clock::time_point until;
   };
   std::map<std::string, Cached> cache_;  // sha256(token) -> verdict
+  struct Window {
+    std::chrono::steady_clock::time_point start;
+    int checks = 0;
+  };
+  std::map<std::string, Window> per_client_;  // guarded by mu_
+  int checks_running_ = 0;                     // guarded by mu_
+  AuthVerdict AskGithub(const std::string& token, const Config& c, bool* cacheable);
 };
 
 }  // namespace umwelt::server_internal

@@ -12,27 +12,50 @@ Result<std::string> StateKey(Corpus& corpus) {
   return key;
 }
 
-void FifoGate::Enter() {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (active_ < limit_ && queue_.empty()) {
-    ++active_;
-    return;
-  }
-  Waiter w;
-  queue_.push_back(&w);
-  w.cv.wait(lock, [&] { return w.admitted; });  // Leave() handed its place over
+SearchPool::SearchPool(int threads, std::chrono::milliseconds max_wait) : max_wait_(max_wait) {
+  for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Work(); });
 }
 
-void FifoGate::Leave() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (queue_.empty()) {
-    --active_;
-    return;
+SearchPool::~SearchPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
   }
-  Waiter* next = queue_.front();
-  queue_.pop_front();
-  next->admitted = true;
-  next->cv.notify_one();
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void SearchPool::Work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, nothing left
+    Task* t = queue_.front();
+    queue_.pop_front();
+    t->started = true;
+    t->cv.notify_all();
+    lock.unlock();
+    (*t->fn)();
+    lock.lock();
+    t->done = true;
+    t->cv.notify_all();
+  }
+}
+
+Status SearchPool::Run(const std::function<void()>& fn) {
+  Task t;
+  t.fn = &fn;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (stop_) return Status::Unavailable("the server is shutting down");
+  queue_.push_back(&t);
+  cv_.notify_one();
+  if (!t.cv.wait_for(lock, max_wait_, [&] { return t.started; })) {
+    queue_.erase(std::find(queue_.begin(), queue_.end(), &t));
+    return Status::Unavailable("the server is busy: this search could not start within " +
+                               std::to_string(max_wait_.count()) + " ms; retry shortly");
+  }
+  t.cv.wait(lock, [&] { return t.done; });
+  return Status::Ok();
 }
 
 Result<Corpus*> Engine::Connection() {
@@ -80,17 +103,21 @@ Status Engine::Refresh() {
 Result<HybridResult> Engine::Search(const SearchRequest& r, bool* hybrid) {
   std::shared_ptr<State> s = Current();
   if (!s) return Status::Unavailable("the search indexes are still loading");
-  gate_.Enter();
-  struct Exit {
-    FifoGate& g;
-    ~Exit() { g.Leave(); }
-  } exit{gate_};
+  Result<HybridResult> result = Status::Unavailable("the search did not run");
+  bool is_hybrid = !r.fts_only && (!s->spaces.empty() || r.vec_only);
+  std::function<void()> task = [&] { result = SearchOn(*s, r, is_hybrid); };
+  UMWELT_RETURN_IF_ERROR(pool_.Run(task));
+  *hybrid = is_hybrid;
+  return result;
+}
+
+// On a pool thread.
+Result<HybridResult> Engine::SearchOn(State& s, const SearchRequest& r, bool hybrid) {
   UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, Connection());
   HybridResult out;
-  *hybrid = !r.fts_only && (!s->spaces.empty() || r.vec_only);
-  if (!*hybrid) {
-    UMWELT_ASSIGN_OR_RETURN(out.hits, umwelt::Search(*corpus, *s->keyword, r.search));
-    out.notes = s->notes;
+  if (!hybrid) {
+    UMWELT_ASSIGN_OR_RETURN(out.hits, umwelt::Search(*corpus, *s.keyword, r.search));
+    out.notes = s.notes;
     return out;
   }
   HybridOptions ho;
@@ -98,8 +125,8 @@ Result<HybridResult> Engine::Search(const SearchRequest& r, bool* hybrid) {
   ho.vec_only = r.vec_only;
   ho.vec_texts = r.vec_texts;
   ho.vector_weight = r.vec_weight;
-  UMWELT_ASSIGN_OR_RETURN(out, HybridSearch(*corpus, *s->keyword, s->spaces, ho));
-  out.notes.insert(out.notes.begin(), s->notes.begin(), s->notes.end());
+  UMWELT_ASSIGN_OR_RETURN(out, HybridSearch(*corpus, *s.keyword, s.spaces, ho));
+  out.notes.insert(out.notes.begin(), s.notes.begin(), s.notes.end());
   return out;
 }
 

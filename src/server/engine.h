@@ -1,12 +1,15 @@
-// Internal to server/: the search state shared by the workers.
+// Internal to server/: the search state shared by the connections.
 //
-// Each worker thread reads through its own read-only connection; the keyword
+// Each search thread reads through its own read-only connection; the keyword
 // index and vector spaces are opened once and shared (embedders serialized),
 // and swapped whole when the corpus changes, so a request never waits for a
 // rebuild and always sees one committed state.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <functional>
+#include <thread>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -31,29 +34,42 @@ struct SearchRequest {
   double vec_weight = 0.5;
 };
 
-// Lets at most `limit` callers in at once, in arrival order: under a burst,
-// searches queue fairly instead of every worker thread contending for the
-// cores (which stretched the slowest requests to seconds).
-class FifoGate {
+// Runs searches on `threads` threads of its own, in arrival order. The
+// per-thread search buffers (the keyword leg's corpus-sized accumulators, a
+// read connection each) exist `threads` times whatever the number of
+// connections; a burst queues fairly instead of every connection contending
+// for the cores; and a search that cannot start within `max_wait` is refused
+// (Unavailable), so an overloaded server answers 503 at once instead of
+// letting requests wait seconds. Thread-safe.
+class SearchPool {
  public:
-  explicit FifoGate(int limit) : limit_(limit) {}
-  void Enter();
-  void Leave();
+  SearchPool(int threads, std::chrono::milliseconds max_wait);
+  ~SearchPool();
+  SearchPool(const SearchPool&) = delete;
+  SearchPool& operator=(const SearchPool&) = delete;
+  // Runs `task` on a pool thread and returns when it has run.
+  Status Run(const std::function<void()>& task);
 
  private:
-  struct Waiter {
+  struct Task {
+    const std::function<void()>* fn;
+    bool started = false, done = false;
     std::condition_variable cv;
-    bool admitted = false;
   };
+  void Work();
   std::mutex mu_;
-  std::deque<Waiter*> queue_;  // each waiter is woken alone, in order
-  int active_ = 0, limit_;
+  std::condition_variable cv_;
+  std::deque<Task*> queue_;  // guarded by mu_; the tasks live on their callers' stacks
+  bool stop_ = false;        // guarded by mu_
+  std::chrono::milliseconds max_wait_;
+  std::vector<std::thread> threads_;
 };
 
 class Engine {
  public:
-  Engine(std::string corpus_path, std::vector<SpaceConfig> configs, int concurrency)
-      : path_(std::move(corpus_path)), configs_(std::move(configs)), gate_(concurrency) {}
+  Engine(std::string corpus_path, std::vector<SpaceConfig> configs, int concurrency,
+         std::chrono::milliseconds max_wait = std::chrono::milliseconds(1000))
+      : path_(std::move(corpus_path)), configs_(std::move(configs)), pool_(concurrency, max_wait) {}
 
   // Opens the indexes for the current corpus when its content changed since
   // the last load (the first call always loads).
@@ -75,6 +91,7 @@ class Engine {
     std::vector<std::string> notes;
   };
   std::shared_ptr<State> Current();
+  Result<HybridResult> SearchOn(State& s, const SearchRequest& r, bool hybrid);
 
   std::string path_;
   std::vector<SpaceConfig> configs_;
@@ -82,7 +99,7 @@ class Engine {
   std::mutex reload_mu_;   // one reload at a time
   std::shared_ptr<State> state_;
   std::atomic<uint64_t> generation_{1};
-  FifoGate gate_;
+  SearchPool pool_;
 };
 
 }  // namespace umwelt::server_internal

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/corpus.h"
 #include "umwelt/file.h"
 #include "umwelt/http.h"
 #include "umwelt/server.h"
@@ -20,7 +21,8 @@ using json = nlohmann::json;
 
 class FileClient {
  public:
-  FileClient(const std::string& token, std::vector<std::string> resolve) : token_(token), resolve_(std::move(resolve)) {}
+  FileClient(const std::string& token, std::vector<std::string> resolve, int stall_seconds)
+      : token_(token), resolve_(std::move(resolve)), stall_seconds_(stall_seconds) {}
 
   Result<HttpResponse> Get(const std::string& url, const std::vector<std::pair<std::string, std::string>>& extra = {},
                            std::function<bool(std::string_view)> on_body = nullptr) {
@@ -29,7 +31,8 @@ class FileClient {
     req.url = url;
     req.headers = extra;
     if (!token_.empty()) req.headers.push_back({"Authorization", "Bearer " + token_});
-    req.timeout_seconds = 3600;
+    req.timeout_seconds = 0;  // a snapshot takes as long as it takes, while bytes arrive
+    req.stall_seconds = stall_seconds_;
     req.max_body_bytes = size_t{64} << 30;
     req.resolve = resolve_;
     auto r = http_->Send(req);
@@ -40,6 +43,7 @@ class FileClient {
  private:
   std::string token_;
   std::vector<std::string> resolve_;
+  int stall_seconds_;
   std::unique_ptr<HttpClient> http_ = NewCurlHttpClient();
 };
 
@@ -58,17 +62,61 @@ Status WriteAppend(const std::string& path, const std::string& data, bool trunca
   return ok ? Status::Ok() : Status::Io(path + ": write failed");
 }
 
+// The download is a corpus: SQLite opens it read-only, it has the corpus
+// tables and PRAGMA quick_check finds no damage. A file whose sha256 matches
+// a manifest is still only what that server chose to send.
+Status CheckCorpusFile(const std::string& part, const std::string& base) {
+  auto corpus = Corpus::Open(part, Corpus::Mode::kReadOnly);
+  Status s = corpus.ok() ? (*corpus)->QuickCheck() : corpus.status();
+  if (s.ok()) return s;
+  std::remove(part.c_str());
+  return Status::Corrupt(base + "/corpus-index.db is not a usable corpus (" + s.message() +
+                         "); the download was removed and the corpus left as it was");
+}
+
+// Moves the old corpus (and its WAL, which holds its latest commits) aside
+// as <corpus>.bak, renames the download into place and opens it; if that
+// fails the old corpus is put back.
+Status SwapIn(const std::string& part, const std::string& corpus_path) {
+  std::string bak = corpus_path + ".bak";
+  std::error_code ec;
+  bool had = std::filesystem::exists(corpus_path, ec);
+  if (had) {
+    std::remove((bak + "-wal").c_str());
+    std::remove((bak + "-shm").c_str());
+    if (std::rename(corpus_path.c_str(), bak.c_str()) != 0) return Status::Io(corpus_path + ": cannot move aside to " + bak);
+    std::rename((corpus_path + "-wal").c_str(), (bak + "-wal").c_str());
+    std::remove((corpus_path + "-shm").c_str());
+  }
+  auto restore = [&](const std::string& why) {
+    if (had) {
+      std::rename(bak.c_str(), corpus_path.c_str());
+      std::rename((bak + "-wal").c_str(), (corpus_path + "-wal").c_str());
+    }
+    return Status::Io(corpus_path + ": " + why + "; the old corpus was kept");
+  };
+  if (std::rename(part.c_str(), corpus_path.c_str()) != 0) return restore("cannot replace");
+  auto opened = Corpus::Open(corpus_path, Corpus::Mode::kReadOnly);
+  if (!opened.ok()) {
+    std::rename(corpus_path.c_str(), part.c_str());
+    return restore("the new corpus does not open (" + opened.status().message() + ")");
+  }
+  std::remove(bak.c_str());
+  std::remove((bak + "-wal").c_str());
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string& corpus_path, const std::string& token,
-                                  bool allow_private) {
+                                  bool allow_private, int stall_seconds) {
   std::string base = base_in;
   while (!base.empty() && base.back() == '/') base.pop_back();
   if (base.rfind("https://", 0) != 0 && base.rfind("http://", 0) != 0) {
     return Status::Invalid("--from must be an http(s) url, not " + base_in);
   }
   UMWELT_ASSIGN_OR_RETURN(std::vector<std::string> pins, web::CheckedResolve(base + "/", allow_private));
-  FileClient http(token, pins);
+  FileClient http(token, pins, stall_seconds);
   UMWELT_ASSIGN_OR_RETURN(HttpResponse m, http.Get(base + "/manifest.json"));
   if (m.status == 401 || m.status == 403) {
     return Status::Invalid(base + " refused the manifest (HTTP " + std::to_string(m.status) + "): " + DetailOf(m) +
@@ -114,11 +162,26 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
     FILE* out = std::fopen(part.c_str(), have > 0 ? "ab" : "wb");
     if (!out) return Status::Io(part + ": cannot write");
     bool whole_instead = false;
+    // Never more than the manifest announced: a server that keeps sending
+    // is cut off at `bytes`, not allowed to fill the disk.
+    int64_t at = have;
+    bool too_long = false;
     auto d = http.Get(base + "/corpus-index.db", range, [&](std::string_view piece) {
+      if (at + static_cast<int64_t>(piece.size()) > bytes) {
+        too_long = true;
+        return false;
+      }
+      at += static_cast<int64_t>(piece.size());
       return std::fwrite(piece.data(), 1, piece.size(), out) == piece.size();
     });
     bool flushed = std::fflush(out) == 0 && ::fsync(fileno(out)) == 0;
     std::fclose(out);
+    if (too_long) {
+      std::remove(part.c_str());
+      std::remove(part_sha.c_str());
+      return Status::Corrupt(base + "/corpus-index.db: the server sent more than the " + std::to_string(bytes) +
+                             " bytes its manifest announced; nothing was kept");
+    }
     if (!d.ok()) {
       return Status::Unavailable(d.status().message() + "; " + std::to_string(std::filesystem::file_size(part, ec)) +
                                  " bytes kept in " + part + ": run refresh again to resume");
@@ -148,10 +211,8 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
     return Status::Corrupt("the downloaded snapshot's sha256 is " + got + ", the manifest says " + sha +
                            "; the partial file was removed (run refresh again)");
   }
-  // Swap in: the old WAL and shared memory belong to the old file.
-  std::remove((corpus_path + "-wal").c_str());
-  std::remove((corpus_path + "-shm").c_str());
-  if (std::rename(part.c_str(), corpus_path.c_str()) != 0) return Status::Io(corpus_path + ": cannot replace");
+  UMWELT_RETURN_IF_ERROR(CheckCorpusFile(part, base));
+  UMWELT_RETURN_IF_ERROR(SwapIn(part, corpus_path));
   std::remove(part_sha.c_str());
   report.updated = true;
   return report;

@@ -1,5 +1,9 @@
 // The JSON API and the snapshot downloads (see server.h).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <regex>
 
 #include "server_impl.h"
 #include "umwelt/corpus.h"
@@ -10,12 +14,12 @@
 namespace umwelt::server_internal {
 
 void ServerImpl::ApiRoutes() {
-  http_.Get("/api/status", [this](const httplib::Request&, httplib::Response& res) {
+  http_.Get("/api/status", [this](const Request&, Response& res) {
     auto s = StatusJson();
     if (!s.ok()) return Detail(res, 500, s.status().message());
     SetJson(res, *s);
   });
-  http_.Get("/api/search", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get("/api/search", [this](const Request& req, Response& res) {
     auto r = ParseSearch(req);
     if (!r.ok()) return Detail(res, 400, r.status().message());
     bool hybrid = false;
@@ -23,7 +27,7 @@ void ServerImpl::ApiRoutes() {
     if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
     SetJson(res, SearchJson(r->search.query, r->search.k, hybrid, *out));
   });
-  http_.Get("/api/search-multi", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get("/api/search-multi", [this](const Request& req, Response& res) {
     size_t n = req.get_param_value_count("q");
     if (n == 0 || n > 20) return Detail(res, 400, "give 1 to 20 q parameters");
     int total = 60;
@@ -49,7 +53,7 @@ void ServerImpl::ApiRoutes() {
     auto merged = MergeMulti(queries, results, static_cast<size_t>(total), &notes);
     SetJson(res, SearchMultiJson(queries, total, merged, notes));
   });
-  auto show = [this](const std::string& target, const httplib::Request& req, httplib::Response& res) {
+  auto show = [this](const std::string& target, const Request& req, Response& res) {
     if (target.empty()) return Detail(res, 400, "target is required: a permalink or a ref");
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
@@ -61,10 +65,10 @@ void ServerImpl::ApiRoutes() {
     if (tail > 0 && static_cast<size_t>(tail) < v->chunks.size()) first = v->chunks.size() - tail;
     SetJson(res, ThreadViewJson(*v, first, Truthy(req.get_param_value("toc"))));
   };
-  http_.Get("/api/show", [show](const httplib::Request& req, httplib::Response& res) {
+  http_.Get("/api/show", [show](const Request& req, Response& res) {
     show(req.get_param_value("target"), req, res);
   });
-  http_.Get(R"(/api/threads/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get(R"(/api/threads/(.+))", [this](const Request& req, Response& res) {
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
     std::string ref = req.matches[1];
@@ -83,7 +87,7 @@ void ServerImpl::ApiRoutes() {
     }
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
-  http_.Get("/api/summaries", [this](const httplib::Request&, httplib::Response& res) {
+  http_.Get("/api/summaries", [this](const Request&, Response& res) {
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
     auto all = ListSummaries(**corpus);
@@ -92,7 +96,7 @@ void ServerImpl::ApiRoutes() {
     for (const auto& s : *all) out.push_back({{"period", s.period}, {"title", s.title}, {"xs", s.xs}, {"url", s.url}});
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
-  http_.Get(R"(/api/summaries/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get(R"(/api/summaries/([^/]+))", [this](const Request& req, Response& res) {
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
     std::string period = req.matches[1];
@@ -102,7 +106,7 @@ void ServerImpl::ApiRoutes() {
     json out = {{"period", period}, {"text", *text}, {"links", links.ok() ? *links : std::vector<std::string>{}}};
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
-  http_.Post("/api/ask", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Post("/api/ask", [this](const Request& req, Response& res) {
     std::string question;
     json body = json::parse(req.body, nullptr, false);
     if (body.is_object() && body.contains("question") && body["question"].is_string()) {
@@ -144,7 +148,7 @@ void ServerImpl::ApiRoutes() {
     res.set_content(json{{"id", job->id}, {"state", "queued"}, {"events", "/api/jobs/" + job->id + "/events"}}.dump(),
                     "application/json");
   });
-  http_.Get(R"(/api/jobs/([0-9a-f]{32}))", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get(R"(/api/jobs/([0-9a-f]{32}))", [this](const Request& req, Response& res) {
     auto job = FindJob(req.matches[1]);
     if (!job) return Detail(res, 404, "no such job");
     std::lock_guard<std::mutex> lock(job->mu);
@@ -157,11 +161,11 @@ void ServerImpl::ApiRoutes() {
     }
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
-  http_.Get(R"(/api/jobs/([0-9a-f]{32})/events)", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get(R"(/api/jobs/([0-9a-f]{32})/events)", [this](const Request& req, Response& res) {
     auto job = FindJob(req.matches[1]);
     if (!job) return Detail(res, 404, "no such job");
     res.set_header("Cache-Control", "no-store");
-    res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, httplib::DataSink& sink) mutable {
+    res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, DataSink& sink) mutable {
       std::unique_lock<std::mutex> lock(job->mu);
       job->cv.wait_for(lock, std::chrono::seconds(15), [&] {
         return sent < job->events.size() || job->state == "done" || job->state == "failed" || stopping_.load();
@@ -182,8 +186,49 @@ void ServerImpl::ApiRoutes() {
 
 }
 
+// One range at most: a list of ranges is answered with the whole file once
+// (a long list of overlapping ranges would multiply the bytes sent), a
+// malformed one is ignored (RFC 9110), and one that starts past the end is
+// 416. Sets [*offset, *offset + *length) and the 206 headers; false when it
+// answered 416 itself.
+bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offset, int64_t* length) {
+  res.set_header("Accept-Ranges", "bytes");
+  *offset = 0;
+  *length = size;
+  std::string h = req.get_header_value("Range");
+  static const std::regex one(R"(^\s*bytes\s*=\s*(\d{0,18})\s*-\s*(\d{0,18})\s*$)");
+  std::smatch m;
+  if (h.empty() || !std::regex_match(h, m, one) || (m[1].length() == 0 && m[2].length() == 0)) return true;
+  int64_t first, last;
+  if (m[1].length() == 0) {  // the last N bytes
+    int64_t n = static_cast<int64_t>(std::stoll(m[2].str()));
+    if (n == 0) {
+      first = size;
+      last = size - 1;
+    } else {
+      first = std::max<int64_t>(0, size - n);
+      last = size - 1;
+    }
+  } else {
+    first = static_cast<int64_t>(std::stoll(m[1].str()));
+    last = m[2].length() == 0 ? size - 1 : std::min<int64_t>(std::stoll(m[2].str()), size - 1);
+    if (last < first && first < size) return true;  // malformed: ignored
+  }
+  if (first >= size) {
+    res.status = 416;
+    res.set_header("Content-Range", "bytes */" + std::to_string(size));
+    SetJson(res, json{{"detail", "the range starts past the end of the " + std::to_string(size) + "-byte snapshot"}}.dump());
+    return false;
+  }
+  *offset = first;
+  *length = last - first + 1;
+  res.status = 206;
+  res.set_header("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size));
+  return true;
+}
+
 void ServerImpl::SnapshotRoutes() {
-  http_.Get("/manifest.json", [this](const httplib::Request&, httplib::Response& res) {
+  http_.Get("/manifest.json", [this](const Request&, Response& res) {
     Status s = EnsureSnapshot();
     if (!s.ok()) return Detail(res, 500, s.message());
     auto corpus = engine_->Connection();
@@ -204,29 +249,28 @@ void ServerImpl::SnapshotRoutes() {
     }
     SetJson(res, out.dump(1, ' ', false, json::error_handler_t::replace));
   });
-  http_.Get("/corpus-index.db", [this](const httplib::Request&, httplib::Response& res) {
+  http_.Get("/corpus-index.db", [this](const Request& req, Response& res) {
     Status s = EnsureSnapshot();
     if (!s.ok()) return Detail(res, 500, s.message());
     std::string sha;
-    std::shared_ptr<FILE> file;
+    int fd = -1;
     int64_t size = 0;
     {
       std::lock_guard<std::mutex> lock(snapshot_mu_);
       // An open file keeps its bytes even when a newer snapshot replaces the name.
-      file.reset(std::fopen(snapshot_path_.c_str(), "rb"), [](FILE* f) { if (f) std::fclose(f); });
+      fd = ::open(snapshot_path_.c_str(), O_RDONLY | O_CLOEXEC);
       sha = snapshot_sha_;
       size = snapshot_bytes_;
     }
-    if (!file) return Detail(res, 500, "the snapshot cannot be read");
+    if (fd < 0) return Detail(res, 500, "the snapshot cannot be read");
+    int64_t offset = 0, length = 0;
+    if (!SingleRange(req, size, res, &offset, &length)) {
+      ::close(fd);
+      return;
+    }
     res.set_header("ETag", "\"" + sha + "\"");
     res.set_header("X-Umwelt-Sha256", sha);
-    res.set_content_provider(static_cast<size_t>(size), "application/octet-stream",
-                             [file](size_t offset, size_t length, httplib::DataSink& sink) {
-                               std::vector<char> buf(std::min<size_t>(length, 1 << 20));
-                               if (std::fseek(file.get(), static_cast<long>(offset), SEEK_SET) != 0) return false;
-                               size_t got = std::fread(buf.data(), 1, buf.size(), file.get());
-                               return got > 0 && sink.write(buf.data(), got);
-                             });
+    res.set_file(fd, offset, length, "application/octet-stream");
   });
 
 }

@@ -41,7 +41,13 @@ const char* const kAskJs = R"js(
 )js";
 
 void ServerImpl::UiRoutes() {
-  http_.Get("/", [this](const httplib::Request& req, httplib::Response& res) {
+  for (const auto& [path, text] : {std::pair<std::string, std::string>{"/ui.js", si::UiScript()}, {"/ask.js", kAskJs}}) {
+    http_.Get(path, [text = text](const Request&, Response& res) {
+      res.set_header("Cache-Control", "no-cache");
+      res.set_content(text, "text/javascript; charset=utf-8");
+    });
+  }
+  http_.Get("/", [this](const Request& req, Response& res) {
     si::SearchForm f;
     f.q = req.get_param_value("q");
     f.source = req.get_param_value("source");
@@ -60,7 +66,7 @@ void ServerImpl::UiRoutes() {
     }
     Html(res, 200, f.q, si::SearchBody(f, &*out, hybrid, "", corpus.ok() ? *corpus : nullptr), req);
   });
-  http_.Get("/thread", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get("/thread", [this](const Request& req, Response& res) {
     std::string ref = req.get_param_value("ref");
     if (ref.empty()) ref = req.get_param_value("url");
     auto corpus = engine_->Connection();
@@ -70,41 +76,40 @@ void ServerImpl::UiRoutes() {
     std::string title = v->thread && !v->thread->title.empty() ? v->thread->title : v->thread_ref;
     Html(res, 200, title, si::ThreadBody(*v, *corpus), req);
   });
-  http_.Get("/ask", [this](const httplib::Request& req, httplib::Response& res) {
-    Html(res, 200, "Ask", si::AskBody(), req, kAskJs);
+  http_.Get("/ask", [this](const Request& req, Response& res) {
+    Html(res, 200, "Ask", si::AskBody(), req, "/ask.js");
   });
-  http_.Get(R"(/jobs/([0-9a-f]{32}))", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get(R"(/jobs/([0-9a-f]{32}))", [this](const Request& req, Response& res) {
     auto job = FindJob(req.matches[1]);
     if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
-    Html(res, 200, "Ask", si::JobBody(job->id), req, kAskJs);
+    Html(res, 200, "Ask", si::JobBody(job->id), req, "/ask.js");
   });
-  http_.Get(R"(/jobs/([0-9a-f]{32})/report)", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get(R"(/jobs/([0-9a-f]{32})/report)", [this](const Request& req, Response& res) {
     auto job = FindJob(req.matches[1]);
     if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
     std::lock_guard<std::mutex> lock(job->mu);
     if (job->state != "done") return Html(res, 409, "Not ready", si::ErrorBody(409, "the report is " + job->state), req);
-    res.set_header("Content-Security-Policy", kCsp);
+    res.set_header("Content-Security-Policy", Csp());
     res.set_content(job->html, "text/html; charset=utf-8");
   });
-  http_.Get("/login", [this](const httplib::Request& req, httplib::Response& res) {
-    Html(res, 200, "Sign in", si::LoginBody("", req.get_param_value("next")), req);
+  http_.Get("/login", [this](const Request& req, Response& res) {
+    Html(res, 200, "Sign in", si::LoginBody("", SafeNext(req.get_param_value("next"))), req);
   });
-  http_.Post("/login", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Post("/login", [this](const Request& req, Response& res) {
     if (!auth_) {
       res.status = 303;
       res.set_header("Location", "/");
       return;
     }
     std::string token = req.get_param_value("token");
-    std::string next = req.get_param_value("next");
-    if (next.empty() || next[0] != '/' || next.rfind("//", 0) == 0 || next.find('\\') != std::string::npos) next = "/";
-    si::AuthVerdict v = token.empty() ? si::AuthVerdict{401, "", "no token given"} : auth_->CheckToken(token);
+    std::string next = SafeNext(req.get_param_value("next"));
+    si::AuthVerdict v = token.empty() ? si::AuthVerdict{401, "", "no token given"} : auth_->CheckToken(token, req.remote_addr);
     if (v.status != 200) return Html(res, v.status, "Sign in", si::LoginBody(v.detail, next), req);
     std::string id = Random128();
     {
       std::lock_guard<std::mutex> lock(sessions_mu_);
       std::erase_if(sessions_, [now = NowEpoch()](const auto& e) { return e.second.expires <= now; });
-      sessions_[id] = {v.login, NowEpoch() + 12 * 3600};
+      sessions_[id] = {v.login, token, NowEpoch() + 12 * 3600};
     }
     bool https = req.get_header_value("X-Forwarded-Proto") == "https";
     res.set_header("Set-Cookie", "umwelt_session=" + id + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200" +
@@ -112,7 +117,7 @@ void ServerImpl::UiRoutes() {
     res.status = 303;
     res.set_header("Location", next);
   });
-  http_.Get("/logout", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get("/logout", [this](const Request& req, Response& res) {
     if (std::string id = SessionId(req); !id.empty()) {
       std::lock_guard<std::mutex> lock(sessions_mu_);
       sessions_.erase(id);
@@ -121,14 +126,14 @@ void ServerImpl::UiRoutes() {
     res.status = 303;
     res.set_header("Location", "/");
   });
-  http_.Get("/summaries", [](const httplib::Request&, httplib::Response& res) {
+  http_.Get("/summaries", [](const Request&, Response& res) {
     res.status = 301;
     res.set_header("Location", "/summaries/");
   });
-  http_.Get(R"(/summaries/([^/]*))", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get(R"(/summaries/([^/]*))", [this](const Request& req, Response& res) {
     ServeDir(o_.summaries_dir, req.matches[1], res);
   });
-  http_.Get(R"(/reports/([^/]*))", [this](const httplib::Request& req, httplib::Response& res) {
+  http_.Get(R"(/reports/([^/]*))", [this](const Request& req, Response& res) {
     ServeDir(o_.reports_dir, req.matches[1], res);
   });
 }

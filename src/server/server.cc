@@ -20,6 +20,7 @@
 #include "umwelt/file.h"
 #include "umwelt/llm.h"
 #include "umwelt/publish.h"
+#include "umwelt/redact.h"
 #include "umwelt/research.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
@@ -28,13 +29,21 @@ namespace umwelt::server_internal {
 
 using Clock = std::chrono::steady_clock;
 
-const char* const kCsp =
-    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; "
-    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+// Scripts: the served files, and the one inline script of a published page
+// (report, summary), pinned by its hash. No other inline script runs.
+const std::string& Csp() {
+  static const std::string csp = [] {
+    std::string hex = Sha256Hex(PageScript()), raw;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) raw += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    return "default-src 'none'; style-src 'unsafe-inline'; script-src 'self' 'sha256-" + Base64(raw) +
+           "'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  }();
+  return csp;
+}
 
 // JSON with <, > and & written as \u escapes (valid JSON, inert if a
 // browser ever sniffs it as HTML).
-void SetJson(httplib::Response& res, const std::string& body) {
+void SetJson(Response& res, const std::string& body) {
   std::string out;
   out.reserve(body.size());
   for (char c : body) {
@@ -46,7 +55,7 @@ void SetJson(httplib::Response& res, const std::string& body) {
   res.set_content(out, "application/json");
 }
 
-std::string SessionId(const httplib::Request& req) {
+std::string SessionId(const Request& req) {
   static const std::regex session(R"((?:^|;\s*)umwelt_session=([0-9a-f]{32}))");
   std::string cookie = req.get_header_value("Cookie");
   std::smatch m;
@@ -82,42 +91,102 @@ std::string MimeOf(const std::string& name) {
 }
 
 
-void ServerImpl::Detail(httplib::Response& res, int status, const std::string& detail) {
+void ServerImpl::Detail(Response& res, int status, const std::string& detail) {
   res.status = status;
-  SetJson(res, json{{"detail", detail}}.dump(-1, ' ', false, json::error_handler_t::replace));
+  // Upstream errors may echo credentials; internal ones name this machine's paths.
+  std::string safe = status >= 500 ? StripLocalPaths(RedactSecrets(detail)) : RedactSecrets(detail);
+  if ((status == 503 || status == 429) && res.get_header_value("Retry-After").empty()) res.set_header("Retry-After", "1");
+  SetJson(res, json{{"detail", safe}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-std::string ServerImpl::Identify(const httplib::Request& req, si::AuthVerdict* v) {
+std::string ServerImpl::Identify(const Request& req, si::AuthVerdict* v) {
   if (!auth_) return "";
   if (std::string id = SessionId(req); !id.empty()) {
-    std::lock_guard<std::mutex> lock(sessions_mu_);
-    auto it = sessions_.find(id);
-    if (it != sessions_.end() && it->second.expires > NowEpoch()) {
-      *v = {200, it->second.login, ""};
-      return it->second.login;
+    std::string token;
+    {
+      std::lock_guard<std::mutex> lock(sessions_mu_);
+      auto it = sessions_.find(id);
+      if (it != sessions_.end() && it->second.expires > NowEpoch()) token = it->second.token;
+    }
+    if (!token.empty()) {
+      // Revoked, expired or no longer allowed: the session ends with its token.
+      *v = auth_->CheckToken(token, req.remote_addr);
+      if (v->status == 200) return v->login;
+      std::lock_guard<std::mutex> lock(sessions_mu_);
+      sessions_.erase(id);
+      return "";
     }
   }
-  *v = auth_->CheckHeader(req.get_header_value("Authorization"));
+  *v = auth_->CheckHeader(req.get_header_value("Authorization"), req.remote_addr);
   return v->status == 200 ? v->login : "";
 }
 
-void ServerImpl::Html(httplib::Response& res, int status, const std::string& title, const std::string& body,
-                      const httplib::Request& req, const std::string& script) {
+std::string SafeNext(const std::string& next) {
+  if (next.empty() || next[0] != '/' || next.size() > 2048) return "/";
+  if (next.size() > 1 && (next[1] == '/' || next[1] == '\\')) return "/";
+  for (unsigned char c : next) {
+    if (c <= 0x20 || c >= 0x7f || c == '\\') return "/";
+  }
+  return next;
+}
+
+bool LoopbackHost(const std::string& host_port) {
+  std::string host = host_port;
+  if (!host.empty() && host[0] == '[') {
+    host = host.substr(0, host.find(']') + 1);
+  } else if (size_t colon = host.rfind(':'); colon != std::string::npos) {
+    host = host.substr(0, colon);
+  }
+  host = ToLower(host);
+  if (host == "localhost" || host == "[::1]") return true;
+  static const std::regex v4(R"(^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$)");
+  return std::regex_match(host, v4);
+}
+
+// Without auth the corpus is open to whoever reaches the port, so only
+// requests addressed to this machine by name are served (a DNS-rebound
+// name is refused), and a state-changing request must come from a page of
+// this origin (or from a client that sends no Origin at all).
+bool ServerImpl::SameOrigin(const Request& req, Response& res) {
+  std::string host = ToLower(req.get_header_value("Host"));
+  if (!auth_ && !LoopbackHost(host) && (public_host_.empty() || host != public_host_)) {
+    Detail(res, 421, "this server answers to localhost" +
+                         (public_host_.empty() ? std::string() : " and " + public_host_) +
+                         ", not to the host this request names (set --public-url to serve another name)");
+    return false;
+  }
+  if (req.method == "GET" || req.method == "HEAD" || req.method == "OPTIONS") return true;
+  std::string origin = ToLower(req.get_header_value("Origin"));
+  std::string fetch_site = ToLower(req.get_header_value("Sec-Fetch-Site"));
+  bool same = origin.empty() || origin == "null" ? fetch_site.empty() || fetch_site == "same-origin" || fetch_site == "none"
+                                                 : origin == "http://" + host || origin == "https://" + host ||
+                                                       (!public_origin_.empty() && origin == public_origin_);
+  if (origin == "null") same = false;
+  if (!same) {
+    Detail(res, 403, "cross-origin " + req.method + " refused: this request must come from a page of this server");
+    return false;
+  }
+  return true;
+}
+
+void ServerImpl::Html(Response& res, int status, const std::string& title, const std::string& body,
+                      const Request& req, const std::string& script) {
   si::AuthVerdict v;
   std::string user = auth_ ? Identify(req, &v) : "";
   res.status = status;
-  res.set_header("Content-Security-Policy", kCsp);
+  res.set_header("Content-Security-Policy", Csp());
   res.set_content(si::UiPage(title, body, user, script), "text/html; charset=utf-8");
 }
 
 // Open: summaries, sign-in, health. Everything else needs a bearer token or
 // a session when an auth file is configured.
-bool ServerImpl::Gate(const httplib::Request& req, httplib::Response& res) {
+bool ServerImpl::Gate(const Request& req, Response& res) {
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("Referrer-Policy", "same-origin");
+  if (!SameOrigin(req, res)) return false;
   if (!auth_) return true;
   const std::string& p = req.path;
-  if (p == "/healthz" || p == "/login" || p == "/logout" || p == "/summaries" || p.rfind("/summaries/", 0) == 0 ||
+  if (p == "/healthz" || p == "/login" || p == "/ui.js" || p == "/ask.js" || p == "/logout" || p == "/summaries" || p.rfind("/summaries/", 0) == 0 ||
       p == "/api/summaries" || p.rfind("/api/summaries/", 0) == 0) {
     return true;
   }
@@ -130,11 +199,12 @@ bool ServerImpl::Gate(const httplib::Request& req, httplib::Response& res) {
     return false;
   }
   if (v.status == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"umwelt\"");
+  if (v.retry_after > 0) res.set_header("Retry-After", std::to_string(v.retry_after));
   Detail(res, v.status, v.detail);
   return false;
 }
 
-bool ServerImpl::ValidParams(const httplib::Request& req, httplib::Response& res) {
+bool ServerImpl::ValidParams(const Request& req, Response& res) {
   if (!IsValidUtf8(req.path)) {
     Detail(res, 400, "the path is not valid UTF-8");
     return false;
@@ -154,7 +224,7 @@ bool ServerImpl::ValidParams(const httplib::Request& req, httplib::Response& res
 
 bool Truthy(const std::string& v) { return v == "1" || v == "true" || v == "yes" || v == "on"; }
 
-Result<si::SearchRequest> ServerImpl::ParseSearch(const httplib::Request& req) {
+Result<si::SearchRequest> ServerImpl::ParseSearch(const Request& req) {
   si::SearchRequest r;
   r.search.query = CollapseWhitespace(req.get_param_value("q"));
   if (r.search.query.empty()) return Status::Invalid("q is required: what to search for");
@@ -192,7 +262,7 @@ int HttpStatusOf(const Status& s) {
   }
 }
 
-void ServerImpl::ServeDir(const std::string& dir, const std::string& name_in, httplib::Response& res) {
+void ServerImpl::ServeDir(const std::string& dir, const std::string& name_in, Response& res) {
   std::string name = name_in.empty() ? "index.html" : name_in;
   if (dir.empty()) return Detail(res, 404, "nothing is published here");
   if (!SafeName(name)) return Detail(res, 404, "no such page");
@@ -203,7 +273,7 @@ void ServerImpl::ServeDir(const std::string& dir, const std::string& name_in, ht
   }
   auto text = ReadWholeFile(path.string());
   if (!text.ok()) return Detail(res, 404, "no such page");
-  if (MimeOf(name).rfind("text/html", 0) == 0) res.set_header("Content-Security-Policy", kCsp);
+  if (MimeOf(name).rfind("text/html", 0) == 0) res.set_header("Content-Security-Policy", Csp());
   res.set_content(*text, MimeOf(name));
 }
 
@@ -212,7 +282,8 @@ Result<json> ServerImpl::SourceHealth(Corpus& corpus) {
   json out = json::object();
   int64_t now = NowEpoch();
   for (const auto& s : states) {
-    json h = {{"last_success", s.last_success}, {"last_error", s.last_error}, {"error_since", s.error_since}};
+    json h = {{"last_success", s.last_success}, {"last_error", StripLocalPaths(RedactSecrets(s.last_error))},
+              {"error_since", s.error_since}};
     if (auto t = ParseIsoTime(s.last_success)) h["age_seconds"] = now - *t;
     h["ok"] = s.last_error.empty();
     out[s.source] = h;
@@ -351,7 +422,7 @@ Status ServerImpl::Round() {
     sched_.last_error.clear();
     sched_.error_since = 0;
   } else {
-    sched_.last_error = s.message();
+    sched_.last_error = StripLocalPaths(RedactSecrets(s.message()));
     if (!sched_.error_since) sched_.error_since = NowEpoch();
   }
   return s;
@@ -400,6 +471,16 @@ Status ServerImpl::Init() {
     return Status::Invalid("serving " + o_.bind + " without --auth would open the corpus to the network; "
                            "pass --auth FILE (or --open-network to mean it)");
   }
+  if (!o_.public_url.empty()) {
+    static const std::regex url(R"(^(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?/?$)");
+    std::smatch m;
+    if (!std::regex_match(o_.public_url, m, url)) {
+      return Status::Invalid("--public-url must be an http(s) origin such as https://umwelt.example.org, not " +
+                             o_.public_url.substr(0, 200));
+    }
+    public_host_ = ToLower(m[2].str() + m[3].str());
+    public_origin_ = ToLower(m[1].str() + "://" + public_host_);
+  }
   UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(o_.embedders));
   int cores = static_cast<int>(std::thread::hardware_concurrency());
   engine_ = std::make_unique<si::Engine>(o_.corpus_path, configs,
@@ -411,24 +492,23 @@ Status ServerImpl::Init() {
   std::string dir = o_.snapshot_dir.empty() ? std::filesystem::path(o_.corpus_path).parent_path().string() : o_.snapshot_dir;
   if (dir.empty()) dir = ".";
   snapshot_path_ = dir + "/" + std::filesystem::path(o_.corpus_path).filename().string() + ".snapshot";
-  http_.new_task_queue = [n = o_.threads] { return new httplib::ThreadPool(static_cast<size_t>(std::max(4, n))); };
-  http_.set_payload_max_length(o_.max_body_bytes);
-  http_.set_read_timeout(o_.read_timeout_seconds, 0);
-  http_.set_write_timeout(30, 0);
-  http_.set_keep_alive_max_count(100000);
-  http_.set_keep_alive_timeout(30);  // idle clients keep their connection (a proxy pools them)
   Routes();
-  port_ = o_.port == 0 ? http_.bind_to_any_port(o_.bind) : (http_.bind_to_port(o_.bind, o_.port) ? o_.port : -1);
-  if (port_ <= 0) return Status::Unavailable("cannot listen on " + o_.bind + ":" + std::to_string(o_.port));
+  HttpLimits limits;
+  limits.bind = o_.bind;
+  limits.port = o_.port;
+  limits.max_connections = std::max(4, o_.threads);
+  limits.max_connections_per_client = std::max(1, o_.max_connections_per_client);
+  limits.max_body_bytes = o_.max_body_bytes;
+  limits.request_seconds = o_.read_timeout_seconds;
+  limits.idle_seconds = 30;  // idle clients keep their connection (a proxy pools them)
+  UMWELT_RETURN_IF_ERROR(http_.Listen(limits));
+  port_ = http_.port();
   if (o_.sync_every_seconds > 0) scheduler_ = std::thread([this] { SchedulerLoop(); });
   return Status::Ok();
 }
 
 Status ServerImpl::Run() {
-  if (!http_.listen_after_bind()) {
-    if (stopping_) return Status::Ok();
-    return Status::Unavailable("the server stopped listening on " + o_.bind + ":" + std::to_string(port_));
-  }
+  http_.Wait();
   return Status::Ok();
 }
 
@@ -439,35 +519,35 @@ void ServerImpl::Stop() {
     std::lock_guard<std::mutex> lock(jobs_mu_);
     for (auto& [id, job] : jobs_) job->cv.notify_all();
   }
-  http_.stop();
+  http_.Stop();
 }
 
 void ServerImpl::Routes() {
-  http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (!ValidParams(req, res)) return httplib::Server::HandlerResponse::Handled;
-    return Gate(req, res) ? httplib::Server::HandlerResponse::Unhandled : httplib::Server::HandlerResponse::Handled;
+  http_.set_pre_routing_handler([this](const Request& req, Response& res) {
+    res.set_header("X-Content-Type-Options", "nosniff");
+    if (ValidParams(req, res)) return Gate(req, res);
+    res.set_header("Connection", "close");  // a malformed request ends its connection
+    return false;
   });
-  http_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+  http_.set_error_handler([this](const Request& req, Response& res) {
     if (!res.body.empty()) return;
     std::string why = res.status == 404 ? "no such route: " + req.method + " " + req.path.substr(0, 200)
                       : res.status == 413 ? "the request body is larger than " + std::to_string(o_.max_body_bytes) + " bytes"
                       : res.status == 405 ? "method not allowed"
+                      : res.status == 500 ? "internal error"
                                           : "HTTP " + std::to_string(res.status);
     int status = res.status;
     Detail(res, status, why);
   });
-  http_.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    Detail(res, 500, "internal error");
-  });
   if (o_.log) {
-    http_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    http_.set_logger([this](const Request& req, const Response& res) {
       // The path only: query strings may carry what users searched for, and
       // headers carry tokens.
       o_.log(req.method + " " + req.path.substr(0, 200) + " " + std::to_string(res.status));
     });
   }
 
-  http_.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  http_.Get("/healthz", [](const Request&, Response& res) { res.set_content("ok\n", "text/plain"); });
 
   ApiRoutes();
   SnapshotRoutes();

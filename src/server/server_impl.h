@@ -1,7 +1,7 @@
 // Internal to server/: the server's state and what its files share.
 #pragma once
 
-#include <httplib.h>
+#include "http_server.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -24,18 +24,26 @@ namespace umwelt::server_internal {
 using json = nlohmann::json;
 namespace si = server_internal;
 
-extern const char* const kCsp;      // the Content-Security-Policy of HTML pages
+const std::string& Csp();           // the Content-Security-Policy of HTML pages
 extern const char* const kAskJs;    // the ask page's script
 
 // JSON with <, > and & written as \u escapes.
-void SetJson(httplib::Response& res, const std::string& body);
+void SetJson(Response& res, const std::string& body);
 std::string Random128();
 // The sign-in session named by the request's cookie, or "".
-std::string SessionId(const httplib::Request& req);
+std::string SessionId(const Request& req);
 bool SafeName(const std::string& name);
 std::string MimeOf(const std::string& name);
 bool Truthy(const std::string& v);
+// Where to go after signing in: a same-origin absolute path of printable
+// ASCII (no scheme, no `//` or `\\`, no control characters), else "/".
+std::string SafeNext(const std::string& next);
+// Whether a Host header names this machine (localhost, 127.0.0.0/8, [::1]).
+bool LoopbackHost(const std::string& host);
 int HttpStatusOf(const Status& s);
+// The snapshot's Range: the one range to send (the whole file for none, a
+// list or a malformed one); false when it answered 416 itself.
+bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offset, int64_t* length);
 
 // --- ask jobs ----------------------------------------------------------------
 
@@ -72,14 +80,15 @@ class ServerImpl final : public Server {
   void ApiRoutes();       // routes_api.cc
   void SnapshotRoutes();  // routes_api.cc
   void UiRoutes();        // routes_ui.cc
-  bool Gate(const httplib::Request& req, httplib::Response& res);
-  std::string Identify(const httplib::Request& req, si::AuthVerdict* v);
-  void Detail(httplib::Response& res, int status, const std::string& detail);
-  void Html(httplib::Response& res, int status, const std::string& title, const std::string& body,
-            const httplib::Request& req, const std::string& script = "");
-  bool ValidParams(const httplib::Request& req, httplib::Response& res);
-  Result<si::SearchRequest> ParseSearch(const httplib::Request& req);
-  void ServeDir(const std::string& dir, const std::string& name, httplib::Response& res);
+  bool Gate(const Request& req, Response& res);
+  bool SameOrigin(const Request& req, Response& res);
+  std::string Identify(const Request& req, si::AuthVerdict* v);
+  void Detail(Response& res, int status, const std::string& detail);
+  void Html(Response& res, int status, const std::string& title, const std::string& body,
+            const Request& req, const std::string& script = "");
+  bool ValidParams(const Request& req, Response& res);
+  Result<si::SearchRequest> ParseSearch(const Request& req);
+  void ServeDir(const std::string& dir, const std::string& name, Response& res);
   Result<std::string> StatusJson();
   Result<json> SourceHealth(Corpus& corpus);
   Status EnsureSnapshot();
@@ -91,15 +100,19 @@ class ServerImpl final : public Server {
   void StopBackground();
 
   ServeOptions o_;
-  httplib::Server http_;
+  std::string public_host_, public_origin_;  // from --public-url, lower case
+  HttpServer http_;
   int port_ = 0;
   std::unique_ptr<si::Auth> auth_;
   std::unique_ptr<si::Engine> engine_;
   std::atomic<bool> stopping_{false};
 
   std::mutex sessions_mu_;
+  // A sign-in session lives no longer than the token it came from: every
+  // request re-checks the token (in memory only, never logged or written)
+  // against the current auth file and verdict cache.
   struct Session {
-    std::string login;
+    std::string login, token;
     int64_t expires;
   };
   std::map<std::string, Session> sessions_;

@@ -65,7 +65,7 @@ std::string HitsHtml(const std::vector<Hit>& hits, Corpus* corpus) {
 }  // namespace
 
 std::string UiPage(const std::string& title, const std::string& body_html, const std::string& user,
-                   const std::string& script) {
+                   const std::string& script_src) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
                   E(title) + " · umwelt</title>\n<style>";
@@ -76,13 +76,13 @@ std::string UiPage(const std::string& title, const std::string& body_html, const
        "<a href=\"/summaries/\">Summaries</a><a href=\"/ask\">Ask</a>";
   h += user.empty() ? "<span class=\"who\"><a href=\"/login\">Sign in</a></span>"
                     : "<span class=\"who\">" + E(user) + " · <a href=\"/logout\">sign out</a></span>";
-  h += "</nav>\n<h1 class=\"title\">" + E(title) + "</h1>\n" + body_html + "\n</main>\n<script>";
-  h += PageScript();
-  h += kUiJs;
-  h += script;
-  h += "</script>\n</body>\n</html>\n";
+  h += "</nav>\n<h1 class=\"title\">" + E(title) + "</h1>\n" + body_html + "\n</main>\n<script src=\"/ui.js\"></script>\n";
+  if (!script_src.empty()) h += "<script src=\"" + E(script_src) + "\"></script>\n";
+  h += "</body>\n</html>\n";
   return h;
 }
+
+std::string UiScript() { return std::string(PageScript()) + kUiJs; }
 
 std::string SearchBody(const SearchForm& f, const HybridResult* r, bool hybrid, const std::string& error,
                        Corpus* corpus) {

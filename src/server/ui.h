@@ -12,9 +12,13 @@
 namespace umwelt::server_internal {
 
 // A whole page in the publisher's look, with the site's navigation; `user`
-// is the signed-in login ("" for none).
+// is the signed-in login ("" for none). Scripts are served files (/ui.js,
+// and `script_src` when given), never inline: the pages' CSP allows no
+// inline script, so an escaping bug cannot run one.
 std::string UiPage(const std::string& title, const std::string& body_html, const std::string& user,
-                   const std::string& script = "");
+                   const std::string& script_src = "");
+// /ui.js: the publisher's page script (theme, hover cards) and the UI's keys.
+std::string UiScript();
 
 struct SearchForm {
   std::string q, source, kind, since, until, author;

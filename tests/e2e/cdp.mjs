@@ -2,14 +2,16 @@
 // WebSocket; run with --experimental-websocket on Node 20) against a running
 // `umwelt serve`: types a query into the search page, opens a thread page and
 // a summary page, and keeps each page's DOM and a screenshot.
-//   node --experimental-websocket cdp.mjs CHROMIUM BASE_URL SUMMARY_PATH OUT_DIR
+// With AUTH_BASE and TOKEN (a server with --auth), it also signs in through
+// the form with a hostile `next` and reports where the browser landed.
+//   node --experimental-websocket cdp.mjs CHROMIUM BASE_URL SUMMARY_PATH OUT_DIR [AUTH_BASE TOKEN]
 // Prints one JSON object with what it saw.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const [chromium, base, summaryPath, outDir] = process.argv.slice(2);
+const [chromium, base, summaryPath, outDir, authBase, token] = process.argv.slice(2);
 const profile = mkdtempSync(join(tmpdir(), 'umwelt-cdp-'));
 const browser = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
@@ -109,6 +111,19 @@ await navigate(base + summaryPath);
 result.summary_title = await evaluate("document.querySelector('h1.title').textContent");
 result.summary_strips = await evaluate("document.querySelectorAll('figure.activity svg').length");
 await keep('serve-summary');
+// 4. Sign-in: the form's `next` rewritten to "/<TAB>/evil.example" (browsers
+// strip the tab from a Location, which made it "//evil.example").
+if (authBase) {
+  await navigate(authBase + '/login');
+  await evaluate("document.querySelector('input[name=next]').value = '/\\t/evil.example'");
+  await evaluate("document.querySelector('input[name=token]').value = " + JSON.stringify(token));
+  const signedIn = once('Page.loadEventFired', sessionId);
+  await evaluate("document.querySelector('form').submit()");
+  await signedIn;
+  result.login_origin = await evaluate('location.origin');
+  result.login_path = await evaluate('location.pathname');
+  await keep('serve-login');
+}
 result.console_errors = consoleErrors;
 console.log(JSON.stringify(result));
 ws.close();

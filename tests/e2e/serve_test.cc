@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
+#include "umwelt/file.h"
 
 namespace umwelt {
 namespace {
@@ -209,12 +210,18 @@ TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
   ServeProcess serve({"--corpus", db, "serve", "--port", "0", "--summaries", site}, dir.File("serve.log"));
   int port = serve.WaitForPort();
   ASSERT_GT(port, 0);
+  // A second server with auth, for the sign-in redirect (issue 13, item 5).
+  testing::WriteFile(dir.File("auth.json"), json{{"tokens", {{{"sha256", Sha256Hex("browser-token")}, {"login", "ann"}}}}}.dump());
+  ServeProcess authed({"--corpus", db, "serve", "--port", "0", "--auth", dir.File("auth.json")}, dir.File("serve-auth.log"));
+  int auth_port = authed.WaitForPort();
+  ASSERT_GT(auth_port, 0);
   std::string artifacts = UMWELT_ARTIFACT_DIR;
   fs::create_directories(artifacts);
   RunResult r = testing::RunShell("timeout 90 node --experimental-websocket " +
                                   testing::Quote(UMWELT_SOURCE_DIR "/tests/e2e/cdp.mjs") + " " + testing::Quote(chromium) +
                                   " http://127.0.0.1:" + std::to_string(port) +
-                                  " /summaries/summary-2026-11-16_2026-11-22.html " + testing::Quote(artifacts));
+                                  " /summaries/summary-2026-11-16_2026-11-22.html " + testing::Quote(artifacts) +
+                                  " http://127.0.0.1:" + std::to_string(auth_port) + " browser-token");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   json j = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << r.out;
@@ -228,6 +235,8 @@ TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
   EXPECT_EQ(j["summary_title"], "acme/tinylm: week of November 16, 2026");
   EXPECT_GT(j["summary_strips"].get<int>(), 0);
   EXPECT_TRUE(j["console_errors"].empty()) << j["console_errors"].dump();
+  EXPECT_EQ(j["login_origin"], "http://127.0.0.1:" + std::to_string(auth_port));
+  EXPECT_EQ(j["login_path"], "/");
   for (const char* f : {"serve-search.html", "serve-search.png", "serve-thread.png", "serve-summary.png"}) {
     EXPECT_TRUE(fs::exists(artifacts + "/" + f)) << f;
   }

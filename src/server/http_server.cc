@@ -1,0 +1,436 @@
+#include "http_server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "umwelt/text.h"
+
+namespace umwelt::server_internal {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// %XX decoding; `plus` turns '+' into a space (query strings and forms).
+std::string Decode(std::string_view s, bool plus) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 && HexValue(s[i + 2]) >= 0) {
+      out += static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
+      i += 2;
+    } else {
+      out += plus && s[i] == '+' ? ' ' : s[i];
+    }
+  }
+  return out;
+}
+
+void ParseForm(std::string_view s, std::multimap<std::string, std::string>* out) {
+  size_t i = 0;
+  while (i <= s.size()) {
+    size_t amp = s.find('&', i);
+    std::string_view pair = s.substr(i, amp == std::string_view::npos ? std::string_view::npos : amp - i);
+    if (!pair.empty()) {
+      size_t eq = pair.find('=');
+      out->emplace(Decode(pair.substr(0, eq), true),
+                   eq == std::string_view::npos ? std::string() : Decode(pair.substr(eq + 1), true));
+    }
+    if (amp == std::string_view::npos) break;
+    i = amp + 1;
+  }
+}
+
+bool SameName(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+const char* Reason(int status) {
+  switch (status) {
+    case 413: return "the request body is too large";
+    case 431: return "the request headers are too large";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+// --- Request and Response ------------------------------------------------------
+
+std::string Request::get_header_value(const std::string& name) const {
+  for (const auto& [k, v] : headers) {
+    if (SameName(k, name)) return v;
+  }
+  return "";
+}
+
+std::string Request::get_param_value(const std::string& key, size_t i) const {
+  auto [lo, hi] = params.equal_range(key);
+  for (; lo != hi; ++lo, --i) {
+    if (i == 0) return lo->second;
+  }
+  return "";
+}
+
+void Response::set_header(const std::string& name, const std::string& value) {
+  for (auto& [k, v] : headers) {
+    if (SameName(k, name)) {
+      v = value;
+      return;
+    }
+  }
+  headers.emplace_back(name, value);
+}
+
+std::string Response::get_header_value(const std::string& name) const {
+  for (const auto& [k, v] : headers) {
+    if (SameName(k, name)) return v;
+  }
+  return "";
+}
+
+void Response::set_content(std::string content, const std::string& type) {
+  body = std::move(content);
+  set_header("Content-Type", type);
+}
+
+void Response::set_chunked_content_provider(const std::string& type, std::function<bool(size_t, DataSink&)> p) {
+  provider = std::move(p);
+  set_header("Content-Type", type);
+}
+
+void Response::set_file(int fd, int64_t offset, int64_t length, const std::string& type) {
+  file_fd = fd;
+  file_offset = offset;
+  file_length = length;
+  set_header("Content-Type", type);
+}
+
+// --- the server ------------------------------------------------------------------
+
+// One request, from its headers to its completion.
+struct HttpServer::Exchange {
+  Request req;
+  size_t received = 0;
+  bool too_large = false;
+  bool answered = false;
+};
+
+// One connection: when it began waiting for the request it is receiving.
+struct HttpServer::Conn {
+  Clock::time_point receiving_since = Clock::now();
+  bool receiving = true;
+  bool cut = false;
+};
+
+// A streamed response's state.
+struct Stream {
+  std::function<bool(size_t, DataSink&)> provider;
+  std::string pending;
+  size_t offset = 0, sent = 0;
+  bool done = false;
+};
+
+struct HttpCallbacks {
+  static size_t Unescape(void*, MHD_Connection*, char* s) { return std::strlen(s); }  // raw; decoded by us
+
+  static void OnConnection(void* cls, MHD_Connection* c, void** socket_context, MHD_ConnectionNotificationCode toe) {
+    auto* self = static_cast<HttpServer*>(cls);
+    std::lock_guard<std::mutex> lock(self->mu_);
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+      auto* conn = new HttpServer::Conn();
+      *socket_context = conn;
+      const MHD_ConnectionInfo* fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+      self->conns_[conn] = fd ? fd->connect_fd : -1;
+    } else if (auto* conn = static_cast<HttpServer::Conn*>(*socket_context)) {
+      self->conns_.erase(conn);
+      delete conn;
+      *socket_context = nullptr;
+    }
+  }
+
+  static HttpServer::Conn* ConnOf(MHD_Connection* c) {
+    const MHD_ConnectionInfo* i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return i ? static_cast<HttpServer::Conn*>(i->socket_context) : nullptr;
+  }
+
+  static MHD_Result Collect(void* cls, MHD_ValueKind, const char* key, const char* value) {
+    static_cast<Request*>(cls)->headers.emplace_back(key ? key : "", value ? value : "");
+    return MHD_YES;
+  }
+
+  static MHD_Result Arg(void* cls, MHD_ValueKind, const char* key, const char* value) {
+    static_cast<Request*>(cls)->params.emplace(Decode(key ? key : "", true), Decode(value ? value : "", true));
+    return MHD_YES;
+  }
+
+  static std::string ClientAddress(MHD_Connection* c) {
+    const MHD_ConnectionInfo* i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!i || !i->client_addr) return "";
+    char buf[INET6_ADDRSTRLEN] = {};
+    if (i->client_addr->sa_family == AF_INET) {
+      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->client_addr)->sin_addr, buf, sizeof buf);
+    } else if (i->client_addr->sa_family == AF_INET6) {
+      ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(i->client_addr)->sin6_addr, buf, sizeof buf);
+    }
+    return buf;
+  }
+
+  // The first call: the request line and headers are in.
+  static HttpServer::Exchange* Begin(HttpServer* self, MHD_Connection* c, const char* url, const char* method) {
+    auto* x = new HttpServer::Exchange();
+    Request& r = x->req;
+    r.method = std::strcmp(method, "HEAD") == 0 ? "GET" : method;
+    r.path = Decode(url, false);
+    MHD_get_connection_values(c, MHD_HEADER_KIND, &Collect, &r);
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, &Arg, &r);
+    r.remote_addr = ClientAddress(c);
+    std::lock_guard<std::mutex> lock(self->mu_);
+    ++self->in_flight_;
+    return x;
+  }
+
+  static ssize_t Read(void* cls, uint64_t, char* buf, size_t max) {
+    auto* s = static_cast<Stream*>(cls);
+    while (s->pending.size() == s->sent) {
+      if (s->done) return MHD_CONTENT_READER_END_OF_STREAM;
+      s->pending.clear();
+      s->sent = 0;
+      DataSink sink;
+      if (!s->provider(s->offset, sink)) return MHD_CONTENT_READER_END_WITH_ERROR;
+      s->pending = std::move(sink.out_);
+      s->offset += s->pending.size();
+      s->done = sink.done_;
+    }
+    size_t n = std::min(max, s->pending.size() - s->sent);
+    std::memcpy(buf, s->pending.data() + s->sent, n);
+    s->sent += n;
+    return static_cast<ssize_t>(n);
+  }
+  static void FreeStream(void* cls) { delete static_cast<Stream*>(cls); }
+
+  static MHD_Result OnAccess(void* cls, MHD_Connection* c, const char* url, const char* method, const char*,
+                             const char* upload, size_t* upload_size, void** con_cls) {
+    auto* self = static_cast<HttpServer*>(cls);
+    auto* x = static_cast<HttpServer::Exchange*>(*con_cls);
+    if (!x) {
+      x = Begin(self, c, url, method);
+      *con_cls = x;
+      // A declared body over the limit is refused before any of it is read.
+      std::string length = x->req.get_header_value("Content-Length");
+      if (!length.empty() && (length.size() > 18 || std::strtoull(length.c_str(), nullptr, 10) > self->limits_.max_body_bytes)) {
+        x->too_large = true;
+        return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
+      }
+      return MHD_YES;
+    }
+    if (*upload_size > 0) {
+      x->received += *upload_size;
+      if (x->received > self->limits_.max_body_bytes) x->too_large = true;
+      if (!x->too_large) x->req.body.append(upload, *upload_size);
+      *upload_size = 0;
+      // A chunked body over the limit: answer now, read no further.
+      if (x->too_large && !x->answered) return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
+      return MHD_YES;
+    }
+    if (x->answered) return MHD_YES;
+    if (HttpServer::Conn* conn = ConnOf(c)) {
+      std::lock_guard<std::mutex> lock(self->mu_);
+      conn->receiving = false;
+    }
+    return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
+  }
+
+  static void OnCompleted(void* cls, MHD_Connection* c, void** con_cls, MHD_RequestTerminationCode) {
+    auto* self = static_cast<HttpServer*>(cls);
+    auto* x = static_cast<HttpServer::Exchange*>(*con_cls);
+    *con_cls = nullptr;
+    if (!x) return;
+    delete x;
+    std::lock_guard<std::mutex> lock(self->mu_);
+    --self->in_flight_;
+    if (HttpServer::Conn* conn = ConnOf(c)) {
+      conn->receiving = true;  // the next request's time starts now
+      conn->receiving_since = Clock::now();
+    }
+    self->cv_.notify_all();
+  }
+};
+
+HttpServer::~HttpServer() {
+  Stop();
+  Wait(0);
+}
+
+void HttpServer::Route(const std::string& method, const std::string& pattern, Handler h) {
+  routes_.push_back({method, std::regex(pattern), std::move(h)});
+}
+
+void HttpServer::Dispatch(Request& req, Response& res) {
+  if (pre_ && !pre_(req, res)) return;
+  bool path_known = false;
+  for (const auto& r : routes_) {
+    std::smatch m;
+    if (!std::regex_match(req.path, m, r.pattern)) continue;
+    path_known = true;
+    if (r.method != req.method) continue;
+    req.matches.assign(m.begin(), m.end());
+    r.handler(req, res);
+    return;
+  }
+  res.status = path_known ? 405 : 404;
+}
+
+// Builds the answer to `x` and queues it. Every status >= 400 with no body
+// gets the error handler's; an exception in a handler is a 500.
+int HttpServer::Queue(MHD_Connection* c, Exchange& x) {
+  x.answered = true;
+  Request& req = x.req;
+  Response res;
+  if (x.too_large) {
+    res.status = 413;
+    res.set_header("Connection", "close");
+  } else {
+    std::string type = req.get_header_value("Content-Type");
+    if (req.method == "POST" && type.rfind("application/x-www-form-urlencoded", 0) == 0) ParseForm(req.body, &req.params);
+    try {
+      Dispatch(req, res);
+    } catch (...) {
+      res = Response();
+      res.status = 500;
+    }
+  }
+  if (res.status >= 400 && res.body.empty() && !res.provider && res.file_fd < 0 && error_) {
+    try {
+      error_(req, res);
+    } catch (...) {
+    }
+    if (res.body.empty()) res.set_content(Reason(res.status), "text/plain");
+  }
+  MHD_Response* r = nullptr;
+  if (res.file_fd >= 0) {
+    r = MHD_create_response_from_fd_at_offset64(static_cast<uint64_t>(res.file_length), res.file_fd,
+                                                static_cast<uint64_t>(res.file_offset));
+    if (!r) ::close(res.file_fd);
+  } else if (res.provider) {
+    auto* s = new Stream{std::move(res.provider)};
+    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 << 10, &HttpCallbacks::Read, s, &HttpCallbacks::FreeStream);
+    if (!r) delete s;
+  } else {
+    r = MHD_create_response_from_buffer(res.body.size(), res.body.data(), MHD_RESPMEM_MUST_COPY);
+  }
+  if (!r) return MHD_NO;
+  for (const auto& [k, v] : res.headers) MHD_add_response_header(r, k.c_str(), v.c_str());
+  MHD_Result ok = MHD_queue_response(c, static_cast<unsigned>(res.status), r);
+  MHD_destroy_response(r);
+  if (logger_) logger_(req, res);
+  return ok;
+}
+
+Status HttpServer::Listen(const HttpLimits& limits) {
+  limits_ = limits;
+  sockaddr_in v4{};
+  sockaddr_in6 v6{};
+  sockaddr* addr = nullptr;
+  unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC;
+  std::string host = limits.bind == "localhost" ? "127.0.0.1" : limits.bind;
+  if (::inet_pton(AF_INET, host.c_str(), &v4.sin_addr) == 1) {
+    v4.sin_family = AF_INET;
+    v4.sin_port = htons(static_cast<uint16_t>(limits.port));
+    addr = reinterpret_cast<sockaddr*>(&v4);
+  } else if (::inet_pton(AF_INET6, host.c_str(), &v6.sin6_addr) == 1) {
+    v6.sin6_family = AF_INET6;
+    v6.sin6_port = htons(static_cast<uint16_t>(limits.port));
+    addr = reinterpret_cast<sockaddr*>(&v6);
+    flags |= MHD_USE_IPv6;
+  } else {
+    return Status::Invalid("--bind must be an IP address, not " + limits.bind);
+  }
+  unsigned backlog = 4096;
+  if (FILE* f = std::fopen("/proc/sys/net/core/somaxconn", "r")) {
+    if (std::fscanf(f, "%u", &backlog) != 1) backlog = 4096;
+    std::fclose(f);
+  }
+  daemon_ = MHD_start_daemon(
+      flags, static_cast<uint16_t>(limits.port), nullptr, nullptr, &HttpCallbacks::OnAccess, this,
+      MHD_OPTION_SOCK_ADDR, addr,
+      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections),
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections_per_client),
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.max_header_bytes,
+      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(limits.idle_seconds),
+      MHD_OPTION_LISTEN_BACKLOG_SIZE, backlog,
+      MHD_OPTION_UNESCAPE_CALLBACK, &HttpCallbacks::Unescape, nullptr,
+      MHD_OPTION_NOTIFY_COMPLETED, &HttpCallbacks::OnCompleted, this,
+      MHD_OPTION_NOTIFY_CONNECTION, &HttpCallbacks::OnConnection, this,
+      MHD_OPTION_END);
+  if (!daemon_) return Status::Unavailable("cannot listen on " + limits.bind + ":" + std::to_string(limits.port));
+  const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+  port_ = info ? info->port : limits.port;
+  watchdog_ = std::thread([this] { Watchdog(); });
+  return Status::Ok();
+}
+
+// Shuts the connections that took longer than the limit to send a request.
+void HttpServer::Watchdog() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return watchdog_stop_; })) {
+    auto now = Clock::now();
+    for (auto& [conn, fd] : conns_) {
+      if (conn->receiving && !conn->cut && fd >= 0 && now - conn->receiving_since > std::chrono::seconds(limits_.request_seconds)) {
+        ::shutdown(fd, SHUT_RDWR);  // the connection's thread sees the end and closes it
+        conn->cut = true;
+      }
+    }
+  }
+}
+
+void HttpServer::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_ || !daemon_) {
+    stopping_ = true;
+    cv_.notify_all();
+    return;
+  }
+  stopping_ = true;
+  MHD_socket listen = MHD_quiesce_daemon(daemon_);
+  if (listen != MHD_INVALID_SOCKET) ::close(listen);
+  cv_.notify_all();
+}
+
+void HttpServer::Wait(int drain_seconds) {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return stopping_; });
+    cv_.wait_for(lock, std::chrono::seconds(drain_seconds), [&] { return in_flight_ == 0; });
+  }
+  if (watchdog_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      watchdog_stop_ = true;
+    }
+    cv_.notify_all();
+    watchdog_.join();
+  }
+  if (daemon_) {
+    MHD_stop_daemon(daemon_);
+    daemon_ = nullptr;
+  }
+}
+
+}  // namespace umwelt::server_internal
