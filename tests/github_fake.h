@@ -54,6 +54,10 @@ class GithubFake {
       int n = std::stoi(req.matches[3]);
       Listing(req, res, [&] { return reviews_.count(n) ? reviews_[n] : json::array(); });
     });
+    s.Get(R"(/repos/([^/]+)/([^/]+)/pulls/(\d+)/commits)", [this](const auto& req, auto& res) {
+      int n = std::stoi(req.matches[3]);
+      Listing(req, res, [&] { return pr_commits_.count(n) ? pr_commits_[n] : json::array(); });
+    });
     s.Get(R"(/repos/([^/]+)/([^/]+)/issues/(\d+)/sub_issues)", [this](const auto& req, auto& res) {
       int n = std::stoi(req.matches[3]);
       Listing(req, res, [&] {
@@ -78,6 +82,15 @@ class GithubFake {
               {"sub_issues_summary", {{"total", sub_issue_total}, {"completed", 0}}}};
     if (pr) j["pull_request"] = {{"merged_at", nullptr}};
     issues_[n] = j;
+  }
+  // Marks PR `n` merged, landed by these commits (as GET /pulls/N/commits lists them).
+  void MergePr(int n, const std::vector<std::string>& shas, const std::string& updated) {
+    std::lock_guard<std::mutex> lock(mu_);
+    issues_[n]["pull_request"] = {{"merged_at", updated}};
+    issues_[n]["updated_at"] = updated;
+    json list = json::array();
+    for (const auto& sha : shas) list.push_back({{"sha", sha}, {"commit", {{"message", "a commit"}}}});
+    pr_commits_[n] = list;
   }
   void PutComment(int issue, int64_t id, const std::string& body, const std::string& updated) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -203,6 +216,7 @@ class GithubFake {
   std::map<int64_t, json> comments_;
   std::map<int64_t, json> review_comments_;
   std::map<int, json> reviews_;
+  std::map<int, json> pr_commits_;
   std::map<int, std::vector<int>> sub_issues_;
   std::deque<Fault> faults_;
   std::atomic<int> latency_ms_{0};

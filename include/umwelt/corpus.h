@@ -134,8 +134,12 @@ struct ThreadView {
   std::vector<Chunk> linked;  // chunks elsewhere that link to the thread
   bool window = false;        // chunks are a window around focus_ref
   int around = 0;
+  // The corpus does not mirror the thread, but these records (`chunks`)
+  // name it: commits whose subject says "(#1373)", say.
+  bool named_only = false;
 };
-// NotFound naming `target` when the corpus holds nothing for it.
+// NotFound naming `target` when the corpus holds nothing for it, nor
+// anything that names it.
 Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int around);
 // `show --json`'s object, from the `first`-th chunk on; `toc` leaves texts out.
 std::string ThreadViewJson(const ThreadView& v, size_t first = 0, bool toc = false);
@@ -200,7 +204,7 @@ class Corpus {
   // Visits every chunk in id order with the fields the keyword index needs.
   struct IndexRow {
     int64_t id;
-    std::string_view source, kind, author, date, url, title, text, syms;
+    std::string_view source, kind, author, date, url, title, text, syms, parent;
   };
   Status ForEachChunk(const std::function<void(const IndexRow&)>& visit);
 
@@ -271,6 +275,11 @@ class WriteBatch {
   // Removes a thread row (a deleted file, a branch gone stale). Its chunks
   // are the caller's to delete.
   Status DeleteThread(const std::string& ref);
+  // Moves record `ref` (all its parts) into thread `thread` when it is still
+  // its own thread (a commit learned to belong to a pull request), dropping
+  // its own thread row; a record already in another thread, or absent, is
+  // left as it is.
+  Status JoinThread(const std::string& ref, const std::string& thread);
   // Upserts a thread. Empty parent / children in `t` keep the stored ones; a
   // `t` whose `updated` is older than the stored row's changes nothing. When
   // the title is new or changed, the thread's comments, reviews and messages

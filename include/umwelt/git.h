@@ -3,7 +3,12 @@
 // libgit2 from a local clone.
 //
 // Refs (O/R is the GitHub owner/repo, else "local/<dir>"):
-//   commit        "O/R/commit/<sha>"       source git,  kind commit
+//   commit        "O/R/commit/<sha>"       source git,  kind commit; its own
+//                 thread, unless it landed through a pull request:
+//   pull request  "O/R#N" (the GitHub source's ref of the same PR), kind pr:
+//                 the PR's commits in order, the merge or squash commit last
+//                 (with its files and +/- lines). The thread row is written
+//                 only where no other source (GitHub) has one.
 //   main window   "O/R/blob/<path>#L<a>-L<b>"   source code, kind window,
 //                 parent "O/R/blob/<path>" (a file thread)
 //   branch window "O/R/tree/<branch>/<path>#L<a>-L<b>"  kind branch-window,
@@ -36,6 +41,7 @@ struct SyncReport {
   std::string repo;              // "O/R"
   int64_t commits = 0;           // commits written
   int64_t commits_removed = 0;   // commits no longer on the default branch (force-push)
+  int64_t pull_requests = 0;     // pull request threads written (landed in this sync)
   int64_t files = 0;             // files (re)windowed on the default branch
   int64_t windows = 0;
   int64_t branches = 0;          // active branches synced
@@ -68,8 +74,28 @@ std::vector<Window> SliceWindows(std::string_view content, int lines = 60, int o
 bool SkippedPath(std::string_view path);
 // Whether the first lines of a file say it is generated.
 bool LooksGenerated(std::string_view content);
-// The PR number a commit subject or message names: "... (#1234)" or
-// "Merge pull request #1234 from ..."; 0 when none.
+// How a pull request landed on the default branch, as its landing commit's
+// message tells:
+//   kSquash     GitHub squash or rebase-and-squash: "Title (#N)"
+//   kGithub     "Merge pull request #N from owner/branch", the title in the body
+//   kGitea      Gitea/Forgejo: "Merge pull request 'Title' (#N) from branch into main"
+//   kGitlab     "Merge branch 'x' into 'main'", the title in the body, and
+//               "See merge request group/project!N"
+//   kBitbucket  "Merged in branch (pull request #N)", the title in the body
+enum class LandingStyle { kNone, kSquash, kGithub, kGitea, kGitlab, kBitbucket };
+struct Landing {
+  LandingStyle style = LandingStyle::kNone;
+  int64_t number = 0;
+  std::string title;  // the PR's title, "" when the message does not carry it
+  // Whether the style is a merge commit, whose PR commits are those reachable
+  // from its second (and further) parents and not from its first.
+  bool merge() const { return style != LandingStyle::kNone && style != LandingStyle::kSquash; }
+};
+Landing ParseLanding(std::string_view message);
+// The PR's web page in its forge's shape: /pull/N (GitHub), /pulls/N
+// (Gitea), /-/merge_requests/N (GitLab), /pull-requests/N (Bitbucket).
+std::string PullRequestUrl(const std::string& web_base, LandingStyle style, int64_t number);
+// The PR number a commit subject or message names as its landing; 0 when none.
 int64_t PullRequestOfCommit(std::string_view message);
 
 }  // namespace umwelt::git

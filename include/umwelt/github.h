@@ -87,6 +87,7 @@ struct SyncOptions {
   double max_sleep_seconds = 3600;  // longest rate-limit wait before giving up
   bool fetch_reviews = true;
   bool fetch_sub_issues = true;
+  bool fetch_pr_commits = true;     // a merged PR's commits join its thread
   // Sleeps; tests substitute a recorder.
   std::function<void(double seconds)> sleep;
   // Progress: (what, pages so far). Called on the sync thread.

@@ -222,10 +222,11 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   git::SyncReport r;
   Status s = git::Sync(*corpus, o, &r);
   if (tty) std::fprintf(stderr, "\r\033[K");
-  std::printf("sync git %s%s: %lld commits (%lld removed by a force-push), %lld files as %lld windows "
-              "(%lld skipped), %lld active branches as %lld windows\n",
+  std::printf("sync git %s%s: %lld commits (%lld pull requests landed, %lld removed by a force-push), %lld files as "
+              "%lld windows (%lld skipped), %lld active branches as %lld windows\n",
               r.repo.c_str(), r.full ? " (whole history)" : "", static_cast<long long>(r.commits),
-              static_cast<long long>(r.commits_removed), static_cast<long long>(r.files),
+              static_cast<long long>(r.pull_requests), static_cast<long long>(r.commits_removed),
+              static_cast<long long>(r.files),
               static_cast<long long>(r.windows), static_cast<long long>(r.skipped_files),
               static_cast<long long>(r.branches), static_cast<long long>(r.branch_windows));
   if (r.commits + r.commits_removed + r.files + r.branches > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));

@@ -23,7 +23,7 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
   }
 
   const Chunk& head = chunks.front();
-  std::string title = thread && !thread->title.empty() ? thread->title : head.title;
+  std::string title = thread && !thread->title.empty() ? thread->title : v.named_only ? "(named, not mirrored)" : head.title;
   std::printf("%s — %s\n", thread_ref.c_str(), TerminalSafe(title).c_str());
   if (thread && thread->state.empty() && thread->author.empty()) {
     std::printf("%s%s%s\n", thread->description.empty() ? "" : (thread->description + "\n").c_str(),
@@ -43,6 +43,7 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
     }
   }
   if (window) std::printf("%d messages either side of %s:\n", args.around, focus_ref.c_str());
+  if (v.named_only) std::printf("not mirrored in the corpus; these records name it:\n");
   std::printf("%zu chunks%s\n", chunks.size(),
               first > 0 ? (", showing the last " + std::to_string(chunks.size() - first)).c_str() : "");
   for (size_t i = first; i < chunks.size(); ++i) {

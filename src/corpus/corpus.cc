@@ -417,12 +417,12 @@ Result<CorpusStats> Corpus::Stats() {
 }
 
 Status Corpus::ForEachChunk(const std::function<void(const IndexRow&)>& visit) {
-  Stmt q(db_, "SELECT id, source, kind, author, date, url, title, text, syms FROM chunks ORDER BY id");
+  Stmt q(db_, "SELECT id, source, kind, author, date, url, title, text, syms, parent FROM chunks ORDER BY id");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) {
     visit(IndexRow{q.Int(0), q.View(1), q.View(2), q.View(3), q.View(4), q.View(5), q.View(6),
-                   q.View(7), q.View(8)});
+                   q.View(7), q.View(8), q.View(9)});
   }
   if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_);
   return Status::Ok();

@@ -1,4 +1,6 @@
 // Threads read for display: `show` and the server's thread page.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "umwelt/corpus.h"
@@ -42,7 +44,15 @@ Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int aro
   } else {
     UMWELT_ASSIGN_OR_RETURN(v.chunks, corpus.ThreadChunks(v.thread_ref));
   }
-  if (v.chunks.empty()) return Status::NotFound("`" + target + "` is not in the corpus " + corpus.path());
+  if (v.chunks.empty()) {
+    // Not mirrored: what names it is the answer, said as such.
+    UMWELT_ASSIGN_OR_RETURN(v.chunks, corpus.LinkedFrom(v.thread_ref, 200));
+    if (v.chunks.empty()) return Status::NotFound("`" + target + "` is not in the corpus " + corpus.path());
+    std::sort(v.chunks.begin(), v.chunks.end(), [](const Chunk& a, const Chunk& b) { return a.date < b.date; });
+    v.named_only = true;
+    UMWELT_ASSIGN_OR_RETURN(v.thread, corpus.GetThread(v.thread_ref));
+    return v;
+  }
   UMWELT_ASSIGN_OR_RETURN(v.thread, corpus.GetThread(v.thread_ref));
   UMWELT_ASSIGN_OR_RETURN(v.linked, corpus.LinkedFrom(v.thread_ref));
   return v;
@@ -52,6 +62,7 @@ std::string ThreadViewJson(const ThreadView& v, size_t first, bool toc) {
   using json = nlohmann::json;
   json out;
   out["ref"] = v.thread_ref;
+  if (v.named_only) out["named_only"] = true;
   if (v.thread) {
     const Thread& t = *v.thread;
     out["thread"] = {{"title", t.title},         {"state", t.state},         {"state_reason", t.state_reason},

@@ -143,6 +143,16 @@ Status WriteBatch::DeleteThread(const std::string& ref) {
   return Status::Ok();
 }
 
+Status WriteBatch::JoinThread(const std::string& ref, const std::string& thread) {
+  Stmt q(*corpus_->cache_, "UPDATE chunks SET parent=?2 WHERE (ref=?1 OR ref LIKE ?1 || ':p%') AND parent=?1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
+  q.Bind(1, ref).Bind(2, thread);
+  UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": moving " + ref + " into " + thread));
+  if (sqlite3_changes(corpus_->db_) == 0) return Status::Ok();
+  ++changed_;
+  return DeleteThread(ref);
+}
+
 Status WriteBatch::PutThread(const Thread& t) {
   // Whether the title changes (or the row is new): only then are the
   // thread's chunks retitled — a channel of a million messages is not

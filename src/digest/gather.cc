@@ -329,9 +329,13 @@ Status Gatherer::UnitsFromChunks() {
   for (const auto& c : chunks_) {
     std::string ref = c.parent.empty() ? BaseRef(c.ref) : c.parent;
     if (c.source == "git") {
+      // A commit that landed through a pull request is in the PR's thread
+      // (so the PR counts once); else it joins the PR it names, else its
+      // repository's other commits.
       auto pr = commit_pr.find(BaseRef(c.ref));
       size_t at = c.ref.find("/commit/");
-      if (pr != commit_pr.end()) ref = pr->second;
+      if (!c.parent.empty() && c.parent.find("/commit/") == std::string::npos) ref = c.parent;
+      else if (pr != commit_pr.end()) ref = pr->second;
       else ref = "commits:" + (at == std::string::npos ? c.ref : c.ref.substr(0, at));
     }
     UMWELT_ASSIGN_OR_RETURN(int i, UnitFor(ref, &c));
@@ -350,7 +354,8 @@ Status Gatherer::UnitsFromChunks() {
 Status Gatherer::StateChanges() {
   auto in = [&](const std::string& t) { return !t.empty() && t >= from_ && t < to_; };
   for (const auto& t : changed_) {
-    bool opened = in(t.created) && (t.kind == "issue" || t.kind == "pr");
+    // A PR known from the git history alone has no opening, only its landing.
+    bool opened = in(t.created) && (t.kind == "issue" || t.kind == "pr") && t.source != "git";
     bool merged = in(t.merged);
     bool closed = !merged && in(t.closed);
     bool finished = t.source == "wandb" && in(t.updated) &&
@@ -369,6 +374,10 @@ Status Gatherer::StateChanges() {
       e.date = when;
       e.text = Label(u.t, project_) + " " + what + " on " + when.substr(0, 10) + (who.empty() ? "" : " (" + who + ")") +
                ": " + u.t.title;
+      // A landing from the git history says its size: commits, authors, lines.
+      if (u.t.source == "git" && what == "merged" && u.t.description.find(": ") != std::string::npos) {
+        e.text += " — " + u.t.description.substr(u.t.description.find(": ") + 2);
+      }
       e.thread_state = what;
       e.score = score;
       u.events.push_back(std::move(e));

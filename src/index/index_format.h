@@ -8,7 +8,7 @@
 namespace umwelt::index_internal {
 
 inline constexpr char kMagic[8] = {'U', 'M', 'W', 'K', 'W', 'I', 'D', 'X'};
-inline constexpr uint32_t kFormatVersion = 2;
+inline constexpr uint32_t kFormatVersion = 3;  // 3: a pull request's commits share one id
 inline constexpr float kTitleWeight = 3.0f;  // a title word counts as three text words
 
 enum Section : int {
@@ -19,7 +19,7 @@ enum Section : int {
   kKindIds,        // uint8[n_docs]
   kDates,          // int64[n_docs]   epoch seconds, INT64_MIN when unknown
   kAuthorIds,      // uint32[n_docs]
-  kUrlIds,         // uint32[n_docs]  docs sharing a url share an id
+  kUrlIds,         // uint32[n_docs]  docs sharing a url (or a pull request's commits) share an id
   kTermOffsets,    // uint32[n_terms + 1] into kTermBlob
   kTermBlob,       // sorted terms, concatenated
   kTermPostings,   // TermEntry[n_terms]

@@ -117,8 +117,13 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
     auto t = ParseIsoTime(r.date);
     dates.push_back(t ? *t : std::numeric_limits<int64_t>::min());
     author_ids.push_back(authors.Id(r.author));
-    uint64_t uh = r.url.empty() ? XXH3_64bits(&r.id, sizeof r.id) ^ 0x9e3779b97f4a7c15ull
-                                : XXH3_64bits(r.url.data(), r.url.size());
+    // One hit per url; the commits of one pull request are one hit (their
+    // thread's best), not one each.
+    bool pr_commit = r.source == "git" && r.kind == "commit" && !r.parent.empty() &&
+                     r.parent.find("/commit/") == std::string_view::npos;
+    uint64_t uh = pr_commit    ? XXH3_64bits(r.parent.data(), r.parent.size()) ^ 0x5bd1e9955bd1e995ull
+                  : r.url.empty() ? XXH3_64bits(&r.id, sizeof r.id) ^ 0x9e3779b97f4a7c15ull
+                                  : XXH3_64bits(r.url.data(), r.url.size());
     auto [it, fresh] = url_hash_ids.emplace(uh, static_cast<uint32_t>(url_hash_ids.size()));
     url_ids.push_back(it->second);
   });

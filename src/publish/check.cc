@@ -84,6 +84,8 @@ void CheckLink(Corpus* corpus, const std::string& url, int line, const std::stri
     }
     auto chunk = corpus->ChunkByUrl(url);
     if (chunk.ok() && chunk->has_value()) return;
+    // A thread's own page (a pull request the git source knows from the history).
+    if (auto t = corpus->ThreadByUrl(url); t.ok() && t->has_value()) return;
     if (pi::LookupCard(*corpus, url)) {
       Add(out, S::kWarning, line, url, "this permalink is not in the corpus; its thread is");
       return;
@@ -95,6 +97,8 @@ void CheckLink(Corpus* corpus, const std::string& url, int line, const std::stri
     // A page counts as fetched only when `fetch` stored it (or the git
     // source built it from the remote): a record of another source whose
     // url sits on a foreign host was re-pointed, not fetched.
+    // A pull request's page on the repository's own forge, from its history.
+    if (auto t = corpus->ThreadByUrl(url); t.ok() && t->has_value() && (*t)->source == "git") return;
     auto page = corpus->ChunkByUrl(url);
     if (page.ok() && page->has_value()) {
       const std::string& source = (*page)->source;

@@ -146,11 +146,12 @@ TEST_F(GitRepoTest, MirrorsCommitsWindowsAndActiveBranches) {
   EXPECT_EQ((*commit)->url, "https://github.com/acme/tinylm/commit/" + head);
   EXPECT_EQ((*commit)->author, "Ann");
   EXPECT_NE((*commit)->text.find("Files: src/eval.py"), std::string::npos);
-  // The PR the commit merged links back to it.
-  auto from13 = corpus_->LinkedFrom("acme/tinylm#13");
-  ASSERT_TRUE(from13.ok());
-  ASSERT_EQ(from13->size(), 1u);
-  EXPECT_EQ((*from13)[0].ref, "acme/tinylm/commit/" + head);
+  // The commit that landed PR #13 is in the PR's thread, and links to it.
+  auto in13 = corpus_->ThreadChunks("acme/tinylm#13");
+  ASSERT_TRUE(in13.ok());
+  ASSERT_EQ(in13->size(), 1u);
+  EXPECT_EQ((*in13)[0].ref, "acme/tinylm/commit/" + head);
+  EXPECT_EQ(corpus_->LinksFrom({"acme/tinylm/commit/" + head})->size(), 1u);
 
   // Main windows: train.py (two windows), README, eval.py; the rest skipped.
   auto train = corpus_->RecordRefs("acme/tinylm/blob/src/train.py", "window");

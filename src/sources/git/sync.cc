@@ -101,6 +101,33 @@ Status ChangedPaths(git_repository* repo, git_commit* c, std::vector<std::string
   });
 }
 
+// A commit's size against its first parent: files, added and removed lines.
+struct DiffStat {
+  int64_t files = 0, added = 0, removed = 0;
+};
+Status CommitStat(git_repository* repo, git_commit* c, DiffStat* out) {
+  std::string sha = Hex(*git_commit_id(c));
+  TreePtr tree, parent_tree;
+  if (git_commit_tree(tree.out(), c) != 0) return GitError("git: tree of commit " + sha);
+  if (git_commit_parentcount(c) > 0) {
+    CommitPtr parent;
+    if (git_commit_parent(parent.out(), c, 0) != 0 || git_commit_tree(parent_tree.out(), parent.get()) != 0) {
+      return GitError("git: parent of commit " + sha);
+    }
+  }
+  DiffPtr diff;
+  if (git_diff_tree_to_tree(diff.out(), repo, parent_tree.get(), tree.get(), nullptr) != 0) {
+    return GitError("git: diff of commit " + sha);
+  }
+  git_diff_stats* stats = nullptr;
+  if (git_diff_get_stats(&stats, diff.get()) != 0) return GitError("git: diff stats of commit " + sha);
+  out->files = static_cast<int64_t>(git_diff_stats_files_changed(stats));
+  out->added = static_cast<int64_t>(git_diff_stats_insertions(stats));
+  out->removed = static_cast<int64_t>(git_diff_stats_deletions(stats));
+  git_diff_stats_free(stats);
+  return Status::Ok();
+}
+
 struct FileChange {
   std::string path;
   bool deleted = false;
@@ -132,6 +159,7 @@ class GitSync {
     UMWELT_RETURN_IF_ERROR(Identify());
     UMWELT_RETURN_IF_ERROR(LoadCursor());
     UMWELT_RETURN_IF_ERROR(ResolveHead());
+    UMWELT_RETURN_IF_ERROR(PlanPullRequests());
     UMWELT_RETURN_IF_ERROR(Commits());
     UMWELT_RETURN_IF_ERROR(MainWindows());
     UMWELT_RETURN_IF_ERROR(Branches());
@@ -223,15 +251,83 @@ class GitSync {
 
   std::string CommitRef(const std::string& sha) const { return repo_name_ + "/commit/" + sha; }
 
+  // The new commits, oldest first: reachable from HEAD, not from the recorded head.
+  Status NewCommits(WalkPtr* walk) {
+    if (git_revwalk_new(walk->out(), repo_.get()) != 0) return GitError("git: revwalk");
+    git_revwalk_sorting(walk->get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+    if (git_revwalk_push(walk->get(), &head_oid_) != 0) return GitError("git: walking from HEAD");
+    if (have_old_ && git_revwalk_hide(walk->get(), &old_oid_) != 0) return GitError("git: hiding the recorded head");
+    return Status::Ok();
+  }
+
+  std::string PrRef(int64_t n) const { return repo_name_ + "#" + std::to_string(n); }
+
+  // Which new commits landed through which pull request: a squash commit is
+  // its PR's only commit; a merge commit's PR holds the commits reachable
+  // from its other parents and not from its first (nor from the recorded
+  // head). A commit claimed by an earlier merge (a PR merged into a PR's
+  // branch) stays with it.
+  Status PlanPullRequests() {
+    if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
+    WalkPtr walk;
+    UMWELT_RETURN_IF_ERROR(NewCommits(&walk));
+    git_oid oid;
+    while (git_revwalk_next(&oid, walk.get()) == 0) {
+      CommitPtr c;
+      if (git_commit_lookup(c.out(), repo_.get(), &oid) != 0) return GitError("git: commit " + Hex(oid));
+      Landing l = ParseLanding(git_commit_message(c.get()) ? git_commit_message(c.get()) : "");
+      if (l.number <= 0) continue;
+      std::string sha = Hex(oid);
+      pr_of_.emplace(sha, l.number);
+      PrInfo& info = prs_[l.number];
+      info.landing = l;
+      info.landing_sha = sha;
+      unsigned parents = git_commit_parentcount(c.get());
+      if (!l.merge() || parents < 2) continue;
+      WalkPtr branch;
+      if (git_revwalk_new(branch.out(), repo_.get()) != 0) return GitError("git: revwalk");
+      for (unsigned i = 1; i < parents; ++i) git_revwalk_push(branch.get(), git_commit_parent_id(c.get(), i));
+      git_revwalk_hide(branch.get(), git_commit_parent_id(c.get(), 0));
+      if (have_old_) git_revwalk_hide(branch.get(), &old_oid_);
+      git_oid b;
+      while (git_revwalk_next(&b, branch.get()) == 0) pr_of_.emplace(Hex(b), l.number);
+    }
+    return Status::Ok();
+  }
+
+  // One thread per pull request that landed in this sync, unless another
+  // source (GitHub) already has the PR's row.
+  Status PutPullRequests(WriteBatch& batch) {
+    for (const auto& [n, info] : prs_) {
+      UMWELT_ASSIGN_OR_RETURN(auto have, corpus_.GetThread(PrRef(n)));
+      if (have && have->source != "git") continue;
+      Thread t;
+      t.ref = PrRef(n);
+      t.source = "git";
+      t.kind = "pr";
+      t.state = "merged";
+      t.title = info.landing.title.empty() ? info.subject : info.landing.title;
+      t.author = info.authors.empty() ? "" : info.authors.front();
+      t.url = PullRequestUrl(web_base_, info.landing.style, n);
+      t.created = info.first_date;
+      t.updated = t.closed = t.merged = info.merged_date;
+      std::string who;
+      for (size_t i = 0; i < info.authors.size() && i < 5; ++i) who += (i ? ", " : "") + info.authors[i];
+      t.description = "#" + std::to_string(n) + " merged as " + info.landing_sha.substr(0, 10) + " on " + branch_ + ": " +
+                      std::to_string(info.commits) + " commit(s) by " + who + "; " + std::to_string(info.stat.files) +
+                      " file(s), +" + std::to_string(info.stat.added) + " −" + std::to_string(info.stat.removed);
+      UMWELT_RETURN_IF_ERROR(batch.PutThread(t));
+      r_.pull_requests++;
+    }
+    return Status::Ok();
+  }
+
   // New commits: reachable from HEAD and not from the recorded head. After a
   // force-push, the commits reachable only from the old head are removed.
   Status Commits() {
     if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
     WalkPtr walk;
-    if (git_revwalk_new(walk.out(), repo_.get()) != 0) return GitError("git: revwalk");
-    git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-    if (git_revwalk_push(walk.get(), &head_oid_) != 0) return GitError("git: walking from HEAD");
-    if (have_old_ && git_revwalk_hide(walk.get(), &old_oid_) != 0) return GitError("git: hiding the recorded head");
+    UMWELT_RETURN_IF_ERROR(NewCommits(&walk));
     std::unique_ptr<WriteBatch> batch;
     int in_batch = 0;
     git_oid oid;
@@ -250,22 +346,37 @@ class GitSync {
         if (o_.progress) o_.progress("commits", r_.commits);
       }
     }
-    if (have_old_) {  // a force-push: what only the old head reached is gone
-      WalkPtr gone;
-      if (git_revwalk_new(gone.out(), repo_.get()) != 0) return GitError("git: revwalk");
-      git_revwalk_push(gone.get(), &old_oid_);
-      git_revwalk_hide(gone.get(), &head_oid_);
-      while (git_revwalk_next(&oid, gone.get()) == 0) {
-        if (!batch) {
-        UMWELT_ASSIGN_OR_RETURN(batch, corpus_.BeginWrite());
-      }
-        std::string ref = CommitRef(Hex(oid));
-        UMWELT_RETURN_IF_ERROR(batch->DeleteRecord(ref));
-        UMWELT_RETURN_IF_ERROR(batch->DeleteThread(ref));
-        r_.commits_removed++;
-      }
+    if (!batch && (have_old_ || !prs_.empty())) {
+      UMWELT_ASSIGN_OR_RETURN(batch, corpus_.BeginWrite());
     }
+    if (have_old_) UMWELT_RETURN_IF_ERROR(DropUnreachable(*batch));
+    if (batch) UMWELT_RETURN_IF_ERROR(PutPullRequests(*batch));
     if (batch) UMWELT_RETURN_IF_ERROR(batch->Commit());
+    return Status::Ok();
+  }
+
+  // A force-push: what only the old head reached is gone, and so is a pull
+  // request thread of ours left without commits.
+  Status DropUnreachable(WriteBatch& batch) {
+    WalkPtr gone;
+    if (git_revwalk_new(gone.out(), repo_.get()) != 0) return GitError("git: revwalk");
+    git_revwalk_push(gone.get(), &old_oid_);
+    git_revwalk_hide(gone.get(), &head_oid_);
+    std::set<std::string> prs;
+    git_oid oid;
+    while (git_revwalk_next(&oid, gone.get()) == 0) {
+      std::string ref = CommitRef(Hex(oid));
+      UMWELT_ASSIGN_OR_RETURN(auto chunk, corpus_.ChunkByRef(ref));
+      if (chunk && chunk->parent != ref) prs.insert(chunk->parent);
+      UMWELT_RETURN_IF_ERROR(batch.DeleteRecord(ref));
+      UMWELT_RETURN_IF_ERROR(batch.DeleteThread(ref));
+      r_.commits_removed++;
+    }
+    for (const auto& pr : prs) {
+      UMWELT_ASSIGN_OR_RETURN(auto left, corpus_.ThreadChunks(pr));
+      UMWELT_ASSIGN_OR_RETURN(auto row, corpus_.GetThread(pr));
+      if (left.empty() && row && row->source == "git") UMWELT_RETURN_IF_ERROR(batch.DeleteThread(pr));
+    }
     return Status::Ok();
   }
 
@@ -285,11 +396,32 @@ class GitSync {
       if (paths.size() > 40) text += ", and " + std::to_string(paths.size() - 40) + " more";
     }
     const git_signature* author = git_commit_author(c.get());
+    auto pr = pr_of_.find(sha);
+    PrInfo* info = pr == pr_of_.end() ? nullptr : &prs_[pr->second];
+    Landing own = ParseLanding(message);  // this commit lands a PR (maybe again: a revert and reland)
+    bool landing = info && own.number == pr->second;
+    DiffStat stat;
+    if (landing) {
+      // The close-out says how big the change was.
+      UMWELT_RETURN_IF_ERROR(CommitStat(repo_.get(), c.get(), &stat));
+      text += "\nChanged: " + std::to_string(stat.files) + " file(s), +" + std::to_string(stat.added) + " −" +
+              std::to_string(stat.removed);
+      if (info->landing.merge()) text += " (the whole pull request)";
+    }
+    // A commit the history does not tie to a PR may still be one the GitHub
+    // source listed as a merged PR's (a rebase merge).
+    std::string joined;
+    if (!info) {
+      UMWELT_ASSIGN_OR_RETURN(auto from, corpus_.LinksFrom({CommitRef(sha)}));
+      for (const auto& l : from) {
+        if (l.kind == "pr-commit") joined = l.to_ref;
+      }
+    }
     Chunk ch;
     ch.source = "git";
     ch.kind = "commit";
     ch.ref = CommitRef(sha);
-    ch.parent = ch.ref;
+    ch.parent = info ? PrRef(pr->second) : !joined.empty() ? joined : ch.ref;
     ch.title = subject;
     ch.author = SanitizeUtf8(author && author->name ? author->name : "");
     ch.date = CommitTime(c.get());
@@ -297,6 +429,37 @@ class GitSync {
     ch.text = text;
     ch.updated = ch.date;
     UMWELT_RETURN_IF_ERROR(batch.PutRecord(SplitIntoParts(ch)).status());
+    if (info) {
+      info->commits++;
+      if (std::find(info->authors.begin(), info->authors.end(), ch.author) == info->authors.end()) {
+        info->authors.push_back(ch.author);
+      }
+      if (info->first_date.empty() || ch.date < info->first_date) info->first_date = ch.date;
+      if (landing) {
+        info->merged_date = ch.date;
+        info->stat = stat;
+        info->subject = subject;
+      }
+    }
+    UMWELT_RETURN_IF_ERROR(PutCommitThread(batch, ch, subject, sha, paths.size(), info || !joined.empty()));
+    std::vector<Link> links = FindLinks(ch.ref, message, repo_name_.rfind("local/", 0) == 0 ? "" : repo_name_);
+    if (!joined.empty()) links.push_back({ch.ref, joined, "pr-commit"});  // kept: the links are replaced below
+    if (int64_t n = own.number; n > 0 && repo_name_.rfind("local/", 0) != 0) {
+      std::string to = PrRef(n);
+      links.erase(std::remove_if(links.begin(), links.end(), [&](const Link& l) { return l.to_ref == to; }),
+                  links.end());
+      UMWELT_RETURN_IF_ERROR(batch.AddLink({ch.ref, to, "commit"}));
+    }
+    UMWELT_RETURN_IF_ERROR(batch.PutLinks(ch.ref, links));
+    r_.commits++;
+    return Status::Ok();
+  }
+
+  // A commit that did not land through a pull request is its own thread; one
+  // that did has none (its PR is its thread).
+  Status PutCommitThread(WriteBatch& batch, const Chunk& ch, const std::string& subject, const std::string& sha,
+                         size_t files, bool in_pr) {
+    if (in_pr) return batch.DeleteThread(ch.ref);  // a commit re-synced into its PR
     Thread t;
     t.ref = ch.ref;
     t.source = "git";
@@ -306,18 +469,8 @@ class GitSync {
     t.author = ch.author;
     t.url = ch.url;
     t.created = t.updated = ch.date;
-    t.description = sha.substr(0, 10) + " on " + branch_ + ", " + std::to_string(paths.size()) + " file(s)";
-    UMWELT_RETURN_IF_ERROR(batch.PutThread(t));
-    std::vector<Link> links = FindLinks(ch.ref, message, repo_name_.rfind("local/", 0) == 0 ? "" : repo_name_);
-    if (int64_t pr = PullRequestOfCommit(message); pr > 0 && repo_name_.rfind("local/", 0) != 0) {
-      std::string to = repo_name_ + "#" + std::to_string(pr);
-      links.erase(std::remove_if(links.begin(), links.end(), [&](const Link& l) { return l.to_ref == to; }),
-                  links.end());
-      UMWELT_RETURN_IF_ERROR(batch.AddLink({ch.ref, to, "commit"}));
-    }
-    UMWELT_RETURN_IF_ERROR(batch.PutLinks(ch.ref, links));
-    r_.commits++;
-    return Status::Ok();
+    t.description = sha.substr(0, 10) + " on " + branch_ + ", " + std::to_string(files) + " file(s)";
+    return batch.PutThread(t);
   }
 
   // Windows of one file of `tree`, under thread `parent` (the caller has
@@ -552,6 +705,15 @@ class GitSync {
   bool have_old_ = false;
   std::string repo_name_, web_base_, source_key_, branch_, old_head_;
   std::map<std::string, std::string> old_branches_, new_branches_;
+  struct PrInfo {
+    Landing landing;
+    std::string landing_sha, subject, first_date, merged_date;
+    std::vector<std::string> authors;
+    int64_t commits = 0;
+    DiffStat stat;
+  };
+  std::map<std::string, int64_t> pr_of_;  // sha of a new commit -> the PR it landed through
+  std::map<int64_t, PrInfo> prs_;         // the PRs that landed in this sync
 };
 
 }  // namespace

@@ -207,6 +207,12 @@ class Syncer {
     int64_t n = item["number"].get<int64_t>();
     bool is_pr = item.contains("pull_request") && !item["pull_request"].is_null();
     if (is_pr && o_.fetch_reviews) AddPending("pending_reviews", n);
+    // A merged PR's commits join its thread (a rebase merge leaves no trace
+    // in the history, only the API knows them).
+    if (is_pr && o_.fetch_pr_commits && item["pull_request"].is_object() &&
+        item["pull_request"].contains("merged_at") && item["pull_request"]["merged_at"].is_string()) {
+      AddPending("pending_commits", n);
+    }
     if (o_.fetch_sub_issues && item.contains("sub_issues_summary") &&
         item["sub_issues_summary"].is_object() &&
         item["sub_issues_summary"].value("total", 0) > 0) {
@@ -243,8 +249,32 @@ class Syncer {
     return Status::Ok();
   }
 
+  // The commit refs ("O/R/commit/<sha>") of a pull request, every page
+  // (GitHub lists up to 250).
+  Status FetchCommits(const std::string& tail, std::vector<std::string>* refs) {
+    std::string url = RepoUrl(tail);
+    while (!url.empty()) {
+      UMWELT_ASSIGN_OR_RETURN(HttpResponse resp, Get(url, ""));
+      json page = json::parse(resp.body, nullptr, false);
+      if (!page.is_array()) return Status::Corrupt("GET " + url + ": expected a list of commits");
+      for (const auto& c : page) {
+        if (!c.is_object() || !c.contains("sha") || !c["sha"].is_string()) continue;
+        std::string sha = c["sha"].get<std::string>();
+        if (sha.size() == 40 && sha.find_first_not_of("0123456789abcdef") == std::string::npos) {
+          refs->push_back(o_.repo + "/commit/" + sha);
+        }
+      }
+      std::string next = FindLinkRel(resp.Header("link"), "next");
+      if (!next.empty() && Origin(next) != Origin(o_.api_base)) {
+        return Status::Unavailable("GET " + url + ": next page points off the API host: " + next);
+      }
+      url = next;
+    }
+    return Status::Ok();
+  }
+
   Status FollowUps() {
-    for (const char* key : {"pending_reviews", "pending_sub_issues", "pending_reconcile"}) {
+    for (const char* key : {"pending_reviews", "pending_sub_issues", "pending_reconcile", "pending_commits"}) {
       if (!cursor_.contains(key)) continue;
       std::vector<int64_t> numbers;
       for (const auto& e : cursor_[key]) {
@@ -270,7 +300,10 @@ class Syncer {
     std::string thread = o_.repo + "#" + num;
     Records records;
     std::vector<std::string> stale;
-    if (key == "pending_reviews") {
+    std::vector<std::string> landed;  // commit refs of a merged PR
+    if (key == "pending_commits") {
+      UMWELT_RETURN_IF_ERROR(FetchCommits("/pulls/" + num + "/commits?per_page=100", &landed));
+    } else if (key == "pending_reviews") {
       UMWELT_RETURN_IF_ERROR(FetchAll("/pulls/" + num + "/reviews?per_page=100", &records));
     } else if (key == "pending_sub_issues") {
       UMWELT_RETURN_IF_ERROR(FetchAll("/issues/" + num + "/sub_issues?per_page=100", &records));
@@ -303,6 +336,10 @@ class Syncer {
     std::string cursor_text = next_cursor.dump();
     UMWELT_RETURN_IF_ERROR(StoreRecords(corpus_, records, &counts, [&](WriteBatch& b) {
       for (const auto& ref : stale) UMWELT_RETURN_IF_ERROR(b.DeleteRecord(ref));
+      for (const auto& ref : landed) {
+        UMWELT_RETURN_IF_ERROR(b.AddLink({ref, thread, "pr-commit"}));  // for a later git sync
+        UMWELT_RETURN_IF_ERROR(b.JoinThread(ref, thread));               // a commit already mirrored
+      }
       SyncState st = state_;
       st.cursor = cursor_text;
       return b.PutSyncState(st);

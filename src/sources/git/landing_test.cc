@@ -1,0 +1,360 @@
+// Issue 20: a merged pull request is one thread in the git history, whatever
+// the merge style.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "github_fake.h"
+#include "test_util.h"
+#include "umwelt/git.h"
+#include "umwelt/github.h"
+#include "umwelt/text.h"
+
+namespace umwelt::git {
+namespace {
+
+using json = nlohmann::json;
+using testing::Quote;
+
+TEST(Landing, EveryStyleGivesItsNumberTitleAndUrl) {
+  struct Case {
+    const char* message;
+    LandingStyle style;
+    int64_t number;
+    const char* title;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"Add float8 training (#1234)\n\nbody (#99)", LandingStyle::kSquash, 1234, "Add float8 training"},
+           {"Revert \"Add x (#12)\" (#13)", LandingStyle::kSquash, 13, "Revert \"Add x (#12)\""},
+           {"Merge pull request #310 from ann/zloss\n\nAdd z-loss to the trainer", LandingStyle::kGithub, 310,
+            "Add z-loss to the trainer"},
+           {"Merge pull request #77 from a/b", LandingStyle::kGithub, 77, ""},
+           {"Merge pull request 'Shard the eval set' (#312) from bo/shard into main", LandingStyle::kGitea, 312,
+            "Shard the eval set"},
+           {"Merge branch 'cy/ckpt' into 'main'\n\nAsync checkpoints\n\nSee merge request acme/tinylm!313",
+            LandingStyle::kGitlab, 313, "Async checkpoints"},
+           {"Merged in dee/fix (pull request #314)\n\nFix the NaN guard\n\nApproved-by: Ann", LandingStyle::kBitbucket,
+            314, "Fix the NaN guard"},
+           {"Fix typo in #12 handling", LandingStyle::kNone, 0, ""},
+           {"Merge branch 'main' into feat/zloss", LandingStyle::kNone, 0, ""},
+       }) {
+    Landing l = ParseLanding(c.message);
+    EXPECT_EQ(l.style, c.style) << c.message;
+    EXPECT_EQ(l.number, c.number) << c.message;
+    EXPECT_EQ(l.title, c.title) << c.message;
+  }
+  EXPECT_EQ(PullRequestUrl("https://github.com/o/r", LandingStyle::kGithub, 5), "https://github.com/o/r/pull/5");
+  EXPECT_EQ(PullRequestUrl("https://github.com/o/r", LandingStyle::kSquash, 5), "https://github.com/o/r/pull/5");
+  EXPECT_EQ(PullRequestUrl("https://codeberg.org/o/r", LandingStyle::kGitea, 5), "https://codeberg.org/o/r/pulls/5");
+  EXPECT_EQ(PullRequestUrl("https://gitlab.com/g/p", LandingStyle::kGitlab, 5), "https://gitlab.com/g/p/-/merge_requests/5");
+  EXPECT_EQ(PullRequestUrl("https://bitbucket.org/o/r", LandingStyle::kBitbucket, 5),
+            "https://bitbucket.org/o/r/pull-requests/5");
+}
+
+// A merge-style history built with the git command line, one style after
+// another, on pinned dates in the week of 2026-11-16.
+class MergeHistoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo_ = dir_.File("tinylm");
+    std::filesystem::create_directories(repo_);
+    Git("init -q -b main .");
+    Git("remote add origin https://github.com/acme/tinylm.git");
+    Write("train.py", "step = 0\n");
+    Commit("Initial trainer", "2026-11-16T09:00:00Z", "Ann");
+    // PR 310: three branch commits, main merged into the branch once, then a merge commit.
+    Git("checkout -q -b ann/zloss");
+    Write("zloss.py", "def zloss(logits):\n    return 0\n");
+    Commit("zloss", "2026-11-16T10:00:00Z", "Ann");
+    Write("qwen.py", "from zloss import zloss\n");
+    Commit("apply zloss to qwen", "2026-11-16T11:00:00Z", "Ann");
+    Git("checkout -q main");
+    Write("README.md", "# tinylm\n");
+    Commit("Readme on main", "2026-11-16T12:00:00Z", "Bo");
+    Git("checkout -q ann/zloss");
+    Merge("main", "Merge branch 'main' into ann/zloss", "2026-11-16T13:00:00Z", "Ann");
+    Write("zloss.py", "def zloss(logits):\n    return 1e-4 * (logits ** 2).mean()\n");
+    Commit("claude refactor of my zloss pr", "2026-11-16T14:00:00Z", "Ann");
+    Git("checkout -q main");
+    Merge("ann/zloss", "Merge pull request #310 from ann/zloss\n\nAdd z-loss to the trainer", "2026-11-17T09:00:00Z",
+          "Cy");
+    // PR 311: squashed.
+    Write("loader.py", "FAST = True\n");
+    Commit("Faster loader (#311)", "2026-11-17T10:00:00Z", "Dee");
+    // PR 312 (Gitea), 313 (GitLab), 314 (Bitbucket): one branch commit each.
+    Branch("bo/shard", "shard.py", "Shard eval", "Merge pull request 'Shard the eval set' (#312) from bo/shard into main",
+           "2026-11-18T10:00:00Z");
+    Branch("cy/ckpt", "ckpt.py", "Async save",
+           "Merge branch 'cy/ckpt' into 'main'\n\nAsync checkpoints\n\nSee merge request acme/tinylm!313",
+           "2026-11-18T12:00:00Z");
+    Branch("dee/fix", "nan.py", "Guard NaN", "Merged in dee/fix (pull request #314)\n\nFix the NaN guard",
+           "2026-11-18T14:00:00Z");
+    // PR 315: an octopus merge of two branches.
+    Git("checkout -q -b x/one");
+    Write("one.py", "ONE = 1\n");
+    Commit("one", "2026-11-19T09:00:00Z", "Eve");
+    Git("checkout -q main");
+    Git("checkout -q -b x/two");
+    Write("two.py", "TWO = 2\n");
+    Commit("two", "2026-11-19T09:30:00Z", "Eve");
+    Git("checkout -q main");
+    Merge("x/one x/two", "Merge pull request #315 from eve/multi\n\nTwo small modules", "2026-11-19T10:00:00Z", "Eve");
+    // Not through a pull request.
+    Write("train.py", "step = 1\n");
+    Commit("Bump the step", "2026-11-19T11:00:00Z", "Ann");
+    auto c = Corpus::Open(dir_.File("c.db"), Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    corpus_ = std::move(c).value();
+  }
+  void Git(const std::string& args, const std::string& env = "") {
+    std::string cmd = "cd " + Quote(repo_) + " && env GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 " + env +
+                      " git -c user.name=T -c user.email=t@example.com " + args + " >/dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  std::string Env(const std::string& date, const std::string& who) {
+    return "GIT_AUTHOR_DATE=" + date + " GIT_COMMITTER_DATE=" + date + " GIT_AUTHOR_NAME=" + who +
+           " GIT_COMMITTER_NAME=" + who;
+  }
+  void Write(const std::string& rel, const std::string& content) { testing::WriteFile(repo_ + "/" + rel, content); }
+  void Commit(const std::string& message, const std::string& date, const std::string& who) {
+    testing::WriteFile(dir_.File("msg"), message);
+    Git("add -A", Env(date, who));
+    Git("commit -q -F " + Quote(dir_.File("msg")), Env(date, who));
+  }
+  void Merge(const std::string& branches, const std::string& message, const std::string& date, const std::string& who) {
+    testing::WriteFile(dir_.File("msg"), message);
+    Git("merge -q --no-ff --no-edit -F " + Quote(dir_.File("msg")) + " " + branches, Env(date, who));
+  }
+  void Branch(const std::string& name, const std::string& file, const std::string& commit, const std::string& merge,
+              const std::string& date) {
+    Git("checkout -q -b " + name);
+    Write(file, "x = 1\n");
+    Commit(commit, date, "Bo");
+    Git("checkout -q main");
+    Merge(name, merge, date, "Bo");
+  }
+  std::string Sha(const std::string& rev) {
+    std::string out = dir_.File("sha");
+    EXPECT_EQ(std::system(("cd " + Quote(repo_) + " && git rev-parse " + rev + " > " + Quote(out)).c_str()), 0);
+    return testing::ReadFileOrEmpty(out).substr(0, 40);
+  }
+  SyncReport Sync() {
+    SyncOptions o;
+    o.path = repo_;
+    o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+    SyncReport r;
+    Status s = git::Sync(*corpus_, o, &r);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return r;
+  }
+  std::vector<std::string> Subjects(const std::string& thread) {
+    std::vector<std::string> out;
+    auto chunks = corpus_->ThreadChunks(thread);
+    EXPECT_TRUE(chunks.ok());
+    for (const auto& c : *chunks) out.push_back(c.title);
+    return out;
+  }
+
+  testing::TempDir dir_;
+  std::string repo_;
+  std::unique_ptr<Corpus> corpus_;
+};
+
+TEST_F(MergeHistoryTest, EachPullRequestIsOneThreadWhateverTheMergeStyle) {
+  SyncReport r = Sync();
+  EXPECT_EQ(r.pull_requests, 6);
+  // The merge-commit PR: its branch commits in order (main's commit that was
+  // merged into the branch is not one of them), the merge last.
+  EXPECT_EQ(Subjects("acme/tinylm#310"),
+            (std::vector<std::string>{"zloss", "apply zloss to qwen", "Merge branch 'main' into ann/zloss",
+                                      "claude refactor of my zloss pr", "Merge pull request #310 from ann/zloss"}));
+  auto pr = corpus_->GetThread("acme/tinylm#310");
+  ASSERT_TRUE(pr.ok() && *pr);
+  EXPECT_EQ((*pr)->kind, "pr");
+  EXPECT_EQ((*pr)->state, "merged");
+  EXPECT_EQ((*pr)->title, "Add z-loss to the trainer");
+  EXPECT_EQ((*pr)->url, "https://github.com/acme/tinylm/pull/310");
+  EXPECT_EQ((*pr)->merged, "2026-11-17T09:00:00Z");
+  EXPECT_NE((*pr)->description.find("5 commit(s) by Ann, Cy"), std::string::npos) << (*pr)->description;
+  EXPECT_NE((*pr)->description.find("2 file(s), +"), std::string::npos) << (*pr)->description;
+  auto merge = corpus_->ChunkByRef("acme/tinylm/commit/" + Sha("main~6"));
+  ASSERT_TRUE(merge.ok() && *merge);
+  EXPECT_EQ((*merge)->title, "Merge pull request #310 from ann/zloss");
+  EXPECT_NE((*merge)->text.find("Changed: 2 file(s)"), std::string::npos) << (*merge)->text;
+  EXPECT_FALSE(*corpus_->GetThread("acme/tinylm/commit/" + Sha("main~6")));  // no thread of its own
+  EXPECT_EQ(Subjects("acme/tinylm/commit/" + Sha("main~6^1")), std::vector<std::string>{"Readme on main"});
+
+  // The other styles, each with its forge's url shape and its title.
+  EXPECT_EQ(Subjects("acme/tinylm#311"), std::vector<std::string>{"Faster loader (#311)"});
+  EXPECT_EQ((*corpus_->GetThread("acme/tinylm#311"))->title, "Faster loader");
+  EXPECT_EQ((*corpus_->GetThread("acme/tinylm#312"))->url, "https://github.com/acme/tinylm/pulls/312");
+  EXPECT_EQ((*corpus_->GetThread("acme/tinylm#312"))->title, "Shard the eval set");
+  EXPECT_EQ((*corpus_->GetThread("acme/tinylm#313"))->url, "https://github.com/acme/tinylm/-/merge_requests/313");
+  EXPECT_EQ((*corpus_->GetThread("acme/tinylm#313"))->title, "Async checkpoints");
+  EXPECT_EQ((*corpus_->GetThread("acme/tinylm#314"))->url, "https://github.com/acme/tinylm/pull-requests/314");
+  EXPECT_EQ(Subjects("acme/tinylm#314").size(), 2u);
+  EXPECT_EQ(Subjects("acme/tinylm#315"),
+            (std::vector<std::string>{"one", "two", "Merge pull request #315 from eve/multi"}));
+  // A commit not landed through a PR stays its own thread.
+  EXPECT_TRUE(*corpus_->GetThread("acme/tinylm/commit/" + Sha("main")));
+
+  // `show` on the PR's url reads the whole PR.
+  auto v = ViewThread(*corpus_, "https://github.com/acme/tinylm/pull/310", 10);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->chunks.size(), 5u);
+  EXPECT_EQ(v->thread->title, "Add z-loss to the trainer");
+}
+
+TEST_F(MergeHistoryTest, IncrementalMergesAndForcePushesKeepThreadsRight) {
+  Sync();
+  Git("checkout -q -b fay/lr");
+  Write("lr.py", "LR = 3e-4\n");
+  Commit("lower the lr", "2026-11-20T09:00:00Z", "Fay");
+  Write("lr.py", "LR = 2e-4\n");
+  Commit("lower it more", "2026-11-20T10:00:00Z", "Fay");
+  Git("checkout -q main");
+  Merge("fay/lr", "Merge pull request #316 from fay/lr\n\nLower the learning rate", "2026-11-20T11:00:00Z", "Fay");
+  SyncReport r = Sync();
+  EXPECT_EQ(r.commits, 3);
+  EXPECT_EQ(r.pull_requests, 1);
+  EXPECT_EQ(Subjects("acme/tinylm#316"),
+            (std::vector<std::string>{"lower the lr", "lower it more", "Merge pull request #316 from fay/lr"}));
+  // A force-push that drops the merge drops the PR's thread with it.
+  Git("reset -q --hard HEAD~1");
+  r = Sync();
+  EXPECT_EQ(r.commits_removed, 3);
+  EXPECT_TRUE(Subjects("acme/tinylm#316").empty());
+  EXPECT_FALSE(*corpus_->GetThread("acme/tinylm#316"));
+  EXPECT_EQ(Subjects("acme/tinylm#310").size(), 5u);  // the others stay
+}
+
+TEST_F(MergeHistoryTest, AMirroredPullRequestKeepsItsRowAndGainsItsCommits) {
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE(b.ok());
+    Thread t;
+    t.ref = "acme/tinylm#310";
+    t.source = "github";
+    t.kind = "pr";
+    t.state = "merged";
+    t.title = "Z-loss (from GitHub)";
+    t.url = "https://github.com/acme/tinylm/pull/310";
+    ASSERT_TRUE((*b)->PutThread(t).ok());
+    Chunk c;
+    c.source = "github";
+    c.kind = "pr";
+    c.ref = c.parent = t.ref;
+    c.title = t.title;
+    c.url = t.url;
+    c.date = "2026-11-16T08:00:00Z";
+    c.text = "Adds z-loss; see the discussion.";
+    ASSERT_TRUE((*b)->PutRecord({c}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  Sync();
+  auto v = ViewThread(*corpus_, "https://github.com/acme/tinylm/pull/310", 10);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->thread->source, "github");
+  EXPECT_EQ(v->thread->title, "Z-loss (from GitHub)");
+  ASSERT_EQ(v->chunks.size(), 6u);  // the PR's body and the five commits that landed it
+  EXPECT_EQ(v->chunks[0].source, "github");
+}
+
+TEST_F(MergeHistoryTest, CliShowsOnePrThreadSearchesItOnceAndDigestsItOnce) {
+  std::string db = dir_.File("cli.db");
+  auto sync = testing::Umwelt({"--corpus", db, "sync", "git", repo_});
+  ASSERT_EQ(sync.code, 0) << sync.err;
+  EXPECT_NE(sync.out.find("(6 pull requests landed"), std::string::npos) << sync.out;
+  auto show = testing::Umwelt({"--corpus", db, "show", "https://github.com/acme/tinylm/pull/310"});
+  ASSERT_EQ(show.code, 0) << show.err;
+  EXPECT_NE(show.out.find("acme/tinylm#310 — Add z-loss to the trainer"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("5 chunks"), std::string::npos) << show.out;
+  // A search for the feature: one hit for the PR, not one per commit.
+  auto search = testing::Umwelt({"--corpus", db, "search", "zloss", "--json", "--fts-only"});
+  ASSERT_EQ(search.code, 0) << search.err;
+  json hits = json::parse(search.out)["hits"];
+  int git_hits = 0;
+  for (const auto& h : hits) git_hits += h["source"] == "git";
+  EXPECT_EQ(git_hits, 1) << search.out;
+  // The week's digest names PR 310 once, with its size.
+  std::string site = dir_.File("site");
+  auto digest = testing::Umwelt({"--corpus", db, "digest", "--week", "2026-11-16", "--out", site});
+  ASSERT_EQ(digest.code, 0) << digest.err;
+  std::string m = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.md");
+  ASSERT_FALSE(m.empty());
+  size_t first = m.find("pull/310) merged");
+  ASSERT_NE(first, std::string::npos) << m;
+  EXPECT_EQ(m.find("pull/310) merged", first + 1), std::string::npos) << m;
+  EXPECT_EQ(m.find("claude refactor of my zloss pr"), m.rfind("claude refactor of my zloss pr")) << m;
+}
+
+// A rebase merge leaves no trace in the history: the GitHub source's list
+// of the PR's commits joins them, whichever source syncs first.
+TEST_F(MergeHistoryTest, RebaseMergedCommitsJoinTheirPrThroughTheApi) {
+  std::string bump = Sha("main");
+  auto github_sync = [&](Corpus& corpus, testing::GithubFake& fake) {
+    auto http = NewCurlHttpClient();
+    github::SyncOptions o;
+    o.repo = "acme/tinylm";
+    o.api_base = fake.base();
+    o.sleep = [](double) {};
+    github::SyncReport r;
+    Status s = github::Sync(corpus, *http, o, &r);
+    EXPECT_TRUE(s.ok()) << s.message();
+  };
+  testing::GithubFake fake("acme/tinylm");
+  fake.PutIssue(320, "Bump the step, rebased.", "2026-11-19T12:00:00Z", true);
+  fake.MergePr(320, {bump}, "2026-11-19T12:00:00Z");
+  // git first, then GitHub: the mirrored commit moves into the PR.
+  Sync();
+  EXPECT_TRUE(*corpus_->GetThread("acme/tinylm/commit/" + bump));
+  github_sync(*corpus_, fake);
+  EXPECT_FALSE(*corpus_->GetThread("acme/tinylm/commit/" + bump));
+  auto v = ViewThread(*corpus_, "https://github.com/acme/tinylm/pull/320", 10);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->chunks.size(), 2u);  // the PR's body, then the commit
+  EXPECT_EQ(v->chunks[1].ref, "acme/tinylm/commit/" + bump);
+  EXPECT_EQ(Subjects("acme/tinylm#315").size(), 3u);  // a merge-commit PR keeps its own
+  // GitHub first, then git: the commit lands in the PR as it is written.
+  testing::TempDir other;
+  auto second = std::move(Corpus::Open(other.File("c.db"), Corpus::Mode::kReadWrite)).value();
+  github_sync(*second, fake);
+  SyncOptions o;
+  o.path = repo_;
+  SyncReport r;
+  ASSERT_TRUE(git::Sync(*second, o, &r).ok());
+  auto chunk = second->ChunkByRef("acme/tinylm/commit/" + bump);
+  ASSERT_TRUE(chunk.ok() && *chunk);
+  EXPECT_EQ((*chunk)->parent, "acme/tinylm#320");
+  EXPECT_FALSE(*second->GetThread("acme/tinylm/commit/" + bump));
+  EXPECT_EQ((*second->GetThread("acme/tinylm#320"))->source, "github");
+}
+
+TEST(GitShow, AnUnmirroredPullRequestNamedByCommitsListsThem) {
+  testing::TempDir dir;
+  auto corpus = std::move(Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite)).value();
+  auto b = corpus->BeginWrite();
+  ASSERT_TRUE(b.ok());
+  Chunk c;
+  c.source = "git";
+  c.kind = "commit";
+  c.ref = c.parent = "acme/tinylm/commit/abc";
+  c.title = "Follow-up to the loader";
+  c.url = "https://github.com/acme/tinylm/commit/abc";
+  c.date = "2026-11-20T00:00:00Z";
+  c.text = "Follow-up to the loader, see #1373.";
+  ASSERT_TRUE((*b)->PutRecord({c}).ok());
+  ASSERT_TRUE((*b)->PutLinks(c.ref, FindLinks(c.ref, c.text, "acme/tinylm")).ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+  auto v = ViewThread(*corpus, "https://github.com/acme/tinylm/pull/1373", 10);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_TRUE(v->named_only);
+  ASSERT_EQ(v->chunks.size(), 1u);
+  EXPECT_EQ(v->chunks[0].ref, c.ref);
+  EXPECT_FALSE(ViewThread(*corpus, "https://github.com/acme/tinylm/pull/9999", 10).ok());
+}
+
+}  // namespace
+}  // namespace umwelt::git
