@@ -34,7 +34,7 @@ struct ServeOptions {
   std::string bind = "127.0.0.1";
   int port = 8080;                 // 0: any free port (tests)
   int threads = 512;               // connections at once (each holds a thread)
-  int max_connections_per_client = 100;  // connections at once from one address
+  int max_connections_per_client = 256;  // connections at once from one address
   int search_concurrency = 0;      // searches at once, queued in order beyond (0 = twice the cores)
   std::string auth_file;           // "" = no auth (loopback only unless open_network)
   bool open_network = false;       // serve a non-loopback address without auth

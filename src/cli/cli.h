@@ -147,7 +147,7 @@ struct ServeArgs {
   std::string bind = "127.0.0.1";
   int port = 8080;
   int threads = 512;
-  int max_per_client = 100;
+  int max_per_client = 256;
   std::string auth;
   bool open_network = false;
   std::string public_url;

@@ -240,7 +240,7 @@ int main(int argc, char** argv) {
   serve->add_option("--bind", sv.bind, "Address to listen on")->default_val("127.0.0.1");
   serve->add_option("--port", sv.port, "Port")->default_val(8080)->check(CLI::Range(0, 65535));
   serve->add_option("--threads", sv.threads, "Connections at once (each holds a thread); more are refused")->default_val(512)->check(CLI::Range(4, 16384));
-  serve->add_option("--max-per-client", sv.max_per_client, "Connections at once from one client address (behind a proxy: raise it)")->default_val(100)->check(CLI::Range(1, 16384));
+  serve->add_option("--max-per-client", sv.max_per_client, "Connections at once from one client address (behind a proxy: raise it)")->default_val(256)->check(CLI::Range(1, 16384));
   serve->add_option("--auth", sv.auth, "Auth file (JSON: org, allow, tokens, revoked, github_api)")->check(CLI::ExistingFile);
   serve->add_flag("--open-network", sv.open_network, "Serve a non-loopback address without auth");
   serve->add_option("--public-url", sv.public_url, "The origin users reach the server by (https://umwelt.example.org): its host is accepted in Host headers and Origin checks");
