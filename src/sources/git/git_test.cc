@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "git_cli.h"
 #include "test_util.h"
 #include "umwelt/git.h"
 #include "umwelt/text.h"
@@ -57,12 +58,10 @@ TEST(GitHelpers, WindowsOverlapAndNameTheirDefinitions) {
 }
 
 // A git repository built with the git command line, with pinned dates.
-class GitRepoTest : public ::testing::Test {
+class GitRepoTest : public testing::GitCliTest {
  protected:
   void SetUp() override {
-    repo_ = dir_.File("tinylm");
-    std::filesystem::create_directories(repo_ + "/src");
-    Git("init -q -b main .");
+    InitRepo();
     Git("remote add origin https://github.com/acme/tinylm.git");
     std::string train;
     for (int i = 1; i <= 80; ++i) {
@@ -90,28 +89,6 @@ class GitRepoTest : public ::testing::Test {
     ASSERT_TRUE(c.ok());
     corpus_ = std::move(c).value();
   }
-  void Git(const std::string& args, const std::string& env = "") {
-    std::string cmd = "cd " + Quote(repo_) + " && env GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 " + env +
-                      " git -c user.name=T -c user.email=t@example.com " + args + " >/dev/null 2>&1";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  }
-  void Write(const std::string& rel, const std::string& content) {
-    std::filesystem::create_directories(std::filesystem::path(repo_ + "/" + rel).parent_path());
-    testing::WriteFile(repo_ + "/" + rel, content);
-  }
-  void Commit(const std::string& message, const std::string& date, const std::string& who) {
-    testing::WriteFile(dir_.File("msg"), message);
-    std::string env = "GIT_AUTHOR_DATE=" + date + " GIT_COMMITTER_DATE=" + date + " GIT_AUTHOR_NAME=" + who +
-                      " GIT_COMMITTER_NAME=" + who;
-    Git("add -A", env);
-    Git("commit -q -F " + Quote(dir_.File("msg")), env);
-  }
-  std::string Head() {
-    std::string out = dir_.File("head");
-    EXPECT_EQ(std::system(("cd " + Quote(repo_) + " && git rev-parse HEAD > " + Quote(out)).c_str()), 0);
-    std::string h = testing::ReadFileOrEmpty(out);
-    return h.substr(0, 40);
-  }
   SyncReport Sync() {
     SyncOptions o;
     o.path = repo_;
@@ -129,8 +106,6 @@ class GitRepoTest : public ::testing::Test {
     return 0;
   }
 
-  testing::TempDir dir_;
-  std::string repo_;
   std::unique_ptr<Corpus> corpus_;
 };
 

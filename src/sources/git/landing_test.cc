@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "git_cli.h"
 #include "github_fake.h"
 #include "test_util.h"
 #include "umwelt/git.h"
@@ -55,12 +56,10 @@ TEST(Landing, EveryStyleGivesItsNumberTitleAndUrl) {
 
 // A merge-style history built with the git command line, one style after
 // another, on pinned dates in the week of 2026-11-16.
-class MergeHistoryTest : public ::testing::Test {
+class MergeHistoryTest : public testing::GitCliTest {
  protected:
   void SetUp() override {
-    repo_ = dir_.File("tinylm");
-    std::filesystem::create_directories(repo_);
-    Git("init -q -b main .");
+    InitRepo();
     Git("remote add origin https://github.com/acme/tinylm.git");
     Write("train.py", "step = 0\n");
     Commit("Initial trainer", "2026-11-16T09:00:00Z", "Ann");
@@ -108,25 +107,6 @@ class MergeHistoryTest : public ::testing::Test {
     ASSERT_TRUE(c.ok());
     corpus_ = std::move(c).value();
   }
-  void Git(const std::string& args, const std::string& env = "") {
-    std::string cmd = "cd " + Quote(repo_) + " && env GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 " + env +
-                      " git -c user.name=T -c user.email=t@example.com " + args + " >/dev/null 2>&1";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  }
-  std::string Env(const std::string& date, const std::string& who) {
-    return "GIT_AUTHOR_DATE=" + date + " GIT_COMMITTER_DATE=" + date + " GIT_AUTHOR_NAME=" + who +
-           " GIT_COMMITTER_NAME=" + who;
-  }
-  void Write(const std::string& rel, const std::string& content) { testing::WriteFile(repo_ + "/" + rel, content); }
-  void Commit(const std::string& message, const std::string& date, const std::string& who) {
-    testing::WriteFile(dir_.File("msg"), message);
-    Git("add -A", Env(date, who));
-    Git("commit -q -F " + Quote(dir_.File("msg")), Env(date, who));
-  }
-  void Merge(const std::string& branches, const std::string& message, const std::string& date, const std::string& who) {
-    testing::WriteFile(dir_.File("msg"), message);
-    Git("merge -q --no-ff --no-edit -F " + Quote(dir_.File("msg")) + " " + branches, Env(date, who));
-  }
   void Branch(const std::string& name, const std::string& file, const std::string& commit, const std::string& merge,
               const std::string& date) {
     Git("checkout -q -b " + name);
@@ -134,11 +114,6 @@ class MergeHistoryTest : public ::testing::Test {
     Commit(commit, date, "Bo");
     Git("checkout -q main");
     Merge(name, merge, date, "Bo");
-  }
-  std::string Sha(const std::string& rev) {
-    std::string out = dir_.File("sha");
-    EXPECT_EQ(std::system(("cd " + Quote(repo_) + " && git rev-parse " + rev + " > " + Quote(out)).c_str()), 0);
-    return testing::ReadFileOrEmpty(out).substr(0, 40);
   }
   SyncReport Sync() {
     SyncOptions o;
@@ -157,8 +132,6 @@ class MergeHistoryTest : public ::testing::Test {
     return out;
   }
 
-  testing::TempDir dir_;
-  std::string repo_;
   std::unique_ptr<Corpus> corpus_;
 };
 

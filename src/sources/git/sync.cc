@@ -85,17 +85,24 @@ Status ForEachDelta(git_repository* repo, git_tree* from, git_tree* to, const st
   return Status::Ok();
 }
 
-// The paths a commit changed against its first parent (all of them for a root).
-Status ChangedPaths(git_repository* repo, git_commit* c, std::vector<std::string>* out) {
+// A commit's tree and its first parent's (none for a root commit).
+Status CommitTrees(git_commit* c, TreePtr* tree, TreePtr* parent_tree) {
   std::string sha = Hex(*git_commit_id(c));
-  TreePtr tree, parent_tree;
-  if (git_commit_tree(tree.out(), c) != 0) return GitError("git: tree of commit " + sha);
+  if (git_commit_tree(tree->out(), c) != 0) return GitError("git: tree of commit " + sha);
   if (git_commit_parentcount(c) > 0) {
     CommitPtr parent;
-    if (git_commit_parent(parent.out(), c, 0) != 0 || git_commit_tree(parent_tree.out(), parent.get()) != 0) {
+    if (git_commit_parent(parent.out(), c, 0) != 0 || git_commit_tree(parent_tree->out(), parent.get()) != 0) {
       return GitError("git: parent of commit " + sha);
     }
   }
+  return Status::Ok();
+}
+
+// The paths a commit changed against its first parent (all of them for a root).
+Status ChangedPaths(git_repository* repo, git_commit* c, std::vector<std::string>* out) {
+  TreePtr tree, parent_tree;
+  UMWELT_RETURN_IF_ERROR(CommitTrees(c, &tree, &parent_tree));
+  std::string sha = Hex(*git_commit_id(c));
   return ForEachDelta(repo, parent_tree.get(), tree.get(), "commit " + sha, [&](const git_diff_delta& d) {
     out->push_back(d.status == GIT_DELTA_DELETED ? d.old_file.path : d.new_file.path);
   });
@@ -106,15 +113,9 @@ struct DiffStat {
   int64_t files = 0, added = 0, removed = 0;
 };
 Status CommitStat(git_repository* repo, git_commit* c, DiffStat* out) {
-  std::string sha = Hex(*git_commit_id(c));
   TreePtr tree, parent_tree;
-  if (git_commit_tree(tree.out(), c) != 0) return GitError("git: tree of commit " + sha);
-  if (git_commit_parentcount(c) > 0) {
-    CommitPtr parent;
-    if (git_commit_parent(parent.out(), c, 0) != 0 || git_commit_tree(parent_tree.out(), parent.get()) != 0) {
-      return GitError("git: parent of commit " + sha);
-    }
-  }
+  UMWELT_RETURN_IF_ERROR(CommitTrees(c, &tree, &parent_tree));
+  std::string sha = Hex(*git_commit_id(c));
   DiffPtr diff;
   if (git_diff_tree_to_tree(diff.out(), repo, parent_tree.get(), tree.get(), nullptr) != 0) {
     return GitError("git: diff of commit " + sha);
