@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "umwelt/json_read.h"
 #include "umwelt/discord.h"
 #include "umwelt/git.h"
 #include "umwelt/github.h"
@@ -174,7 +175,7 @@ Status RefreshSources(const std::string& path) {
       changed |= r.changed + r.deleted > 0;
     } else if (kind == "git") {
       nlohmann::json cursor = nlohmann::json::parse(st.cursor, nullptr, false);
-      std::string repo = cursor.is_object() ? cursor.value("path", "") : "";
+      std::string repo = cursor.is_object() ? StrField(cursor, "path") : "";
       if (repo.empty()) {
         std::fprintf(stderr, "refresh: %s: no recorded path (sync it once with `umwelt sync git PATH`)\n", st.source.c_str());
         continue;

@@ -17,7 +17,7 @@ int ExitCode(const umwelt::Status& s) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int RunCli(int argc, char** argv) {
   using namespace umwelt;
   CLI::App app{"umwelt — a searchable, citable memory of an open-source project"};
   app.require_subcommand(1);
@@ -333,4 +333,21 @@ int main(int argc, char** argv) {
     s = cli::CmdPublish(corpus, pub);
   }
   return ExitCode(s);
+}
+
+// The last resort: an exception that escaped a verb (a bug: readers of
+// outside input answer with a Status) ends the process with one line and
+// exit code 1, never an abort.
+int main(int argc, char** argv) {
+  try {
+    return RunCli(argc, argv);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "umwelt: error: internal error: %s\n",
+                 umwelt::TerminalSafe(umwelt::RedactSecrets(e.what())).c_str());
+  } catch (...) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "umwelt: error: internal error (an unknown exception)\n");
+  }
+  return 1;
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "digest_internal.h"
+#include "umwelt/json_read.h"
 #include "umwelt/claims.h"
 #include "umwelt/file.h"
 #include "umwelt/publish.h"
@@ -291,15 +292,15 @@ Result<std::string> RenderPage(const std::vector<PeriodFile>& all, size_t i, Cor
   if (at != std::string::npos) md.replace(at, std::string(kNavToken).size(), nav);
   PublishOptions po;
   po.system = "umwelt digest";
-  po.byline = j.value("extractive", true) ? "Written by umwelt digest, extractively" : "Written by umwelt digest with " +
-                                                                                          j.value("model", std::string("a model"));
+  po.byline = BoolField(j, "extractive", true) ? "Written by umwelt digest, extractively" : "Written by umwelt digest with " +
+                                                                                          StrField(j, "model", "a model");
   po.date = all[i].period.substr(11);
   po.generated_at = generated_at;
   po.math = false;
   if (j.contains("sections") && j["sections"].is_array()) {
     bool legend = true;  // under the first strip only
     for (const auto& s : j["sections"]) {
-      std::string slug = s.value("slug", "");
+      std::string slug = StrField(s, "slug");
       std::vector<DayActivity> days = DaysOf(s);
       bool any = false;
       for (const auto& d : days) any |= d != DayActivity{};
@@ -334,7 +335,7 @@ std::string IndexMarkdown(const std::vector<PeriodFile>& all, const std::string&
     auto a = di::DayStart(from), b = di::DayStart(to);
     bool week = a && b && *b - *a == 6 * 86400;
     md += "### [" + (week ? "Week of " + di::LongDate(from) : di::LongDate(from) + " to " + di::LongDate(to)) + "](" +
-          PageName(all[i].period) + ")\n\n" + di::Inline(j.value("xs", std::string()), 400) + "\n\n";
+          PageName(all[i].period) + ")\n\n" + di::Inline(StrField(j, "xs"), 400) + "\n\n";
   }
   return md;
 }
@@ -351,19 +352,19 @@ std::string FeedXml(const std::vector<PeriodFile>& all, const std::string& proje
   for (size_t i = all.size(); i-- > 0;) {
     const json& j = all[i].j;
     std::string url = base + PageName(all[i].period);
-    std::string content = "<p>" + HtmlEscape(j.value("xs", std::string())) + "</p><ul>";
+    std::string content = "<p>" + HtmlEscape(StrField(j, "xs")) + "</p><ul>";
     if (j.contains("sections")) {
       for (const auto& s : j["sections"]) {
-        content += "<li><strong>" + HtmlEscape(s.value("heading", std::string())) + "</strong> — " +
-                   HtmlEscape(s.value("bullet", std::string())) + "</li>";
+        content += "<li><strong>" + HtmlEscape(StrField(s, "heading")) + "</strong> — " +
+                   HtmlEscape(StrField(s, "bullet")) + "</li>";
       }
     }
     content += "</ul>";
-    x += "<entry>\n<title>" + HtmlEscape(j.value("title", all[i].period)) + "</title>\n";
+    x += "<entry>\n<title>" + HtmlEscape(StrField(j, "title", all[i].period)) + "</title>\n";
     x += "<id>" + HtmlEscape(base.empty() ? "urn:umwelt:digest:" + project + ":" + all[i].period : url) + "</id>\n";
     x += "<link href=\"" + HtmlEscape(url) + "\"/>\n";
-    x += "<updated>" + j.value("generated_at", FormatIsoTime(generated_at)) + "</updated>\n";
-    x += "<summary>" + HtmlEscape(j.value("xs", std::string())) + "</summary>\n";
+    x += "<updated>" + StrField(j, "generated_at", FormatIsoTime(generated_at)) + "</updated>\n";
+    x += "<summary>" + HtmlEscape(StrField(j, "xs")) + "</summary>\n";
     x += "<content type=\"html\">" + HtmlEscape(content) + "</content>\n</entry>\n";
   }
   return x + "</feed>\n";

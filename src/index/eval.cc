@@ -1,3 +1,4 @@
+#include "umwelt/json_read.h"
 #include "umwelt/eval.h"
 
 #include "umwelt/file.h"
@@ -144,9 +145,9 @@ Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& path) {
       return Status::Corrupt(f + ": not a question file (needs a string `question`)");
     }
     EvalQuestion q;
-    q.id = j.value("id", std::filesystem::path(f).stem().string());
+    q.id = StrField(j, "id", std::filesystem::path(f).stem().string());
     q.question = j["question"];
-    q.answerable = j.value("answerable", true);
+    q.answerable = BoolField(j, "answerable", true);
     if (j.contains("citations") && j["citations"].is_object() && j["citations"].contains("must_have")) {
       for (const auto& c : j["citations"]["must_have"]) {
         if (!c.is_string()) continue;

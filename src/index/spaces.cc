@@ -1,6 +1,7 @@
 // Vector spaces: configuration, `umwelt index`, and loading at query time.
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/log.h"
 #include "umwelt/vector.h"
 
@@ -91,7 +92,7 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
     }
     UMWELT_ASSIGN_OR_RETURN(auto embedder, MakeEmbedder(cfg.provider, corpus, cfg.space));
     json all = SpacesJson(corpus);
-    std::string recorded = all.contains(cfg.space) ? all[cfg.space].value("model", "") : "";
+    std::string recorded = all.contains(cfg.space) ? StrField(all[cfg.space], "model") : "";
     if (recorded != embedder->model()) {
       if (!recorded.empty()) {
         LogWarn("space " + cfg.space + ": model changed from " + recorded + " to " + embedder->model() +
@@ -117,7 +118,7 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
       for (const auto& c : chunks) texts.push_back(c.title + "\n" + c.text);
       UMWELT_ASSIGN_OR_RETURN(auto vectors, embedder->Embed(texts));
       UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
-      if (embedder->dim() > 0 && all[cfg.space].value("dim", 0) != embedder->dim()) {
+      if (embedder->dim() > 0 && IntField(all[cfg.space], "dim") != embedder->dim()) {
         all[cfg.space]["dim"] = embedder->dim();  // a server reveals its dimension on first use
         UMWELT_RETURN_IF_ERROR(batch->PutMeta("spaces", all.dump()));
       }

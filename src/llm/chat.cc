@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
 
+#include "umwelt/json_read.h"
 #include "umwelt/file.h"
 #include "umwelt/llm.h"
 #include "umwelt/log.h"
@@ -90,8 +91,8 @@ class Model final : public ChatModel {
       auto hit = ReadWholeFile(cache_path);
       if (hit.ok()) {
         json j = json::parse(*hit, nullptr, false);
-        if (j.is_object() && j.value("key", "") == key_text) {
-          ChatResponse r{j.value("text", ""), j.value("input_tokens", int64_t{0}), j.value("output_tokens", int64_t{0}),
+        if (j.is_object() && StrField(j, "key") == key_text) {
+          ChatResponse r{StrField(j, "text"), IntField(j, "input_tokens"), IntField(j, "output_tokens"),
                          true};
           std::lock_guard<std::mutex> lock(mu_);
           usage_.calls++;
@@ -195,7 +196,7 @@ class Model final : public ChatModel {
         std::string detail;
         json e = json::parse(resp->body, nullptr, false);
         if (e.is_object() && e.contains("error")) {
-          detail = e["error"].is_object() ? e["error"].value("message", "") : e["error"].dump();
+          detail = e["error"].is_object() ? StrField(e["error"], "message") : e["error"].dump();
         }
         return Status::Unavailable("llm " + what + ": " + why + (detail.empty() ? "" : ": " + detail));
       }
@@ -226,19 +227,19 @@ class Model final : public ChatModel {
       }
       r.text = j["choices"][0]["message"]["content"].get<std::string>();
       if (j.contains("usage") && j["usage"].is_object()) {
-        r.input_tokens = j["usage"].value("prompt_tokens", int64_t{0});
-        r.output_tokens = j["usage"].value("completion_tokens", int64_t{0});
+        r.input_tokens = IntField(j["usage"], "prompt_tokens");
+        r.output_tokens = IntField(j["usage"], "completion_tokens");
       }
     } else {
       if (!j.contains("content") || !j["content"].is_array()) return Status::Corrupt("the answer has no content blocks");
       for (const auto& b : j["content"]) {
-        if (b.is_object() && b.value("type", "") == "text" && b.contains("text") && b["text"].is_string()) {
+        if (StrField(b, "type") == "text" && b.contains("text") && b["text"].is_string()) {
           r.text += b["text"].get<std::string>();
         }
       }
       if (j.contains("usage") && j["usage"].is_object()) {
-        r.input_tokens = j["usage"].value("input_tokens", int64_t{0});
-        r.output_tokens = j["usage"].value("output_tokens", int64_t{0});
+        r.input_tokens = IntField(j["usage"], "input_tokens");
+        r.output_tokens = IntField(j["usage"], "output_tokens");
       }
     }
     return r;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/file.h"
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
@@ -62,16 +63,16 @@ Result<std::vector<AnswerScore>> EvalAnswers(const std::string& path, const AskO
       return Status::Corrupt(f + ": not a question file (no \"question\")");
     }
     AnswerScore s;
-    s.id = q.value("id", std::filesystem::path(f).stem().string());
-    s.answerable = q.value("answerable", true);
+    s.id = StrField(q, "id", std::filesystem::path(f).stem().string());
+    s.answerable = BoolField(q, "answerable", true);
     const json& c = q.contains("citations") ? q["citations"] : json::object();
-    auto must = Refs(c.value("must_have", json::array()));
-    auto nice = Refs(c.value("nice_to_have", json::array()));
-    auto forbidden = Refs(c.value("forbidden", json::array()));
+    auto must = Refs(ArrayField(c, "must_have"));
+    auto nice = Refs(ArrayField(c, "nice_to_have"));
+    auto forbidden = Refs(ArrayField(c, "forbidden"));
     if (q.contains("trap_checks") && q["trap_checks"].is_object()) {
       for (auto& [k, v] : q["trap_checks"].items()) {
         if (v.is_object()) {
-          for (const auto& r : Refs(v.value("forbid_cite", json::array()))) forbidden.insert(r);
+          for (const auto& r : Refs(ArrayField(v, "forbid_cite"))) forbidden.insert(r);
         }
       }
     }

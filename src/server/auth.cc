@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/file.h"
 #include "umwelt/text.h"
 
@@ -68,8 +69,11 @@ Result<Auth::Config> Auth::Parse(const std::string& path) {
       }
       Config::Static s;
       s.sha256 = t["sha256"].get<std::string>();
-      s.login = t.value("login", std::string("token"));
-      s.expires = t.value("expires", std::string());
+      if ((t.contains("login") && !t["login"].is_string()) || (t.contains("expires") && !t["expires"].is_string())) {
+        return Status::Invalid(path + ": a token's \"login\" and \"expires\" must be strings");
+      }
+      s.login = StrField(t, "login", "token");
+      s.expires = StrField(t, "expires");
       if (!s.expires.empty() && !ParseIsoTime(s.expires)) {
         return Status::Invalid(path + ": token expiry \"" + s.expires + "\" is not an ISO time");
       }

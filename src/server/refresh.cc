@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/corpus.h"
 #include "umwelt/file.h"
 #include "umwelt/http.h"
@@ -128,7 +129,7 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
     return Status::Corrupt(base + "/manifest.json has no corpus_index");
   }
   const json& ci = manifest["corpus_index"];
-  std::string sha = ci.value("sha256", std::string());
+  std::string sha = StrField(ci, "sha256");
   int64_t bytes = ci.contains("bytes") && ci["bytes"].is_number_integer() ? ci["bytes"].get<int64_t>() : -1;
   if (sha.size() != 64 || bytes < 0) return Status::Corrupt(base + "/manifest.json: corpus_index needs sha256 and bytes");
   RefreshReport report;

@@ -494,3 +494,63 @@ TEST_F(DiscordSyncTest, ARateLimitStormFailsClearlyAndKeepsTheCorpus) {
 
 }  // namespace
 }  // namespace umwelt::discord
+
+namespace umwelt::discord {
+namespace {
+
+// Issue 14, item 1: a value of an unexpected type — a guild id written as a
+// number, a message field swapped for another type — is read or skipped and
+// counted, never thrown to the caller.
+TEST(Issue14, IdsAsNumbersAndTypeSwappedFieldsNeverAbortAnImport) {
+  testing::TempDir dir;
+  json e = json::parse(testing::ReadFileOrEmpty(UMWELT_SOURCE_DIR "/examples/discord/training.json"));
+  ASSERT_TRUE(e.is_object());
+  size_t messages = e["messages"].size();
+  ASSERT_GT(messages, 3u);
+  // The guild and channel ids as JSON numbers.
+  json numeric = e;
+  numeric["guild"]["id"] = std::stoull(e["guild"]["id"].get<std::string>());
+  numeric["channel"]["id"] = std::stoull(e["channel"]["id"].get<std::string>());
+  testing::WriteFile(dir.File("numeric.json"), numeric.dump());
+  auto corpus = std::move(Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite)).value();
+  ImportReport r;
+  Status s = ImportFiles(*corpus, {dir.File("numeric.json")}, {}, &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(r.messages + r.skipped, static_cast<int64_t>(messages));
+  EXPECT_GT(r.messages, 0);
+  // Every field of the first message swapped, in turn, for each other JSON
+  // type: the import goes on, the message is stored or skipped and counted.
+  json first = e["messages"][0];
+  std::vector<json> swaps = {json(nullptr), json(42), json(-1.5), json(true), json("text"), json::array({1, "a"}),
+                             json::object({{"k", json::array()}}), json(18446744073709551615ull)};
+  int runs = 0;
+  for (auto& [key, value] : first.items()) {
+    for (const auto& swap : swaps) {
+      json mutated = e;
+      mutated["messages"][0][key] = swap;
+      if (value.is_object()) {  // and each field one level down
+        for (auto& [sub, unused] : value.items()) {
+          mutated["messages"][1] = e["messages"][1];
+          if (mutated["messages"][1].contains(key) && mutated["messages"][1][key].is_object()) {
+            mutated["messages"][1][key][sub] = swap;
+          }
+        }
+      }
+      testing::WriteFile(dir.File("m.json"), mutated.dump());
+      testing::TempDir each;
+      auto c = std::move(Corpus::Open(each.File("c.db"), Corpus::Mode::kReadWrite)).value();
+      ImportReport mr;
+      Status ms = ImportFiles(*c, {dir.File("m.json")}, {}, &mr);
+      if (ms.ok()) {
+        EXPECT_EQ(mr.messages + mr.skipped, static_cast<int64_t>(messages)) << key << " = " << swap.dump();
+      } else {
+        EXPECT_NE(ms.message().find("m.json"), std::string::npos) << ms.message();  // one clear error, named
+      }
+      ++runs;
+    }
+  }
+  EXPECT_GT(runs, 40);
+}
+
+}  // namespace
+}  // namespace umwelt::discord

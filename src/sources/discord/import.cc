@@ -123,15 +123,14 @@ class StreamingHandler final : public nlohmann::json_sax<json> {
 // parent channel in categoryId for threads).
 Channel ExportChannel(const json& guild, const json& c) {
   Channel ch;
-  ch.guild_id = guild.is_object() ? guild.value("id", "") : "";
-  ch.id = c.value("id", "");
-  ch.name = c.value("name", "");
-  std::string type = c.contains("type") && c["type"].is_string() ? c["type"].get<std::string>() : "";
-  if (type.find("Thread") != std::string::npos) {
+  ch.guild_id = Str(guild, "id");  // a number in some exports: read as its digits
+  ch.id = Str(c, "id");
+  ch.name = Str(c, "name");
+  if (Str(c, "type").find("Thread") != std::string::npos) {
     ch.kind = "thread";
-    ch.parent_id = c.contains("categoryId") && c["categoryId"].is_string() ? c["categoryId"].get<std::string>() : "";
+    ch.parent_id = Str(c, "categoryId");
   }
-  if (c.contains("topic") && c["topic"].is_string()) ch.topic = c["topic"].get<std::string>();
+  ch.topic = Str(c, "topic");
   return ch;
 }
 
@@ -141,6 +140,7 @@ Status ImportOne(Corpus& corpus, const std::string& path, const ImportOptions& o
   std::vector<char> buffer(1 << 20);
   in.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
   MessageWriter writer(corpus, o.repo, o.batch);
+  writer.set_origin(path);
   json guild, export_channel;
   Channel channel;
   bool have_channel = false;

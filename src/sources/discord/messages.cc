@@ -11,14 +11,6 @@ using json = nlohmann::json;
 
 constexpr size_t kMaxContentBytes = 64 * 1024;
 
-std::string Str(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number_integer() || it->is_number_unsigned()) return std::to_string(it->get<int64_t>());
-  return "";
-}
-
 // The first of `keys` that `j` holds as a non-empty string.
 std::string First(const json& j, std::initializer_list<const char*> keys) {
   for (const char* k : keys) {
@@ -71,6 +63,16 @@ bool IsSystemType(const json& type) {
 }
 
 }  // namespace
+
+std::string Str(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number_unsigned()) return std::to_string(it->get<uint64_t>());
+  if (it->is_number_integer()) return std::to_string(it->get<int64_t>());
+  return "";
+}
 
 std::string ChannelRef(const std::string& guild, const std::string& channel) {
   return "discord:" + guild + "/" + channel;

@@ -2,12 +2,22 @@
 
 #include <map>
 
+#include "umwelt/log.h"
+
 namespace umwelt::discord {
 
 Status MessageWriter::Add(const Channel& channel, const nlohmann::json& message) {
   Pending p;
-  if (!MessageToChunk(message, channel, repo_, &p.chunk, &p.links)) {
+  try {
+    if (!MessageToChunk(message, channel, repo_, &p.chunk, &p.links)) {
+      ++skipped_;
+      return Status::Ok();
+    }
+  } catch (const nlohmann::json::exception& e) {
     ++skipped_;
+    std::string id = Str(message, "id");
+    LogWarn(origin_ + ": message " + (id.empty() ? std::string("without an id") : id) + " in channel " + channel.id +
+            " skipped: " + e.what());
     return Status::Ok();
   }
   p.channel = channel;

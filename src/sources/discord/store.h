@@ -13,8 +13,11 @@ class MessageWriter {
  public:
   MessageWriter(Corpus& corpus, std::string repo, int batch) : corpus_(corpus), repo_(std::move(repo)), batch_(batch) {}
 
-  // Queues one message; writes the batch when it is full.
+  // Queues one message; writes the batch when it is full. A message whose
+  // fields have types the reader does not expect is skipped, counted and
+  // named in a warning (with `origin`: the file or "sync discord").
   Status Add(const Channel& channel, const nlohmann::json& message);
+  void set_origin(std::string origin) { origin_ = std::move(origin); }
   // Writes what is queued; `extra` runs inside the same transaction.
   Status Flush(const std::function<Status(WriteBatch&)>& extra = nullptr);
 
@@ -30,7 +33,7 @@ class MessageWriter {
     std::vector<Link> links;
   };
   Corpus& corpus_;
-  std::string repo_;
+  std::string repo_, origin_ = "discord";
   size_t batch_;
   std::vector<Pending> pending_;
   std::set<std::string> channels_;

@@ -165,7 +165,7 @@ class DiscordSync {
       Channel ch = ApiChannel(c);
       if (ch.id.empty()) continue;
       if (ch.guild_id.empty()) ch.guild_id = o_.guild;
-      int type = c.value("type", -1);
+      int type = c.is_object() && c.contains("type") && c["type"].is_number_integer() ? c["type"].get<int>() : -1;
       names[ch.id] = ch.name;
       if (type == 0 || type == 5) {
         out->push_back(ch);
@@ -200,7 +200,7 @@ class DiscordSync {
       if (archived->contains("threads") && (*archived)["threads"].is_array()) {
         for (const auto& t : (*archived)["threads"]) {
           std::string at = t.contains("thread_metadata") && t["thread_metadata"].is_object()
-                                ? NormalizeIsoTime(t["thread_metadata"].value("archive_timestamp", ""))
+                                ? NormalizeIsoTime(Str(t["thread_metadata"], "archive_timestamp"))
                                 : "";
           if (!at.empty() && at >= recent) keep["threads"].push_back(t);
         }
@@ -224,16 +224,17 @@ class DiscordSync {
     std::string recheck_from = FormatIsoTime(now - int64_t{o_.recheck_days} * 86400);
     std::set<std::string> seen;
     MessageWriter writer(corpus_, o_.repo, 1 << 30);
+    writer.set_origin("sync discord " + o_.guild);
     while (true) {
       auto page = Get("/channels/" + c.id + "/messages?limit=" + std::to_string(kPageSize) + "&after=" + after);
       if (!page.ok()) return page.status();
       if (!page->is_array()) return Status::Corrupt("sync discord: messages of " + c.id + " are not an array");
       std::vector<json> msgs(page->begin(), page->end());
       std::sort(msgs.begin(), msgs.end(), [](const json& a, const json& b) {
-        return IdLess(a.value("id", ""), b.value("id", ""));
+        return IdLess(Str(a, "id"), Str(b, "id"));
       });
       for (const auto& m : msgs) {
-        std::string id = m.value("id", "");
+        std::string id = Str(m, "id");
         if (id.empty()) continue;
         seen.insert(ChannelRef(c.guild_id, c.id) + "/" + id);
         UMWELT_RETURN_IF_ERROR(writer.Add(c, m));

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/git.h"
 #include "umwelt/log.h"
 #include "umwelt/text.h"
@@ -207,7 +208,7 @@ class GitSync {
       LogWarn(source_key_ + ": the stored cursor is not JSON; syncing everything again");
       return Status::Ok();
     }
-    old_head_ = j.value("head", "");
+    old_head_ = StrField(j, "head");
     if (j.contains("branches") && j["branches"].is_object()) {
       for (auto& [k, v] : j["branches"].items()) {
         if (v.is_string()) old_branches_[k] = v.get<std::string>();

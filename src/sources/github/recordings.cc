@@ -2,6 +2,7 @@
 // data uses: PyGithub replay files and octokit (nock) fixtures.
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/github.h"
 #include "umwelt/text.h"
 
@@ -103,7 +104,7 @@ Result<std::vector<Exchange>> ParseOctokitFixture(std::string_view text, const s
                              " lacks a string `path` or an integer `status`");
     }
     Exchange ex;
-    ex.method = r.value("method", "get");
+    ex.method = StrField(r, "method", "get");
     for (auto& c : ex.method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     ex.path = r["path"].get<std::string>();
     ex.status = r["status"].get<long>();

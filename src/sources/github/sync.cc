@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store.h"
+#include "umwelt/json_read.h"
 #include "umwelt/github.h"
 #include "umwelt/log.h"
 #include "umwelt/text.h"
@@ -148,10 +149,10 @@ class Syncer {
   Status Listing(const std::string& name, const std::string& tail) {
     json& cur = cursor_[name];
     if (!cur.is_object()) cur = json::object();
-    std::string since = cur.value("since", "");
+    std::string since = StrField(cur, "since");
     std::string url = RepoUrl(tail) + (since.empty() ? "" : "&since=" + UrlEncode(since));
     std::string first_url = url;
-    std::string etag = cur.value("url", "") == url ? cur.value("etag", "") : "";
+    std::string etag = StrField(cur, "url") == url ? StrField(cur, "etag") : "";
     int page = 0;
     while (!url.empty()) {
       UMWELT_ASSIGN_OR_RETURN(HttpResponse resp, Get(url, page == 0 ? etag : ""));
@@ -165,7 +166,7 @@ class Syncer {
       if (doc.is_array()) {
         for (const auto& item : doc) {
           if (!item.is_object()) continue;
-          std::string updated = item.value("updated_at", "");
+          std::string updated = StrField(item, "updated_at");
           if (updated > newest) newest = updated;
           if (name == "issues") NoteIssue(item);
         }
@@ -215,7 +216,7 @@ class Syncer {
     }
     if (o_.fetch_sub_issues && item.contains("sub_issues_summary") &&
         item["sub_issues_summary"].is_object() &&
-        item["sub_issues_summary"].value("total", 0) > 0) {
+        IntField(item["sub_issues_summary"], "total") > 0) {
       AddPending("pending_sub_issues", n);
     }
     if (item.contains("comments") && item["comments"].is_number_integer()) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/file.h"
 #include "umwelt/log.h"
 #include "umwelt/text.h"
@@ -364,7 +365,7 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
     }
     report->runs += static_cast<int64_t>(records.size());
     const json& info = (*runs).contains("pageInfo") ? (*runs)["pageInfo"] : json::object();
-    bool more = info.is_object() && info.value("hasNextPage", false);
+    bool more = BoolField(info, "hasNextPage");
     Status s = StoreRuns(corpus, records, &report->changed, [&](WriteBatch& b) {
       SyncState st = state ? *state : SyncState{};
       st.source = key;
