@@ -46,7 +46,11 @@ struct SyncReport {
   int64_t windows = 0;
   int64_t branches = 0;          // active branches synced
   int64_t branch_windows = 0;
-  int64_t skipped_files = 0;     // binary, vendored, generated, too large
+  int64_t skipped_files = 0;     // binary, vendored, generated, too large, and the three below
+  int64_t missing_objects = 0;   // files whose blob is not in this clone (partial or damaged); retried next sync
+  int64_t lfs_pointers = 0;      // Git LFS pointers (the file is not in git)
+  int64_t submodules = 0;        // other repositories' commits (gitlinks)
+  bool shallow = false;          // a shallow clone: the history ends at its grafted commits
   bool full = false;             // no usable cursor: a whole sync
 };
 

@@ -230,6 +230,15 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
               static_cast<long long>(r.files),
               static_cast<long long>(r.windows), static_cast<long long>(r.skipped_files),
               static_cast<long long>(r.branches), static_cast<long long>(r.branch_windows));
+  std::string why;
+  auto reason = [&](int64_t n, const char* what) {
+    if (n > 0) why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+  };
+  reason(r.missing_objects, "not in this clone (partial or damaged; tried again next sync)");
+  reason(r.lfs_pointers, "Git LFS pointers");
+  reason(r.submodules, "submodules");
+  if (!why.empty()) std::printf("  skipped files: %s\n", why.c_str());
+  if (r.shallow) std::printf("  a shallow clone: the history starts at its grafted commits\n");
   if (r.commits + r.commits_removed + r.files + r.branches > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
 }

@@ -290,3 +290,97 @@ TEST_F(GitRepoTest, CliSearchesBranchWorkApart) {
 
 }  // namespace
 }  // namespace umwelt::git
+
+namespace umwelt::git {
+namespace {
+
+// Issue 14, item 3: real-world clones — objects missing, partial (blobless)
+// and shallow clones, LFS pointers, submodules — sync what they hold, say
+// what they skipped and why, and retry what was missing.
+class RealWorldCloneTest : public testing::GitCliTest {
+ protected:
+  void SetUp() override {
+    InitRepo("origin");
+    Git("remote add origin https://github.com/acme/tinylm.git");
+    Write("src/a.py", "def a():\n    return 1\n");
+    Write("src/b.py", "def b():\n    return 2\n");
+    Write("model.bin", "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a2146\nsize 12345\n");
+    for (int i = 1; i <= 6; ++i) {
+      Write("src/step.py", "STEP = " + std::to_string(i) + "\n");
+      Commit("Step " + std::to_string(i), "2026-11-0" + std::to_string(i) + "T10:00:00Z", "Ann");
+    }
+  }
+  SyncReport SyncAt(const std::string& path, Corpus& corpus, Status* status = nullptr) {
+    SyncOptions o;
+    o.path = path;
+    o.remote_url = "https://github.com/acme/tinylm.git";
+    SyncReport r;
+    Status s = git::Sync(corpus, o, &r);
+    if (status) *status = s;
+    else EXPECT_TRUE(s.ok()) << s.message();
+    return r;
+  }
+  std::unique_ptr<Corpus> NewCorpus(const std::string& name) {
+    return std::move(Corpus::Open(dir_.File(name), Corpus::Mode::kReadWrite)).value();
+  }
+  void Shell(const std::string& cmd) { ASSERT_EQ(std::system((cmd + " >/dev/null 2>&1").c_str()), 0) << cmd; }
+};
+
+TEST_F(RealWorldCloneTest, AMissingObjectIsSkippedCountedAndRetried) {
+  // Delete the loose object of src/b.py.
+  std::string blob = Sha("HEAD:src/b.py");
+  std::string object = repo_ + "/.git/objects/" + blob.substr(0, 2) + "/" + blob.substr(2);
+  ASSERT_TRUE(std::filesystem::exists(object));
+  std::filesystem::remove(object);
+  auto corpus = NewCorpus("c.db");
+  SyncReport r = SyncAt(repo_, *corpus);
+  EXPECT_EQ(r.commits, 6);
+  EXPECT_EQ(r.missing_objects, 1);
+  EXPECT_EQ(r.lfs_pointers, 1);
+  EXPECT_EQ(r.files, 2);  // a.py and step.py
+  EXPECT_TRUE(corpus->RecordRefs("acme/tinylm/blob/src/b.py", "window")->empty());
+  auto state = corpus->GetSyncState("git:acme/tinylm");
+  ASSERT_TRUE(state.ok() && *state);
+  EXPECT_TRUE((*state)->last_error.empty());
+  // The object comes back (a fetch): the next sync windows the file, with no new commit.
+  Shell("cd " + testing::Quote(repo_) + " && git hash-object -w src/b.py");
+  SyncReport again = SyncAt(repo_, *corpus);
+  EXPECT_EQ(again.commits, 0);
+  EXPECT_EQ(again.missing_objects, 0);
+  EXPECT_EQ(corpus->RecordRefs("acme/tinylm/blob/src/b.py", "window")->size(), 1u);
+}
+
+TEST_F(RealWorldCloneTest, BloblessShallowAndSubmoduleClonesSync) {
+  // A blobless (partial) clone from a bare repository that allows filters.
+  std::string bare = dir_.File("bare.git"), blobless = dir_.File("blobless.git");
+  Shell("git clone -q --bare " + testing::Quote(repo_) + " " + testing::Quote(bare));
+  Shell("git -C " + testing::Quote(bare) + " config uploadpack.allowFilter true");
+  Shell("git clone -q --bare --filter=blob:none file://" + bare + " " + testing::Quote(blobless));
+  auto partial = NewCorpus("partial.db");
+  SyncReport r = SyncAt(blobless, *partial);
+  EXPECT_EQ(r.commits, 6);
+  EXPECT_EQ(r.missing_objects, 4);  // every file on main: no blob was fetched
+  EXPECT_EQ(r.windows, 0);
+  // A shallow clone: the history starts at its grafted commit.
+  std::string shallow = dir_.File("shallow");
+  Shell("git clone -q --depth 3 file://" + repo_ + " " + testing::Quote(shallow));
+  auto cut = NewCorpus("shallow.db");
+  SyncReport s = SyncAt(shallow, *cut);
+  EXPECT_TRUE(s.shallow);
+  EXPECT_EQ(s.commits, 3);
+  EXPECT_EQ(s.files, 3);  // a.py, b.py, step.py (model.bin is an LFS pointer)
+  // A submodule (a gitlink) is skipped and counted.
+  Git("-c protocol.file.allow=always submodule add -q file://" + bare + " vendored-lib");
+  Commit("Add a submodule", "2026-11-07T10:00:00Z", "Ann");
+  auto with_sub = NewCorpus("sub.db");
+  SyncReport m = SyncAt(repo_, *with_sub);
+  EXPECT_EQ(m.submodules, 1);
+  // The CLI says what it skipped and why.
+  auto cli = testing::Umwelt({"--corpus", dir_.File("cli.db"), "sync", "git", blobless, "--remote-url",
+                              "https://github.com/acme/tinylm.git"});
+  ASSERT_EQ(cli.code, 0) << cli.err;
+  EXPECT_NE(cli.out.find("4 not in this clone"), std::string::npos) << cli.out;
+}
+
+}  // namespace
+}  // namespace umwelt::git

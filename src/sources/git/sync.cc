@@ -92,7 +92,9 @@ Status CommitTrees(git_commit* c, TreePtr* tree, TreePtr* parent_tree) {
   if (git_commit_tree(tree->out(), c) != 0) return GitError("git: tree of commit " + sha);
   if (git_commit_parentcount(c) > 0) {
     CommitPtr parent;
-    if (git_commit_parent(parent.out(), c, 0) != 0 || git_commit_tree(parent_tree->out(), parent.get()) != 0) {
+    int rc = git_commit_parent(parent.out(), c, 0);
+    if (rc == GIT_ENOTFOUND) return Status::Ok();  // a shallow clone's grafted root: compared against nothing
+    if (rc != 0 || git_commit_tree(parent_tree->out(), parent.get()) != 0) {
       return GitError("git: parent of commit " + sha);
     }
   }
@@ -143,9 +145,7 @@ Status TreeChanges(git_repository* repo, git_tree* from, git_tree* to, std::vect
       return;
     }
     if (d.status == GIT_DELTA_RENAMED) out->push_back({d.old_file.path, true});
-    // Submodules and links are not files to read.
-    if (d.new_file.mode == GIT_FILEMODE_COMMIT || d.new_file.mode == GIT_FILEMODE_LINK) return;
-    out->push_back({d.new_file.path, false});
+    out->push_back({d.new_file.path, false});  // submodules and links too: windowing skips and counts them
   });
 }
 
@@ -209,6 +209,9 @@ class GitSync {
       return Status::Ok();
     }
     old_head_ = StrField(j, "head");
+    for (const auto& p : ArrayField(j, "retry")) {
+      if (p.is_string()) old_retry_.insert(p.get<std::string>());
+    }
     if (j.contains("branches") && j["branches"].is_object()) {
       for (auto& [k, v] : j["branches"].items()) {
         if (v.is_string()) old_branches_[k] = v.get<std::string>();
@@ -253,12 +256,57 @@ class GitSync {
 
   std::string CommitRef(const std::string& sha) const { return repo_name_ + "/commit/" + sha; }
 
-  // The new commits, oldest first: reachable from HEAD, not from the recorded head.
-  Status NewCommits(WalkPtr* walk) {
-    if (git_revwalk_new(walk->out(), repo_.get()) != 0) return GitError("git: revwalk");
-    git_revwalk_sorting(walk->get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-    if (git_revwalk_push(walk->get(), &head_oid_) != 0) return GitError("git: walking from HEAD");
-    if (have_old_ && git_revwalk_hide(walk->get(), &old_oid_) != 0) return GitError("git: hiding the recorded head");
+  // The new commits, oldest first: reachable from HEAD, not from the recorded
+  // head. A shallow clone's history ends at grafted commits whose parents are
+  // absent; libgit2's walk refuses it, so those are walked here, each grafted
+  // commit a root.
+  Status NewCommits(std::vector<git_oid>* out) {
+    WalkPtr walk;
+    if (git_revwalk_new(walk.out(), repo_.get()) != 0) return GitError("git: revwalk");
+    git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+    if (git_revwalk_push(walk.get(), &head_oid_) != 0) return GitError("git: walking from HEAD");
+    if (have_old_ && git_revwalk_hide(walk.get(), &old_oid_) != 0) return GitError("git: hiding the recorded head");
+    git_oid oid;
+    int rc;
+    while ((rc = git_revwalk_next(&oid, walk.get())) == 0) out->push_back(oid);
+    if (rc == GIT_ITEROVER) return Status::Ok();
+    if (rc != GIT_ENOTFOUND || !git_repository_is_shallow(repo_.get())) {
+      return GitError("git: walking the history of " + o_.path);
+    }
+    out->clear();
+    r_.shallow = true;
+    std::set<std::string> hidden;
+    if (have_old_) UMWELT_RETURN_IF_ERROR(PostOrder(old_oid_, {}, [&](const git_oid& o) { hidden.insert(Hex(o)); }));
+    return PostOrder(head_oid_, hidden, [&](const git_oid& o) { out->push_back(o); });
+  }
+
+  // Visits the commits reachable from `from`, parents before children,
+  // skipping `hidden` and parents that are not in the repository.
+  Status PostOrder(const git_oid& from, const std::set<std::string>& hidden, const std::function<void(const git_oid&)>& visit) {
+    struct Frame {
+      std::unique_ptr<CommitPtr> commit = std::make_unique<CommitPtr>();
+      unsigned next = 0;
+    };
+    std::vector<Frame> stack;
+    std::set<std::string> seen;
+    auto push = [&](const git_oid& o) {
+      std::string sha = Hex(o);
+      if (hidden.count(sha) || !seen.insert(sha).second) return;
+      Frame f;
+      if (git_commit_lookup(f.commit->out(), repo_.get(), &o) != 0) return;  // beyond a grafted root
+      stack.push_back(std::move(f));
+    };
+    push(from);
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next < git_commit_parentcount(top.commit->get())) {
+        git_oid parent = *git_commit_parent_id(top.commit->get(), top.next++);
+        push(parent);
+        continue;
+      }
+      visit(*git_commit_id(top.commit->get()));
+      stack.pop_back();
+    }
     return Status::Ok();
   }
 
@@ -271,10 +319,8 @@ class GitSync {
   // branch) stays with it.
   Status PlanPullRequests() {
     if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
-    WalkPtr walk;
-    UMWELT_RETURN_IF_ERROR(NewCommits(&walk));
-    git_oid oid;
-    while (git_revwalk_next(&oid, walk.get()) == 0) {
+    UMWELT_RETURN_IF_ERROR(NewCommits(&new_commits_));
+    for (const git_oid& oid : new_commits_) {
       CommitPtr c;
       if (git_commit_lookup(c.out(), repo_.get(), &oid) != 0) return GitError("git: commit " + Hex(oid));
       Landing l = ParseLanding(git_commit_message(c.get()) ? git_commit_message(c.get()) : "");
@@ -328,15 +374,9 @@ class GitSync {
   // force-push, the commits reachable only from the old head are removed.
   Status Commits() {
     if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
-    WalkPtr walk;
-    UMWELT_RETURN_IF_ERROR(NewCommits(&walk));
     std::unique_ptr<WriteBatch> batch;
     int in_batch = 0;
-    git_oid oid;
-    while (true) {
-      int rc = git_revwalk_next(&oid, walk.get());
-      if (rc == GIT_ITEROVER) break;
-      if (rc != 0) return GitError("git: walking the history of " + o_.path);
+    for (const git_oid& oid : new_commits_) {
       if (!batch) {
         UMWELT_ASSIGN_OR_RETURN(batch, corpus_.BeginWrite());
       }
@@ -404,11 +444,13 @@ class GitSync {
     bool landing = info && own.number == pr->second;
     DiffStat stat;
     if (landing) {
-      // The close-out says how big the change was.
-      UMWELT_RETURN_IF_ERROR(CommitStat(repo_.get(), c.get(), &stat));
-      text += "\nChanged: " + std::to_string(stat.files) + " file(s), +" + std::to_string(stat.added) + " −" +
-              std::to_string(stat.removed);
-      if (info->landing.merge()) text += " (the whole pull request)";
+      // The close-out says how big the change was (when the clone holds the
+      // blobs to count lines in).
+      if (CommitStat(repo_.get(), c.get(), &stat).ok()) {
+        text += "\nChanged: " + std::to_string(stat.files) + " file(s), +" + std::to_string(stat.added) + " −" +
+                std::to_string(stat.removed);
+        if (info->landing.merge()) text += " (the whole pull request)";
+      }
     }
     // A commit the history does not tie to a PR may still be one the GitHub
     // source listed as a merged PR's (a rebase merge).
@@ -485,18 +527,36 @@ class GitSync {
     git_oid blob_id = *git_tree_entry_id(entry);
     git_filemode_t mode = git_tree_entry_filemode(entry);
     git_tree_entry_free(entry);
+    if (mode == GIT_FILEMODE_COMMIT) {  // a submodule: another repository's commit
+      r_.skipped_files++;
+      r_.submodules++;
+      return Status::Ok();
+    }
     if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE) {
       r_.skipped_files++;
       return Status::Ok();
     }
     BlobPtr blob;
-    if (git_blob_lookup(blob.out(), repo_.get(), &blob_id) != 0) return GitError("git: reading " + path + " at " + sha);
+    if (int rc = git_blob_lookup(blob.out(), repo_.get(), &blob_id); rc != 0) {
+      // Absent from this clone (a partial or damaged one): skipped, counted,
+      // and tried again by the next sync.
+      if (rc != GIT_ENOTFOUND) return GitError("git: reading " + path + " at " + sha);
+      r_.skipped_files++;
+      r_.missing_objects++;
+      if (kind == "window") retry_.insert(path);
+      return Status::Ok();
+    }
     auto size = static_cast<size_t>(git_blob_rawsize(blob.get()));
     if (SkippedPath(path) || size > kMaxFileBytes || git_blob_is_binary(blob.get())) {
       r_.skipped_files++;
       return Status::Ok();
     }
     std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())), size);
+    if (content.size() < 1024 && content.rfind("version https://git-lfs.github.com/spec/", 0) == 0) {
+      r_.skipped_files++;  // a Git LFS pointer: the file itself is not in git
+      r_.lfs_pointers++;
+      return Status::Ok();
+    }
     if (LooksGenerated(content)) {
       r_.skipped_files++;
       return Status::Ok();
@@ -525,7 +585,7 @@ class GitSync {
   // Windows of the default branch: the files that changed since the recorded
   // head (every file on a first sync).
   Status MainWindows() {
-    if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
+    if (have_old_ && git_oid_equal(&old_oid_, &head_oid_) && old_retry_.empty()) return Status::Ok();
     TreePtr tree, old_tree;
     if (git_commit_tree(tree.out(), head_.get()) != 0) return GitError("git: tree of HEAD");
     if (have_old_) {
@@ -536,6 +596,15 @@ class GitSync {
     }
     std::vector<FileChange> changes;
     UMWELT_RETURN_IF_ERROR(TreeChanges(repo_.get(), old_tree.get(), tree.get(), &changes));
+    // Files an earlier sync could not read are tried again.
+    std::set<std::string> listed;
+    for (const auto& c : changes) listed.insert(c.path);
+    for (const auto& path : old_retry_) {
+      git_tree_entry* e = nullptr;
+      if (listed.count(path) || git_tree_entry_bypath(&e, tree.get(), path.c_str()) != 0) continue;
+      git_tree_entry_free(e);
+      changes.push_back({path, false});
+    }
     std::string sha = Hex(head_oid_), date = CommitTime(head_.get());
     std::unique_ptr<WriteBatch> batch;
     int in_batch = 0;
@@ -689,6 +758,8 @@ class GitSync {
     j["path"] = std::filesystem::absolute(o_.path, ec).lexically_normal().string();  // for `ask --refresh`
     j["branches"] = json::object();
     for (const auto& [name, sha] : new_branches_) j["branches"][name] = sha;
+    j["retry"] = json::array();
+    for (const auto& path : retry_) j["retry"].push_back(path);
     UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
     SyncState s;
     s.source = source_key_;
@@ -714,6 +785,8 @@ class GitSync {
     int64_t commits = 0;
     DiffStat stat;
   };
+  std::vector<git_oid> new_commits_;      // oldest first
+  std::set<std::string> old_retry_, retry_;  // main files not readable last time / this time
   std::map<std::string, int64_t> pr_of_;  // sha of a new commit -> the PR it landed through
   std::map<int64_t, PrInfo> prs_;         // the PRs that landed in this sync
 };
