@@ -152,6 +152,7 @@ Result<std::optional<Chunk>> Corpus::ChunkByRef(const std::string& ref) {
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, ref);
   if (q.Step() == SQLITE_ROW) return std::optional<Chunk>(ReadChunk(q));
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   return std::optional<Chunk>();
 }
 
@@ -161,6 +162,7 @@ Result<std::optional<Chunk>> Corpus::ChunkByUrl(const std::string& url) {
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, url);
   if (q.Step() == SQLITE_ROW) return std::optional<Chunk>(ReadChunk(q));
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   return std::optional<Chunk>();
 }
 
@@ -175,6 +177,7 @@ Result<std::vector<Chunk>> Corpus::ThreadChunks(const std::string& parent) {
   q.Bind(1, parent).Bind(2, parent + ":p").Bind(3, parent + ":q");
   std::vector<Chunk> out;
   while (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   return out;
 }
 
@@ -193,8 +196,10 @@ Result<std::vector<Chunk>> Corpus::ChunksAround(const std::string& parent, const
   after.Bind(1, parent).Bind(2, date).Bind(3, ref).Bind(4, int64_t{n} + 1);
   std::vector<Chunk> out;
   while (before.Step() == SQLITE_ROW) out.push_back(ReadChunk(before));
+  UMWELT_RETURN_IF_ERROR(before.Finished(path_));
   std::reverse(out.begin(), out.end());
   while (after.Step() == SQLITE_ROW) out.push_back(ReadChunk(after));
+  UMWELT_RETURN_IF_ERROR(after.Finished(path_));
   return out;
 }
 
@@ -206,6 +211,7 @@ Result<std::vector<Chunk>> Corpus::ChunksById(const std::vector<int64_t>& ids) {
   for (int64_t id : ids) {
     q.Bind(1, id);
     if (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
+    UMWELT_RETURN_IF_ERROR(q.Finished(path_));
     q.Reset();
   }
   return out;
@@ -240,6 +246,7 @@ Result<std::vector<Chunk>> Corpus::LinkedFrom(const std::string& ref, int limit)
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, ref).Bind(2, limit);
   while (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   return out;
 }
 
@@ -249,6 +256,7 @@ Result<std::vector<SyncState>> Corpus::SyncStates() {
   Stmt ss(db_, "SELECT source, cursor, last_success, last_error, error_since FROM sync_state ORDER BY source");
   UMWELT_RETURN_IF_ERROR(ss.PrepareStatus(path_));
   while (ss.Step() == SQLITE_ROW) out.push_back({ss.Text(0), ss.Text(1), ss.Text(2), ss.Text(3), ss.Text(4)});
+  UMWELT_RETURN_IF_ERROR(ss.Finished(path_));
   return out;
 }
 
@@ -273,6 +281,7 @@ Result<std::vector<std::string>> Corpus::RecordRefs(const std::string& parent, c
     std::string base = BaseRef(q.Text(0));
     if (out.empty() || out.back() != base) out.push_back(std::move(base));
   }
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   return out;
 }
 
@@ -283,6 +292,7 @@ Result<std::vector<Chunk>> Corpus::ChunksInPeriod(const std::string& from, const
   q.Bind(1, from).Bind(2, to);
   std::vector<Chunk> out;
   while (q.Step() == SQLITE_ROW) out.push_back(ReadChunk(q));
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   return out;
 }
 
@@ -295,6 +305,7 @@ Result<std::vector<Thread>> Corpus::ThreadsChangedIn(const std::string& from, co
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, from).Bind(2, to);
   while (q.Step() == SQLITE_ROW) out.push_back(ReadThread(q));
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   return out;
 }
 
@@ -306,6 +317,7 @@ Result<std::vector<Link>> Corpus::LinksFrom(const std::vector<std::string>& from
   for (const auto& ref : from_refs) {
     q.Bind(1, ref);
     while (q.Step() == SQLITE_ROW) out.push_back({q.Text(0), q.Text(1), q.Text(2)});
+    UMWELT_RETURN_IF_ERROR(q.Finished(path_));
     q.Reset();
   }
   return out;
@@ -319,6 +331,7 @@ Result<std::vector<Thread>> Corpus::ThreadsOf(const std::string& source, const s
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, source).Bind(2, kind);
   while (q.Step() == SQLITE_ROW) out.push_back(ReadThread(q));
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   return out;
 }
 
@@ -389,7 +402,9 @@ Result<std::string> Corpus::GetMeta(const std::string& key) {
   Stmt q(db_, "SELECT value FROM meta WHERE key=?1");
   if (!q.ok()) return std::string();  // a reference file may lack meta
   q.Bind(1, key);
-  return q.Step() == SQLITE_ROW ? q.Text(0) : std::string();
+  std::string value = q.Step() == SQLITE_ROW ? q.Text(0) : std::string();
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
+  return value;
 }
 
 Result<CorpusStats> Corpus::Stats() {
@@ -400,6 +415,7 @@ Result<CorpusStats> Corpus::Stats() {
     s.counts.push_back({q.Text(0), q.Text(1), q.Int(2)});
     s.total_chunks += q.Int(2);
   }
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
   UMWELT_ASSIGN_OR_RETURN(s.schema_version, GetMeta("schema_version"));
   UMWELT_ASSIGN_OR_RETURN(s.spaces_json, GetMeta("spaces"));
   UMWELT_ASSIGN_OR_RETURN(std::string built, GetMeta("built_at_epoch"));
@@ -411,6 +427,7 @@ Result<CorpusStats> Corpus::Stats() {
       s.threads = t.Int(0);
       s.links = t.Int(1);
     }
+    UMWELT_RETURN_IF_ERROR(t.Finished(path_));
     UMWELT_ASSIGN_OR_RETURN(s.sync, SyncStates());
   }
   return s;

@@ -30,6 +30,11 @@ Status Stmt::PrepareStatus(const std::string& context) const {
   return SqliteError(db_, sqlite3_errcode(db_), context);
 }
 
+Status Stmt::Finished(const std::string& context) const {
+  if (last_ == SQLITE_DONE || last_ == SQLITE_ROW) return Status::Ok();
+  return SqliteError(db_, last_, context);
+}
+
 Status Stmt::Run(const std::string& context) {
   int rc = Step();
   Reset();

@@ -72,8 +72,14 @@ class Stmt {
   }
   Stmt& Bind(int i, int v) { return Bind(i, static_cast<int64_t>(v)); }
 
-  // SQLITE_ROW, SQLITE_DONE or an error code.
-  int Step() { return sqlite3_step(stmt_); }
+  // SQLITE_ROW, SQLITE_DONE or an error code, remembered for Finished().
+  int Step() { return last_ = sqlite3_step(stmt_); }
+  // How the last Step() ended, as a Status: ok for SQLITE_DONE (the scan is
+  // complete) and SQLITE_ROW (a lookup that read the row it wanted), else
+  // the error (SQLITE_BUSY, SQLITE_IOERR, SQLITE_CORRUPT …) naming
+  // `context`. Every reader checks it, so a scan cut short is an error,
+  // never a short answer.
+  Status Finished(const std::string& context) const;
   // Steps to completion; a non-DONE result is an error naming `context`.
   Status Run(const std::string& context);
   void Reset() {
@@ -96,6 +102,7 @@ class Stmt {
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
   bool owned_ = true;
+  int last_ = SQLITE_DONE;
 };
 
 // Maps an SQLite error to a Status naming `context`.

@@ -61,6 +61,7 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
     // Same or older stamp: the stored copy stands (re-imports are idempotent,
     // and two recordings of one version cannot flip-flop).
     if (version.Step() == SQLITE_ROW && version.Text(0) >= updated) return false;
+    UMWELT_RETURN_IF_ERROR(version.Finished(path));
     Stmt set(*corpus_->cache_, "INSERT INTO record_versions(ref, updated) VALUES (?1, ?2)"
                  " ON CONFLICT(ref) DO UPDATE SET updated=excluded.updated");
     UMWELT_RETURN_IF_ERROR(set.PrepareStatus(path));
@@ -90,6 +91,7 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
     c.syms = existing.Text(12);
     old.push_back(std::move(c));
   }
+  UMWELT_RETURN_IF_ERROR(existing.Finished(path));
   if (old.size() == parts.size()) {
     bool same = true;
     for (size_t i = 0; i < old.size() && same; ++i) same = SameChunk(old[i], parts[i]);
@@ -163,6 +165,7 @@ Status WriteBatch::PutThread(const Thread& t) {
     UMWELT_RETURN_IF_ERROR(old.PrepareStatus(corpus_->path_));
     old.Bind(1, t.ref);
     if (old.Step() == SQLITE_ROW) retitle = old.Text(0) != t.title;
+    UMWELT_RETURN_IF_ERROR(old.Finished(corpus_->path_));
   }
   Stmt q(*corpus_->cache_,
          "INSERT INTO threads(ref, source, kind, state, state_reason, title, author,"
@@ -222,6 +225,7 @@ Status WriteBatch::LinkSubIssue(const std::string& parent, const std::string& ch
       }
     }
   }
+  UMWELT_RETURN_IF_ERROR(get.Finished(path));
   get.Reset();
   for (auto& c : children) {
     if (c == child) return Status::Ok();
