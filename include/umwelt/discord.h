@@ -22,6 +22,7 @@ namespace umwelt::discord {
 struct ImportOptions {
   std::string repo;  // "owner/name": what a bare #123 in a message refers to ("" = none)
   int batch = 2000;  // messages per transaction
+  std::function<void(int64_t messages)> progress;  // after each batch, the messages read so far
 };
 
 struct ImportReport {

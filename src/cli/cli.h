@@ -2,6 +2,7 @@
 // exit code (0 ok, 1 failure, 2 usage) and prints the error, in one place.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +15,25 @@
 namespace umwelt::cli {
 
 // The corpus path: --corpus, else $UMWELT_CORPUS, else the per-user data dir.
+// Progress of a step that can take more than a second, on stderr: on a
+// terminal one line redrawn with the count, the rate and the time left (a
+// bar when the total is known); elsewhere a plain line every 5 s; nothing
+// with --quiet. Done() (or the destructor) clears the terminal line.
+class Progress {
+ public:
+  explicit Progress(std::string what);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  void Update(int64_t done, int64_t total = 0, const std::string& detail = "");
+  void Done();
+
+ private:
+  std::string what_;
+  bool tty_, quiet_, drawn_ = false, done_ = false;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
 // From here on every byte written to stdout passes TerminalSafe (umwelt/text.h):
 // text from the corpus never reaches a terminal as an escape sequence.
 void GuardStdout();

@@ -55,15 +55,11 @@ Status CmdSyncGithub(const std::string& path, const SyncGithubArgs& args) {
   o.max_retries = args.max_retries;
   o.token = GithubToken();
   if (o.token.empty()) LogWarn("no GITHUB_TOKEN and no `gh auth token`: unauthenticated, 60 requests/hour");
-  bool tty = ::isatty(2);
-  if (tty) {
-    o.progress = [](const std::string& what, int page) {
-      std::fprintf(stderr, "\r\033[Ksync %s: page %d", what.c_str(), page);
-    };
-  }
+  Progress progress("sync github");
+  o.progress = [&](const std::string& what, int page) { progress.Update(page, 0, what + " pages"); };
   github::SyncReport report;
   Status s = github::Sync(*corpus, *http, o, &report);
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  progress.Done();
   std::printf("sync github %s: %d requests (%d not modified, %d retried), %lld records changed, "
               "%lld deleted\n",
               args.repo.c_str(), report.requests, report.not_modified, report.retries,
@@ -76,8 +72,11 @@ Status CmdImportDiscord(const std::string& path, const DiscordArgs& args) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
   discord::ImportOptions o;
   o.repo = args.repo;
+  Progress progress("import discord");
+  o.progress = [&](int64_t messages) { progress.Update(messages, 0, "messages"); };
   discord::ImportReport r;
   Status s = discord::ImportFiles(*corpus, args.paths, o, &r);
+  progress.Done();
   std::printf("imported %d file(s): %lld messages (%lld new or changed) in %lld channels, %lld system messages "
               "skipped\n",
               r.files, static_cast<long long>(r.messages), static_cast<long long>(r.changed),
@@ -96,15 +95,11 @@ Status CmdSyncDiscord(const std::string& path, const DiscordArgs& args) {
   o.recheck_days = args.recheck_days;
   o.archived_days = args.archived_days;
   if (const char* t = std::getenv("DISCORD_TOKEN"); t) o.token = t;
-  bool tty = ::isatty(2);
-  if (tty) {
-    o.progress = [](const std::string& channel, int64_t n) {
-      std::fprintf(stderr, "\r\033[Ksync discord: #%s %lld", channel.c_str(), static_cast<long long>(n));
-    };
-  }
+  Progress progress("sync discord");
+  o.progress = [&](const std::string& channel, int64_t n) { progress.Update(n, 0, "#" + channel + " messages"); };
   discord::SyncReport r;
   Status s = discord::Sync(*corpus, *http, o, &r);
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  progress.Done();
   std::printf("sync discord %s: %d requests (%d retried), %d channels and threads, %lld messages new or changed, "
               "%lld deleted\n",
               args.guild.c_str(), r.requests, r.retries, r.channels, static_cast<long long>(r.messages),
@@ -214,15 +209,11 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   o.path = args.path;
   o.remote_url = args.remote_url;
   o.branch_days = args.branch_days;
-  bool tty = ::isatty(2);
-  if (tty) {
-    o.progress = [](const std::string& what, int64_t done) {
-      std::fprintf(stderr, "\r\033[Ksync git: %lld %s", static_cast<long long>(done), what.c_str());
-    };
-  }
+  Progress progress("sync git");
+  o.progress = [&](const std::string& what, int64_t done) { progress.Update(done, 0, what); };
   git::SyncReport r;
   Status s = git::Sync(*corpus, o, &r);
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  progress.Done();
   std::printf("sync git %s%s: %lld commits (%lld pull requests landed, %lld removed by a force-push), %lld files as "
               "%lld windows (%lld skipped), %lld active branches as %lld windows\n",
               r.repo.c_str(), r.full ? " (whole history)" : "", static_cast<long long>(r.commits),

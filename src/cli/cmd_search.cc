@@ -140,16 +140,11 @@ Status CmdIndex(const std::string& path, const IndexArgs& a) {
   o.retrain = a.retrain;
   o.builtin.dim = a.dim;
   o.builtin.epoch = a.epochs;
-  bool tty = ::isatty(2);
-  if (tty) {
-    o.progress = [](const std::string& space, int64_t done, int64_t total) {
-      std::fprintf(stderr, "\r\033[Kindex %s: %lld/%lld", space.c_str(), static_cast<long long>(done),
-                   static_cast<long long>(total));
-    };
-  }
+  Progress progress("index");
+  o.progress = [&](const std::string& space, int64_t done, int64_t total) { progress.Update(done, total, space); };
   IndexReport report;
   Status s = IndexSpaces(*corpus, configs, o, &report);
-  if (tty) std::fprintf(stderr, "\r\033[K");
+  progress.Done();
   for (const auto& sp : report.spaces) {
     std::printf("space %s (%s): %lld chunks embedded in %.1f s\n", sp.space.c_str(), sp.model.c_str(),
                 static_cast<long long>(sp.embedded), sp.seconds);

@@ -145,6 +145,7 @@ Status ImportOne(Corpus& corpus, const std::string& path, const ImportOptions& o
   Channel channel;
   bool have_channel = false;
   int64_t complete = 0;
+  const int64_t read_before = report->messages + report->skipped;
   auto sink = [&](const std::string& where, json&& v) -> Status {
     if (where == "guild") {
       guild = std::move(v);
@@ -167,7 +168,7 @@ Status ImportOne(Corpus& corpus, const std::string& path, const ImportOptions& o
       if (!have_channel) {
         return Status::Corrupt(path + ": messages come before the channel they belong to (not an export umwelt knows)");
       }
-      ++complete;
+      if (++complete % 1000 == 0 && o.progress) o.progress(read_before + complete);
       return writer.Add(channel, v);
     } else if (where == "element") {  // a root array of API thread dumps
       if (!v.is_object() || !v.contains("thread") || !v.contains("messages") || !v["messages"].is_array()) {
@@ -176,7 +177,7 @@ Status ImportOne(Corpus& corpus, const std::string& path, const ImportOptions& o
       Channel t = ApiChannel(v["thread"]);
       if (t.guild_id.empty() || t.id.empty()) return Status::Corrupt(path + ": a thread has no id or guild_id");
       for (const auto& m : v["messages"]) {
-        ++complete;
+        if (++complete % 1000 == 0 && o.progress) o.progress(read_before + complete);
         UMWELT_RETURN_IF_ERROR(writer.Add(t, m));
       }
     }
