@@ -492,3 +492,33 @@ TEST(Cli, Issue13ShowAndSearchEscapeTerminalControls) {
 
 }  // namespace
 }  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 14, item 6: a long step shows its progress on a terminal (count,
+// rate, a bar when the total is known) and nothing with --quiet.
+TEST(Cli, Issue14IndexShowsProgressOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` to give the CLI a terminal";
+  testing::TempDir dir;
+  for (const char* name : {"c.db", "q.db"}) {
+    std::vector<std::string> args = {"--corpus", dir.File(name), "import", "github"};
+    for (const auto& f : ExampleFiles()) args.push_back(f);
+    ASSERT_EQ(Umwelt(args).code, 0);
+  }
+  auto run = [&](const std::string& extra) {
+    std::string db = dir.File(extra.empty() ? "c.db" : "q.db");
+    return testing::RunShell("env HOME=" + Quote(dir.path()) + " script -qec " +
+                             Quote(std::string(UMWELT_BINARY) + " --corpus " + db + extra + " index") + " /dev/null");
+  };
+  RunResult shown = run("");
+  ASSERT_EQ(shown.code, 0) << shown.out << shown.err;
+  EXPECT_NE(shown.out.find("index prose: ["), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("/s"), std::string::npos) << shown.out;
+  RunResult quiet = run(" --quiet");
+  ASSERT_EQ(quiet.code, 0) << quiet.out << quiet.err;
+  EXPECT_EQ(quiet.out.find("index prose: ["), std::string::npos) << quiet.out;
+}
+
+}  // namespace
+}  // namespace umwelt
