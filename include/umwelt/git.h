@@ -30,6 +30,7 @@ namespace umwelt::git {
 struct SyncOptions {
   std::string path;        // a working tree or a bare repository
   std::string remote_url;  // names the project; default: the `origin` remote
+  std::string forge;       // github, gitlab, gitea or bitbucket: the remote's url shapes ("" = by its host)
   int branch_days = 30;    // branches with a commit this recent are mirrored
   int64_t now = 0;         // epoch seconds; 0 = the clock (tests pin it)
   int window_lines = 60;
@@ -64,6 +65,19 @@ Status Sync(Corpus& corpus, const SyncOptions& options, SyncReport* report);
 // "https://github.com/O/R(.git)", "git@github.com:O/R.git", "ssh://git@github.com/O/R"
 // -> "O/R"; "" for other hosts.
 std::string GithubRepoFromRemote(std::string_view url);
+
+// A repository's home on a forge, from its remote url in any of git's forms
+// (https://, ssh://, git://, user@host:path). `kind` is github (also GitHub
+// Enterprise, and hosts the remote does not name), gitlab, gitea (Gitea,
+// Forgejo, Codeberg) or bitbucket; "" when the remote names no forge.
+struct Forge {
+  std::string kind, web_base, name;  // name: "O/R" on github.com, else "host/path"
+};
+Forge ParseRemote(std::string_view remote, const std::string& kind_hint = "");
+// Permalinks in the forge's own shapes (first = 0: the whole file).
+std::string CommitUrl(const Forge& f, const std::string& sha);
+std::string BlobUrl(const Forge& f, const std::string& sha, const std::string& path, int first, int last);
+std::string TreeUrl(const Forge& f, const std::string& branch);
 
 // --- pure helpers, exposed for tests ---
 

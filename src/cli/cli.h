@@ -56,6 +56,7 @@ Status CmdSyncGithub(const std::string& corpus, const SyncGithubArgs& args);
 struct SyncGitArgs {
   std::string path;
   std::string remote_url;
+  std::string forge;
   int branch_days = 30;
 };
 struct DiscordArgs {

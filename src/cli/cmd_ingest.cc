@@ -208,6 +208,7 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   git::SyncOptions o;
   o.path = args.path;
   o.remote_url = args.remote_url;
+  o.forge = args.forge;
   o.branch_days = args.branch_days;
   Progress progress("sync git");
   o.progress = [&](const std::string& what, int64_t done) { progress.Update(done, 0, what); };

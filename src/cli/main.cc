@@ -76,7 +76,9 @@ static int RunCli(int argc, char** argv) {
   cli::SyncGitArgs git_args;
   auto* sync_git = sync->add_subcommand("git", "Mirror a local clone: commits, code on the default branch, active branches");
   sync_git->add_option("path", git_args.path, "A clone (working tree or bare)")->required()->check(CLI::ExistingDirectory);
-  sync_git->add_option("--remote-url", git_args.remote_url, "The project's remote (default: origin); GitHub gives permalinks");
+  sync_git->add_option("--remote-url", git_args.remote_url, "The project's remote (default: origin): its forge's permalinks");
+  sync_git->add_option("--forge", git_args.forge, "The remote's url shapes when its host does not say: github, gitlab, gitea or bitbucket")
+      ->check(CLI::IsMember({"github", "gitlab", "gitea", "bitbucket"}));
   sync_git->add_option("--branch-days", git_args.branch_days, "Mirror branches with a commit this recent")
       ->default_val(30)->check(CLI::NonNegativeNumber);
 

@@ -331,3 +331,48 @@ TEST(GitShow, AnUnmirroredPullRequestNamedByCommitsListsThem) {
 
 }  // namespace
 }  // namespace umwelt::git
+
+namespace umwelt::git {
+namespace {
+
+// Issue 14, item 4: every forge's remote, in every form git writes it,
+// gives permalinks in that forge's own shapes.
+TEST(Forges, RemotesInEveryFormGivePermalinksInTheForgesShapes) {
+  struct Case {
+    const char* remote;
+    const char* kind;
+    const char* name;
+    const char* commit;
+    const char* blob;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"https://github.com/acme/tinylm.git", "github", "acme/tinylm", "https://github.com/acme/tinylm/commit/abc",
+            "https://github.com/acme/tinylm/blob/abc/src/x.py#L1-L60"},
+           {"git@github.com:acme/tinylm.git", "github", "acme/tinylm", "https://github.com/acme/tinylm/commit/abc",
+            "https://github.com/acme/tinylm/blob/abc/src/x.py#L1-L60"},
+           {"ssh://git@github.example.com:2222/acme/tinylm", "github", "acme/tinylm",
+            "https://github.example.com/acme/tinylm/commit/abc",
+            "https://github.example.com/acme/tinylm/blob/abc/src/x.py#L1-L60"},
+           {"https://gitlab.com/group/sub/project.git", "gitlab", "gitlab.com/group/sub/project",
+            "https://gitlab.com/group/sub/project/-/commit/abc",
+            "https://gitlab.com/group/sub/project/-/blob/abc/src/x.py#L1-60"},
+           {"git@codeberg.org:acme/tinylm.git", "gitea", "codeberg.org/acme/tinylm",
+            "https://codeberg.org/acme/tinylm/commit/abc",
+            "https://codeberg.org/acme/tinylm/src/commit/abc/src/x.py#L1-L60"},
+           {"https://user@bitbucket.org/acme/tinylm.git", "bitbucket", "bitbucket.org/acme/tinylm",
+            "https://bitbucket.org/acme/tinylm/commits/abc", "https://bitbucket.org/acme/tinylm/src/abc/src/x.py#lines-1:60"},
+       }) {
+    Forge f = ParseRemote(c.remote);
+    EXPECT_EQ(f.kind, c.kind) << c.remote;
+    EXPECT_EQ(f.name, c.name) << c.remote;
+    EXPECT_EQ(CommitUrl(f, "abc"), c.commit) << c.remote;
+    EXPECT_EQ(BlobUrl(f, "abc", "src/x.py", 1, 60), c.blob) << c.remote;
+  }
+  EXPECT_EQ(ParseRemote("https://git.example.org/team/proj.git", "gitlab").kind, "gitlab");  // --forge
+  EXPECT_EQ(TreeUrl(ParseRemote("https://gitlab.com/g/p"), "feat"), "https://gitlab.com/g/p/-/tree/feat");
+  EXPECT_TRUE(ParseRemote("/srv/git/tinylm.git").kind.empty());
+  EXPECT_TRUE(ParseRemote("").kind.empty());
+}
+
+}  // namespace
+}  // namespace umwelt::git

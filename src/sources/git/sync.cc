@@ -178,23 +178,23 @@ class GitSync {
         remote = git_remote_url(origin.get());
       }
     }
-    std::string gh = GithubRepoFromRemote(remote);
-    if (!gh.empty()) {
-      repo_name_ = gh;
-      web_base_ = "https://github.com/" + gh;
+    forge_ = ParseRemote(remote, o_.forge);
+    if (!forge_.kind.empty()) {
+      repo_name_ = forge_.name;
+      web_base_ = forge_.web_base;
     } else {
       const char* wd = git_repository_workdir(repo_.get());
       std::filesystem::path dir = std::filesystem::absolute(wd ? wd : git_repository_path(repo_.get()));
       std::string name = dir.lexically_normal().parent_path().filename().string();
       if (name.size() > 4 && name.substr(name.size() - 4) == ".git") name.resize(name.size() - 4);
       repo_name_ = "local/" + (name.empty() ? std::string("repo") : name);
-      if (remote.rfind("https://", 0) == 0 || remote.rfind("http://", 0) == 0) {
-        web_base_ = remote.size() > 4 && remote.substr(remote.size() - 4) == ".git" ? remote.substr(0, remote.size() - 4)
-                                                                                     : remote;
-      } else {
-        web_base_ = "file://" + dir.lexically_normal().parent_path().string();
-      }
+      web_base_ = "file://" + dir.lexically_normal().parent_path().string();
+      forge_ = {"github", web_base_, repo_name_};  // the shapes, under a file:// base
     }
+    // Only a GitHub repository's "#N" names its issues and PRs as the GitHub
+    // source mirrors them.
+    github_ = forge_.kind == "github" && repo_name_.find('/') == repo_name_.rfind('/') && repo_name_.rfind("local/", 0) != 0 &&
+              web_base_.rfind("https://", 0) == 0;
     r_.repo = repo_name_;
     source_key_ = "git:" + repo_name_;
     return Status::Ok();
@@ -469,7 +469,7 @@ class GitSync {
     ch.title = subject;
     ch.author = SanitizeUtf8(author && author->name ? author->name : "");
     ch.date = CommitTime(c.get());
-    ch.url = web_base_ + "/commit/" + sha;
+    ch.url = CommitUrl(forge_, sha);
     ch.text = text;
     ch.updated = ch.date;
     UMWELT_RETURN_IF_ERROR(batch.PutRecord(SplitIntoParts(ch)).status());
@@ -486,9 +486,9 @@ class GitSync {
       }
     }
     UMWELT_RETURN_IF_ERROR(PutCommitThread(batch, ch, subject, sha, paths.size(), info || !joined.empty()));
-    std::vector<Link> links = FindLinks(ch.ref, message, repo_name_.rfind("local/", 0) == 0 ? "" : repo_name_);
+    std::vector<Link> links = FindLinks(ch.ref, message, github_ ? repo_name_ : "");
     if (!joined.empty()) links.push_back({ch.ref, joined, "pr-commit"});  // kept: the links are replaced below
-    if (int64_t n = own.number; n > 0 && repo_name_.rfind("local/", 0) != 0) {
+    if (int64_t n = own.number; n > 0 && github_) {
       std::string to = PrRef(n);
       links.erase(std::remove_if(links.begin(), links.end(), [&](const Link& l) { return l.to_ref == to; }),
                   links.end());
@@ -572,7 +572,7 @@ class GitSync {
       ch.title = title_prefix + path + (w.symbol.empty() ? "" : " — " + w.symbol);
       ch.author = author;
       ch.date = date;
-      ch.url = web_base_ + "/blob/" + sha + "/" + path + lines;
+      ch.url = BlobUrl(forge_, sha, path, w.first, w.last);
       ch.text = std::move(w.text);
       UMWELT_RETURN_IF_ERROR(batch.PutRecord(SplitIntoParts(ch)).status());
       ++*count;
@@ -627,7 +627,7 @@ class GitSync {
           t.source = "code";
           t.kind = "file";
           t.title = change.path;
-          t.url = web_base_ + "/blob/" + sha + "/" + change.path;
+          t.url = BlobUrl(forge_, sha, change.path, 0, 0);
           t.updated = date;
           t.description = change.path + " on " + branch_ + " at " + sha.substr(0, 10);
           UMWELT_RETURN_IF_ERROR(batch->PutThread(t));
@@ -741,7 +741,7 @@ class GitSync {
     t.state = "open";
     t.title = name;
     t.author = who;
-    t.url = web_base_ + "/tree/" + name;
+    t.url = TreeUrl(forge_, name);
     t.updated = date;
     t.description = "branch " + name + ", last commit by " + who + " on " + date.substr(0, 10) + ", " +
                     std::to_string(files) + " file(s) differ from " + branch_;
@@ -777,6 +777,8 @@ class GitSync {
   git_oid head_oid_{}, old_oid_{};
   bool have_old_ = false;
   std::string repo_name_, web_base_, source_key_, branch_, old_head_;
+  Forge forge_;
+  bool github_ = false;  // a github.com (or Enterprise) owner/name
   std::map<std::string, std::string> old_branches_, new_branches_;
   struct PrInfo {
     Landing landing;
