@@ -69,7 +69,11 @@ std::string GithubRepoFromRemote(std::string_view url);
 // A repository's home on a forge, from its remote url in any of git's forms
 // (https://, ssh://, git://, user@host:path). `kind` is github (also GitHub
 // Enterprise, and hosts the remote does not name), gitlab, gitea (Gitea,
-// Forgejo, Codeberg) or bitbucket; "" when the remote names no forge.
+// Forgejo, Codeberg) or bitbucket; "" when the remote names no forge. A
+// clone without one is kind "local", its base git+file://<dir>, and its
+// permalinks git+file://<dir>@<sha>:<path>#L<a>-L<b> (commits
+// git+file://<dir>@<sha>), which `show`, the server and the citation check
+// resolve from the corpus.
 struct Forge {
   std::string kind, web_base, name;  // name: "O/R" on github.com, else "host/path"
 };

@@ -11,7 +11,7 @@ namespace umwelt {
 Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int around) {
   ThreadView v;
   std::optional<Chunk> focus;
-  if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0) {
+  if (target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0 || target.rfind("git+file://", 0) == 0) {
     UMWELT_ASSIGN_OR_RETURN(auto chunk, corpus.ChunkByUrl(target));
     if (chunk) {
       v.thread_ref = chunk->parent.empty() ? chunk->ref : chunk->parent;

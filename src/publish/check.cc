@@ -76,6 +76,13 @@ void Add(std::vector<CheckProblem>* out, CheckProblem::Severity s, int line, std
 void CheckLink(Corpus* corpus, const std::string& url, int line, const std::string& provenance,
                std::vector<CheckProblem>* out) {
   using S = CheckProblem::Severity;
+  if (url.rfind("git+file://", 0) == 0) {  // a local clone's permalink: the corpus must hold it
+    if (!corpus) return Add(out, S::kError, line, url, "no corpus to check this link against");
+    auto chunk = corpus->ChunkByUrl(url);
+    auto thread = corpus->ThreadByUrl(url);
+    if ((chunk.ok() && chunk->has_value()) || (thread.ok() && thread->has_value())) return;
+    return Add(out, S::kError, line, url, "not in the corpus");
+  }
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) return;  // anchors, mailto
   if (pi::IsCorpusLink(url)) {
     if (!corpus) {

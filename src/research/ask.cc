@@ -446,7 +446,9 @@ Result<AskResult> Ask(const AskOptions& o) {
   };
   auto add = [&](const Hit& hit, const std::string& facet, const std::string& lane, double score) {
     Hit h = as_pr(hit);
-    if (h.url.rfind("https://", 0) != 0 && h.url.rfind("http://", 0) != 0) return;  // not citable (a local clone)
+    if (h.url.rfind("https://", 0) != 0 && h.url.rfind("http://", 0) != 0 && h.url.rfind("git+file://", 0) != 0) {
+      return;  // not citable
+    }
     auto [it, fresh] = by_url.try_emplace(h.url);
     Evidence& e = it->second;
     if (fresh) {

@@ -51,7 +51,11 @@ std::string HitsHtml(const std::vector<Hit>& hits, Corpus* corpus) {
   std::string out = "<ol class=\"hits\">";
   for (const auto& h : hits) {
     std::string title = h.title.empty() ? h.ref : h.title;
-    out += "<li>" + LinkWithCard(corpus, h.url, title) + "<div class=\"meta\">" + E(h.source) + "/" + E(h.kind);
+    // A local clone's permalink opens here, read from the corpus.
+    std::string link = h.url.rfind("git+file://", 0) == 0
+                           ? "<a href=\"/thread?url=" + E(UrlEncode(h.url)) + "\">" + E(title) + "</a>"
+                           : LinkWithCard(corpus, h.url, title);
+    out += "<li>" + link + "<div class=\"meta\">" + E(h.source) + "/" + E(h.kind);
     if (!h.author.empty()) out += " · " + E(h.author);
     if (!h.date.empty()) out += " · " + E(h.date.substr(0, 10));
     for (const auto& v : h.via) out += "<span class=\"via\">" + E(v) + "</span>";

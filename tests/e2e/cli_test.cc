@@ -522,3 +522,50 @@ TEST(Cli, Issue14IndexShowsProgressOnATerminal) {
 
 }  // namespace
 }  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 14, item 4: a repository with no forge remote is citable: its code
+// and commits get git+file:// permalinks that show, ask and the citation
+// check resolve from the corpus.
+TEST(Cli, Issue14ALocalCloneIsCitable) {
+  testing::TempDir dir;
+  std::string repo = dir.File("ranker"), db = dir.File("c.db");
+  auto git = [&](const std::string& args) {
+    std::string cmd = "cd " + Quote(repo) + " && env GIT_CONFIG_GLOBAL=/dev/null git -c user.name=T -c "
+                      "user.email=t@example.com " + args + " >/dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  };
+  fs::create_directories(repo);
+  git("init -q -b main .");
+  testing::WriteFile(repo + "/rank.py", "def fuse_rankings(keyword, vectors):\n    # reciprocal rank fusion, k = 60\n"
+                                        "    return sorted(keyword + vectors)\n");
+  git("add -A");
+  git("commit -q -m 'Fuse keyword and vector rankings with reciprocal rank fusion'");
+  auto sync = Umwelt({"--corpus", db, "sync", "git", repo});
+  ASSERT_EQ(sync.code, 0) << sync.err;
+  auto search = Umwelt({"--corpus", db, "search", "reciprocal rank fusion", "--json"});
+  ASSERT_EQ(search.code, 0) << search.err;
+  json hits = json::parse(search.out)["hits"];
+  ASSERT_FALSE(hits.empty());
+  std::string url = hits[0]["url"];
+  EXPECT_EQ(url.rfind("git+file://", 0), 0u) << url;
+  EXPECT_NE(url.find("@"), std::string::npos) << url;  // <dir>@<sha>:<path>, not a file:// path that exists nowhere
+  auto show = Umwelt({"--corpus", db, "show", url});
+  ASSERT_EQ(show.code, 0) << show.err;
+  EXPECT_NE(show.out.find("reciprocal rank fusion"), std::string::npos) << show.out;
+  // ask cites the code and the commit, and the report passes the citation check.
+  std::string md = dir.File("report.md");
+  auto ask = Umwelt({"--corpus", db, "ask", "How are the keyword and vector rankings fused?", "--md", md});
+  ASSERT_EQ(ask.code, 0) << ask.err;
+  std::string report = testing::ReadFileOrEmpty(md);
+  EXPECT_NE(report.find("git+file://"), std::string::npos) << report;
+  EXPECT_EQ(report.find("holds nothing"), std::string::npos) << report;
+  auto check = Umwelt({"--corpus", db, "publish", md, "--check"});
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+  EXPECT_EQ(check.out.find("not in the corpus"), std::string::npos) << check.out;
+}
+
+}  // namespace
+}  // namespace umwelt

@@ -39,7 +39,10 @@ Forge ParseRemote(std::string_view remote_in, const std::string& kind_hint) {
   return f;
 }
 
+// A clone with no forge: git+file://<dir>@<sha>[:<path>#L<a>-L<b>], resolved
+// by `show` and the server, accepted by the citation check.
 std::string CommitUrl(const Forge& f, const std::string& sha) {
+  if (f.kind == "local") return f.web_base + "@" + sha;
   if (f.kind == "gitlab") return f.web_base + "/-/commit/" + sha;
   if (f.kind == "bitbucket") return f.web_base + "/commits/" + sha;
   return f.web_base + "/commit/" + sha;
@@ -48,6 +51,7 @@ std::string CommitUrl(const Forge& f, const std::string& sha) {
 std::string BlobUrl(const Forge& f, const std::string& sha, const std::string& path, int first, int last) {
   std::string a = std::to_string(first), b = std::to_string(last);
   bool lines = first > 0;
+  if (f.kind == "local") return f.web_base + "@" + sha + ":" + path + (lines ? "#L" + a + "-L" + b : "");
   if (f.kind == "gitlab") return f.web_base + "/-/blob/" + sha + "/" + path + (lines ? "#L" + a + "-" + b : "");
   if (f.kind == "bitbucket") return f.web_base + "/src/" + sha + "/" + path + (lines ? "#lines-" + a + ":" + b : "");
   if (f.kind == "gitea") return f.web_base + "/src/commit/" + sha + "/" + path + (lines ? "#L" + a + "-L" + b : "");
@@ -55,6 +59,7 @@ std::string BlobUrl(const Forge& f, const std::string& sha, const std::string& p
 }
 
 std::string TreeUrl(const Forge& f, const std::string& branch) {
+  if (f.kind == "local") return f.web_base + "@" + branch;
   if (f.kind == "gitlab") return f.web_base + "/-/tree/" + branch;
   if (f.kind == "bitbucket") return f.web_base + "/src/" + branch;
   if (f.kind == "gitea") return f.web_base + "/src/branch/" + branch;

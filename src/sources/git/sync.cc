@@ -188,8 +188,8 @@ class GitSync {
       std::string name = dir.lexically_normal().parent_path().filename().string();
       if (name.size() > 4 && name.substr(name.size() - 4) == ".git") name.resize(name.size() - 4);
       repo_name_ = "local/" + (name.empty() ? std::string("repo") : name);
-      web_base_ = "file://" + dir.lexically_normal().parent_path().string();
-      forge_ = {"github", web_base_, repo_name_};  // the shapes, under a file:// base
+      web_base_ = "git+file://" + dir.lexically_normal().parent_path().string();
+      forge_ = {"local", web_base_, repo_name_};
     }
     // Only a GitHub repository's "#N" names its issues and PRs as the GitHub
     // source mirrors them.
