@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <sqlite3.h>
 
@@ -267,6 +268,19 @@ TEST(GitRealHistory, PullRequestLinksMatchTheExport) {
   ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
   EXPECT_EQ(sqlite3_column_int(st, 0), expected_links);
   sqlite3_finalize(st);
+  // Squash style: each PR a thread of its own, holding its commit.
+  std::set<int64_t> prs;
+  for (const auto& c : commits) {
+    if (!c["pr_number"].is_null() && ParseLanding(c["subject"].get<std::string>()).number > 0) {
+      prs.insert(ParseLanding(c["subject"].get<std::string>()).number);
+    }
+  }
+  sqlite3_prepare_v2(corpus->raw_handle(), "SELECT count(*) FROM threads WHERE source='git' AND kind='pr'", -1, &st,
+                     nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), static_cast<int>(prs.size()));
+  sqlite3_finalize(st);
+  EXPECT_GT(prs.size(), 100u);
 }
 
 TEST_F(GitRepoTest, CliSearchesBranchWorkApart) {

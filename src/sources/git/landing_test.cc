@@ -261,6 +261,16 @@ TEST_F(MergeHistoryTest, CliShowsOnePrThreadSearchesItOnceAndDigestsItOnce) {
   ASSERT_NE(first, std::string::npos) << m;
   EXPECT_EQ(m.find("pull/310) merged", first + 1), std::string::npos) << m;
   EXPECT_EQ(m.find("claude refactor of my zloss pr"), m.rfind("claude refactor of my zloss pr")) << m;
+  // ask cites the PR by its landing commit, under the PR's title; a branch
+  // commit is never the citation.
+  std::string md = dir_.File("zloss.md");
+  auto ask = testing::Umwelt({"--corpus", db, "ask", "What did the zloss change do?", "--md", md});
+  ASSERT_EQ(ask.code, 0) << ask.err;
+  std::string report = testing::ReadFileOrEmpty(md);
+  EXPECT_NE(report.find("/commit/" + Sha("main~6")), std::string::npos) << report;
+  for (const char* branch : {"main~6^2", "main~6^2~1", "main~6^2~2"}) {
+    EXPECT_EQ(report.find("/commit/" + Sha(branch)), std::string::npos) << branch << "\n" << report;
+  }
 }
 
 // A rebase merge leaves no trace in the history: the GitHub source's list
