@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "auth.h"
+#include "engine.h"
 #include "server_fixtures.h"
 #include "test_util.h"
 #include "umwelt/corpus.h"
@@ -543,6 +544,41 @@ TEST_F(ServerTest, Issue13PagesRunNoInlineScriptAndBadRequestsAreClosed) {
   EXPECT_EQ(bad->status, 400);
   EXPECT_EQ(bad->get_header_value("X-Content-Type-Options"), "nosniff");
   EXPECT_EQ(bad->get_header_value("Connection"), "close");
+}
+
+}  // namespace
+}  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Item 3: under overload a search that cannot start within the wait is
+// refused at once (the route answers 503 with Retry-After), not queued for
+// seconds; searches run on the pool's threads only.
+TEST(Issue13, SearchPoolRefusesWhatCannotStartInTime) {
+  server_internal::SearchPool pool(1, std::chrono::milliseconds(100));
+  std::atomic<bool> release{false};
+  std::thread busy([&] {
+    std::function<void()> hold = [&] {
+      while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    };
+    EXPECT_TRUE(pool.Run(hold).ok());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the one thread is taken
+  auto t0 = std::chrono::steady_clock::now();
+  int ran = 0;
+  std::function<void()> work = [&] { ++ran; };
+  Status s = pool.Run(work);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), Code::kUnavailable);
+  EXPECT_NE(s.message().find("busy"), std::string::npos) << s.message();
+  EXPECT_LT(waited, 1.0);
+  EXPECT_EQ(ran, 0);
+  release = true;
+  busy.join();
+  EXPECT_TRUE(pool.Run(work).ok());  // free again: it runs
+  EXPECT_EQ(ran, 1);
 }
 
 }  // namespace
