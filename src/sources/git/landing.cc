@@ -42,16 +42,19 @@ Landing ParseLanding(std::string_view message) {
   static const std::regex squash(R"(^(.*\S)\s*\(#(\d{1,9})\)(.*)$)");  // the last "(#N)"
   std::smatch m;
   Landing l;
-  std::string whole(message);
-  if (std::regex_search(subject, m, gitea)) {
+  std::string whole(message.find("See merge request ") != std::string_view::npos ? message : std::string_view());
+  // Plain prefilters first: most commits are none of these, and a regex per
+  // style per commit would dominate the sync of a long history.
+  bool merge_pr = subject.rfind("Merge pull request ", 0) == 0;
+  if (merge_pr && std::regex_search(subject, m, gitea)) {
     l = {LandingStyle::kGitea, Number(m[2]), m[1]};
-  } else if (std::regex_search(subject, m, github)) {
+  } else if (merge_pr && std::regex_search(subject, m, github)) {
     l = {LandingStyle::kGithub, Number(m[1]), BodyTitle(message)};
-  } else if (std::regex_search(subject, m, bitbucket)) {
+  } else if (subject.rfind("Merged in ", 0) == 0 && std::regex_search(subject, m, bitbucket)) {
     l = {LandingStyle::kBitbucket, Number(m[1]), BodyTitle(message)};
-  } else if (std::regex_search(whole, m, gitlab)) {
+  } else if (message.find("See merge request ") != std::string_view::npos && std::regex_search(whole, m, gitlab)) {
     l = {LandingStyle::kGitlab, Number(m[1]), subject.rfind("Merge branch", 0) == 0 ? BodyTitle(message) : subject};
-  } else if (std::regex_match(subject, m, squash)) {
+  } else if (subject.find("(#") != std::string::npos && std::regex_match(subject, m, squash)) {
     l = {LandingStyle::kSquash, Number(m[2]), CollapseWhitespace(m[1].str() + m[3].str())};
   }
   if (l.number <= 0) return Landing{};
