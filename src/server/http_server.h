@@ -7,9 +7,9 @@
 //   - the request body, counted as it arrives, chunked or not (over: 413,
 //     answered before the rest is read; a declared Content-Length over the
 //     limit is refused before any of it is read);
-//   - the time to receive a whole request, from the first byte a client may
-//     send to the last (over: the connection is shut), and the idle time
-//     between requests on a kept-alive connection;
+//   - the time to receive a whole request, counted from the connection's
+//     start or the previous answer on it (a kept-alive connection idle that
+//     long is closed too) to its last byte (over: the connection is shut);
 //   - the listen backlog (the system's maximum, so bursts of clients queue
 //     in the kernel instead of retrying SYNs).
 // Routes are (method, regex over the decoded path); handlers run on the
@@ -96,7 +96,7 @@ struct HttpLimits {
   size_t max_header_bytes = 64 << 10;  // request line and headers of one request
   size_t max_body_bytes = 1 << 20;
   int request_seconds = 30;           // to receive a whole request
-  int idle_seconds = 30;              // between requests on a kept-alive connection
+  int idle_seconds = 30;              // no byte in either direction: closed (libmicrohttpd's timeout)
 };
 
 class HttpServer {

@@ -500,7 +500,7 @@ Status ServerImpl::Init() {
   limits.max_connections_per_client = std::max(1, o_.max_connections_per_client);
   limits.max_body_bytes = o_.max_body_bytes;
   limits.request_seconds = o_.read_timeout_seconds;
-  limits.idle_seconds = 30;  // idle clients keep their connection (a proxy pools them)
+  limits.idle_seconds = 30;  // a stalled transfer; the next request on a connection has request_seconds
   UMWELT_RETURN_IF_ERROR(http_.Listen(limits));
   port_ = http_.port();
   if (o_.sync_every_seconds > 0) scheduler_ = std::thread([this] { SchedulerLoop(); });
