@@ -10,6 +10,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "git_cli.h"
 #include "github_fake.h"
 #include "test_util.h"
 
@@ -529,20 +530,14 @@ namespace {
 // Issue 14, item 4: a repository with no forge remote is citable: its code
 // and commits get git+file:// permalinks that show, ask and the citation
 // check resolve from the corpus.
-TEST(Cli, Issue14ALocalCloneIsCitable) {
-  testing::TempDir dir;
-  std::string repo = dir.File("ranker"), db = dir.File("c.db");
-  auto git = [&](const std::string& args) {
-    std::string cmd = "cd " + Quote(repo) + " && env GIT_CONFIG_GLOBAL=/dev/null git -c user.name=T -c "
-                      "user.email=t@example.com " + args + " >/dev/null 2>&1";
-    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  };
-  fs::create_directories(repo);
-  git("init -q -b main .");
-  testing::WriteFile(repo + "/rank.py", "def fuse_rankings(keyword, vectors):\n    # reciprocal rank fusion, k = 60\n"
-                                        "    return sorted(keyword + vectors)\n");
-  git("add -A");
-  git("commit -q -m 'Fuse keyword and vector rankings with reciprocal rank fusion'");
+class LocalClone : public testing::GitCliTest {};
+
+TEST_F(LocalClone, Issue14ALocalCloneIsCitable) {
+  InitRepo("ranker");
+  std::string repo = repo_, db = dir_.File("c.db");
+  Write("rank.py", "def fuse_rankings(keyword, vectors):\n    # reciprocal rank fusion, k = 60\n"
+                   "    return sorted(keyword + vectors)\n");
+  Commit("Fuse keyword and vector rankings with reciprocal rank fusion", "2026-11-20T10:00:00Z", "Ann");
   auto sync = Umwelt({"--corpus", db, "sync", "git", repo});
   ASSERT_EQ(sync.code, 0) << sync.err;
   auto search = Umwelt({"--corpus", db, "search", "reciprocal rank fusion", "--json"});
@@ -556,7 +551,7 @@ TEST(Cli, Issue14ALocalCloneIsCitable) {
   ASSERT_EQ(show.code, 0) << show.err;
   EXPECT_NE(show.out.find("reciprocal rank fusion"), std::string::npos) << show.out;
   // ask cites the code and the commit, and the report passes the citation check.
-  std::string md = dir.File("report.md");
+  std::string md = dir_.File("report.md");
   auto ask = Umwelt({"--corpus", db, "ask", "How are the keyword and vector rankings fused?", "--md", md});
   ASSERT_EQ(ask.code, 0) << ask.err;
   std::string report = testing::ReadFileOrEmpty(md);
