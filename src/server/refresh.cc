@@ -165,14 +165,16 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
     bool whole_instead = false;
     // Never more than the manifest announced: a server that keeps sending
     // is cut off at `bytes`, not allowed to fill the disk.
-    int64_t at = have;
+    // (One transfer carries at most the whole file: the rest of it after a
+    // Range, or all of it from a server that ignores the Range.)
+    int64_t received = 0;
     bool too_long = false;
     auto d = http.Get(base + "/corpus-index.db", range, [&](std::string_view piece) {
-      if (at + static_cast<int64_t>(piece.size()) > bytes) {
+      if (received + static_cast<int64_t>(piece.size()) > bytes) {
         too_long = true;
         return false;
       }
-      at += static_cast<int64_t>(piece.size());
+      received += static_cast<int64_t>(piece.size());
       return std::fwrite(piece.data(), 1, piece.size(), out) == piece.size();
     });
     bool flushed = std::fflush(out) == 0 && ::fsync(fileno(out)) == 0;
