@@ -604,3 +604,54 @@ TEST_F(DigestTest, PostsTiersToDiscordAndSlackWebhooks) {
 
 }  // namespace
 }  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 16, item 9: shared reading lists public pages only, without
+// credentials, and leaves review-tool mirrors of the project's PRs out.
+TEST_F(DigestTest, Issue16SharedReadingIsPublicAndCarriesNoCredentials) {
+  {
+    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE(b.ok());
+    Chunk m;
+    m.source = "discord";
+    m.kind = "message";
+    m.ref = "discord:1/10/190";
+    m.parent = "discord:1/10";
+    m.url = "https://discord.com/channels/1/10/190";
+    m.text = "Links: http://localhost:29510/ https://10.0.0.5/dash http://intranet/wiki https://box.internal/x "
+             "https://report.example.org/r?accessToken=abc123&page=2 https://bob:hunter2@files.example.com/p "
+             "https://app.graphite.dev/github/pr/acme/widget/4 https://bucket.example.net/o?X-Amz-Signature=ff&v=1 "
+             "https://blog.example.org/post-on-kv-caches";
+    m.author = "gus";
+    m.date = "2026-11-20T10:00:00Z";
+    ASSERT_TRUE((*b)->PutRecord({m}).ok());
+    ASSERT_TRUE((*b)->PutLinks(m.ref, FindLinks(m.ref, m.text, "acme/widget", m.parent)).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto d = BuildDigest(Options());
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  std::set<std::string> links(d->shared_links.begin(), d->shared_links.end());
+  EXPECT_TRUE(links.count("https://blog.example.org/post-on-kv-caches"));
+  EXPECT_TRUE(links.count("https://report.example.org/r?page=2"));
+  EXPECT_TRUE(links.count("https://files.example.com/p"));
+  EXPECT_TRUE(links.count("https://bucket.example.net/o?v=1"));
+  EXPECT_TRUE(links.count("https://arxiv.org/abs/2309.06180"));
+  const DigestSection* reading = nullptr;
+  for (const auto& s : d->sections) {
+    if (s.kind == "reading") reading = &s;
+  }
+  ASSERT_NE(reading, nullptr);
+  std::string all = reading->body;
+  for (const char* bad : {"localhost", "10.0.0.5", "intranet", "box.internal", "accessToken", "abc123", "hunter2",
+                          "graphite.dev", "X-Amz"}) {
+    EXPECT_EQ(all.find(bad), std::string::npos) << bad;
+    for (const auto& l : d->shared_links) EXPECT_EQ(l.find(bad), std::string::npos) << l;
+  }
+}
+
+}  // namespace
+}  // namespace umwelt

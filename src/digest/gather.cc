@@ -1,6 +1,7 @@
 // The gatherer: a period's chunks and state changes, grouped into sections
 // with their evidence ranked (see digest.h).
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <regex>
@@ -561,7 +562,58 @@ void Gatherer::FixedSections(const Groups& g, Digest* d) {
   if (!g.intro.empty()) d->sections.push_back(Section("introductions", "introductions", "Introductions", g.intro));
 }
 
-// Web pages linked in the period, with who shared them first.
+// A link fit to publish: http(s) on a public host — not localhost, a
+// single-label or .local/.internal name, nor a private, loopback or
+// link-local address — with any user:password and credential-bearing query
+// parameters (token, key, sig, X-Amz-*, …) removed; "" when it is not fit,
+// or when it is a review tool's mirror of the project's own PR (the PR
+// itself is in the digest).
+std::string ShareableUrl(const std::string& url, const std::string& project) {
+  static const std::regex parts(R"(^(https?)://(?:[^/@?#]*@)?(\[[^\]]+\]|[^/:?#]+)(:\d+)?([^?#]*)(?:\?([^#]*))?(#.*)?$)",
+                                std::regex::icase);
+  std::smatch m;
+  if (!std::regex_match(url, m, parts)) return "";
+  std::string host = ToLower(m[2].str());
+  if (host.front() == '[') return "";  // an IPv6 literal: never a page to share
+  static const std::regex v4(R"(^(\d+)\.(\d+)\.(\d+)\.(\d+)$)");
+  std::smatch ip;
+  if (std::regex_match(host, ip, v4)) {
+    int a = std::stoi(ip[1]), b = std::stoi(ip[2]);
+    if (a == 10 || a == 127 || a == 0 || (a == 169 && b == 254) || (a == 172 && b >= 16 && b <= 31) ||
+        (a == 192 && b == 168) || (a == 100 && b >= 64 && b <= 127)) {
+      return "";
+    }
+  } else {
+    if (host.find('.') == std::string::npos) return "";  // localhost, intranet
+    for (const char* suffix : {".local", ".internal", ".localhost", ".lan", ".home", ".corp"}) {
+      size_t n = std::strlen(suffix);
+      if (host.size() > n && host.compare(host.size() - n, n, suffix) == 0) return "";
+    }
+  }
+  std::string path = m[4].str();
+  if (!project.empty() && host != "github.com") {
+    static const std::regex pr_number(R"(/(\d{1,9})/?$)");
+    if (path.find("/" + project + "/") != std::string::npos && std::regex_search(path, pr_number)) return "";
+  }
+  std::string query;
+  std::string q = m[5].str();
+  static const std::regex secret(
+      R"(^(access_?token|token|auth|authorization|key|api_?key|apikey|secret|password|passwd|sig|signature|code|session|x-amz-.*|x-goog-.*|awsaccesskeyid|se|sp|sv|sr|skoid|sktid)$)",
+      std::regex::icase);
+  for (size_t i = 0; i <= q.size() && !q.empty();) {
+    size_t amp = q.find('&', i);
+    std::string pair = q.substr(i, amp == std::string::npos ? std::string::npos : amp - i);
+    std::string name = pair.substr(0, pair.find('='));
+    if (!pair.empty() && !std::regex_match(name, secret)) query += (query.empty() ? "" : "&") + pair;
+    if (amp == std::string::npos) break;
+    i = amp + 1;
+  }
+  return ToLower(m[1].str()) + "://" + host + m[3].str() + path + (query.empty() ? "" : "?" + query) + m[6].str();
+}
+
+// Web pages linked in the period, with who shared them first: public
+// pages only, credentials stripped, review-tool mirrors of the project's own
+// PRs left to the PRs themselves.
 Status Gatherer::SharedReading(Digest* d) {
   std::vector<std::string> urls;
   std::set<std::string> seen;
@@ -570,23 +622,26 @@ Status Gatherer::SharedReading(Digest* d) {
   }
   if (urls.empty()) return Status::Ok();
   DigestSection s = Section("shared-reading", "reading", "Shared reading", {});
+  std::set<std::string> shown;
   for (const auto& u : urls) {
+    std::string shareable = ShareableUrl(u, project_);
+    if (shareable.empty() || !shown.insert(shareable).second) continue;
     auto sharer = std::find_if(chunks_.begin(), chunks_.end(), [&](const Chunk& c) { return c.text.find(u) != std::string::npos; });
     if (sharer == chunks_.end()) continue;
     Evidence e;
     e.id = "E" + std::to_string(++next_id_);
-    e.url = u;
+    e.url = shareable;
     e.ref = "web:" + u;
     e.source = "web";
     e.kind = "link";
     e.author = sharer->author;
     e.date = sharer->date;
     UMWELT_ASSIGN_OR_RETURN(Thread * page, ThreadRow("web:" + u));
-    e.title = page && !page->title.empty() ? page->title : u;
+    e.title = page && !page->title.empty() ? page->title : shareable;
     e.text = "Shared by " + e.author + " in " + sharer->title + " (" + sharer->url + ")";
     e.thread = sharer->url;  // where it was shared
     s.evidence.push_back(std::move(e));
-    d->shared_links.push_back(u);
+    d->shared_links.push_back(shareable);
     if (s.evidence.size() >= 12) break;
   }
   s.activity = static_cast<int>(s.evidence.size());
