@@ -19,9 +19,10 @@ std::vector<std::string> Sentences(std::string_view text);
 // Numbers with their units ("38.5%", "451k", "64 H100s", "14 minutes");
 // years, dates, #refs and numbers inside urls are not numbers here.
 std::vector<std::string> Numbers(std::string_view text);
-// Quoted corpus text made inert for Markdown: urls in code spans (no
-// autolinks), backticks replaced, markup characters (and < >) escaped with
-// backslashes, a leading heading or list marker defused.
+// Quoted corpus text made inert for Markdown: credentials redacted
+// (RedactSecrets), urls in code spans (no autolinks), backticks replaced,
+// markup characters (and < >) escaped with backslashes, a leading heading or
+// list marker defused.
 std::string Neutralize(std::string_view text);
 // Whether `haystack` holds the number `digits` whole ("45" is not in "451k").
 bool ContainsNumber(std::string_view haystack, std::string_view digits);

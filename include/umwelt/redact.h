@@ -21,8 +21,8 @@ void AddSecret(std::string secret);
 // WANDB_API_KEY, OPENAI_API_KEY, ANTHROPIC_API_KEY, UMWELT_TOKEN,
 // UMWELT_LLM_KEY) by value; and the shapes of tokens whatever their value:
 // GitHub (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), OpenAI/Anthropic
-// (sk-…), Discord bot tokens, bearer and basic credentials, and
-// key=/token=/secret=/password= values.
+// (sk-…), Discord bot tokens, bearer and basic credentials,
+// key=/token=/secret=/password= values, and user:password@ in urls.
 std::string RedactSecrets(std::string_view text);
 
 // Replaces each absolute filesystem path in `text` with its last component

@@ -84,6 +84,7 @@ TEST(Issue13, RedactSecretsHidesTokenShapesAndConfiguredValues) {
   ::setenv("DISCORD_TOKEN", "plain-discord-value", 1);
   EXPECT_EQ(RedactSecrets("echo plain-discord-value"), "echo ***");
   ::unsetenv("DISCORD_TOKEN");
+  EXPECT_EQ(RedactSecrets("see https://bob:hunter2@files.example.com/p"), "see https://***@files.example.com/p");
   // Commit shas and ordinary words stay.
   EXPECT_EQ(RedactSecrets("commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (token budget)"),
             "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (token budget)");

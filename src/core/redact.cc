@@ -60,6 +60,8 @@ std::string RedactSecrets(std::string_view text) {
   s = std::regex_replace(s, scheme, "$1 ***");
   s = std::regex_replace(s, token_word, "$1 ***");
   s = std::regex_replace(s, keyval, "$1***");
+  static const std::regex userinfo(R"(://[^/\s:@]+:[^/\s@]+@)");  // https://user:password@host
+  s = std::regex_replace(s, userinfo, "://***@");
   return s;
 }
 

@@ -651,6 +651,10 @@ TEST_F(DigestTest, Issue16SharedReadingIsPublicAndCarriesNoCredentials) {
     EXPECT_EQ(all.find(bad), std::string::npos) << bad;
     for (const auto& l : d->shared_links) EXPECT_EQ(l.find(bad), std::string::npos) << l;
   }
+  // Nor does a quote of the message republish its credentials.
+  std::string everything;
+  for (const auto& s : d->sections) everything += s.body + "\n";
+  for (const char* secret : {"abc123", "hunter2"}) EXPECT_EQ(everything.find(secret), std::string::npos) << secret;
 }
 
 }  // namespace

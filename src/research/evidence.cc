@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "umwelt/redact.h"
 #include "umwelt/text.h"
 
 namespace umwelt::research {
@@ -122,7 +123,10 @@ std::vector<std::string> Numbers(std::string_view text) {
   return out;
 }
 
-std::string Neutralize(std::string_view text) {
+std::string Neutralize(std::string_view quoted) {
+  // A quote never republishes a credential someone pasted into a thread.
+  std::string redacted = RedactSecrets(quoted);
+  std::string_view text = redacted;
   std::string out;
   size_t i = 0;
   while (i < text.size()) {
