@@ -1,14 +1,17 @@
 // Test-only: a git repository built with the git command line, with pinned
-// dates and authors, for the git source's tests.
+// dates and authors, and a corpus to sync it into, for the git source's tests.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "test_util.h"
+#include "umwelt/git.h"
+#include "umwelt/text.h"
 
 namespace umwelt::testing {
 
@@ -49,9 +52,20 @@ class GitCliTest : public ::testing::Test {
     return ReadFileOrEmpty(out).substr(0, 40);
   }
   std::string Head() { return Sha("HEAD"); }
+  // Syncs `repo_` into `corpus_` on a pinned day.
+  git::SyncReport Sync() {
+    git::SyncOptions o;
+    o.path = repo_;
+    o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+    git::SyncReport r;
+    Status s = git::Sync(*corpus_, o, &r);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return r;
+  }
 
   TempDir dir_;
   std::string repo_;
+  std::unique_ptr<Corpus> corpus_;
 };
 
 }  // namespace umwelt::testing

@@ -77,6 +77,17 @@ class Writer {
   uint64_t pos_ = 0;
 };
 
+// What one hit stands for: its url (a record's parts share it), or, for the
+// commits of one pull request, their thread — search returns the PR once,
+// by its best commit.
+uint64_t HitKey(const Corpus::IndexRow& r) {
+  bool pr_commit = r.source == "git" && r.kind == "commit" && !r.parent.empty() &&
+                   r.parent.find("/commit/") == std::string_view::npos;
+  if (pr_commit) return XXH3_64bits(r.parent.data(), r.parent.size()) ^ 0x5bd1e9955bd1e995ull;
+  if (r.url.empty()) return XXH3_64bits(&r.id, sizeof r.id) ^ 0x9e3779b97f4a7c15ull;
+  return XXH3_64bits(r.url.data(), r.url.size());
+}
+
 }  // namespace
 
 Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
@@ -117,14 +128,7 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
     auto t = ParseIsoTime(r.date);
     dates.push_back(t ? *t : std::numeric_limits<int64_t>::min());
     author_ids.push_back(authors.Id(r.author));
-    // One hit per url; the commits of one pull request are one hit (their
-    // thread's best), not one each.
-    bool pr_commit = r.source == "git" && r.kind == "commit" && !r.parent.empty() &&
-                     r.parent.find("/commit/") == std::string_view::npos;
-    uint64_t uh = pr_commit    ? XXH3_64bits(r.parent.data(), r.parent.size()) ^ 0x5bd1e9955bd1e995ull
-                  : r.url.empty() ? XXH3_64bits(&r.id, sizeof r.id) ^ 0x9e3779b97f4a7c15ull
-                                  : XXH3_64bits(r.url.data(), r.url.size());
-    auto [it, fresh] = url_hash_ids.emplace(uh, static_cast<uint32_t>(url_hash_ids.size()));
+    auto [it, fresh] = url_hash_ids.emplace(HitKey(r), static_cast<uint32_t>(url_hash_ids.size()));
     url_ids.push_back(it->second);
   });
   UMWELT_RETURN_IF_ERROR(s);

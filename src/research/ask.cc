@@ -291,6 +291,34 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   return md;
 }
 
+// A commit that landed through a pull request is cited as the PR: its
+// landing (merge or squash) commit, the thread's last commit, under the PR's
+// title; the branch commits are detail, read with the thread. `landings`
+// caches each PR's answer.
+Hit AsPullRequest(Corpus& corpus, const Hit& h, std::map<std::string, std::optional<Hit>>* landings) {
+  if (h.source != "git" || h.kind != "commit" || h.parent.empty() || h.parent.find("/commit/") != std::string::npos) {
+    return h;
+  }
+  auto [it, fresh] = landings->try_emplace(h.parent);
+  if (fresh) {
+    auto chunks = corpus.ThreadChunks(h.parent);
+    auto row = corpus.GetThread(h.parent);
+    for (size_t i = chunks.ok() ? chunks->size() : 0; i-- > 0;) {
+      const Chunk& c = (*chunks)[i];
+      if (c.source != "git" || c.kind != "commit") continue;
+      Hit l = h;
+      l.ref = c.ref;
+      l.url = c.url;
+      l.date = c.date;
+      l.author = c.author;
+      if (row.ok() && *row && !(*row)->title.empty()) l.title = (*row)->title;
+      it->second = l;
+      break;
+    }
+  }
+  return it->second ? *it->second : h;
+}
+
 }  // namespace
 
 Result<AskResult> Ask(const AskOptions& o) {
@@ -417,35 +445,9 @@ Result<AskResult> Ask(const AskOptions& o) {
   // threads to their end.
   std::map<std::string, Evidence> by_url;
   std::vector<std::string> order;
-  // A commit that landed through a pull request is cited as the PR: its
-  // landing (merge or squash) commit under the PR's title; the branch
-  // commits are detail, read with the thread.
-  std::map<std::string, std::optional<Hit>> landings;
-  auto as_pr = [&](const Hit& h) -> Hit {
-    if (h.source != "git" || h.kind != "commit" || h.parent.empty() || h.parent.find("/commit/") != std::string::npos) {
-      return h;
-    }
-    auto [it, fresh] = landings.try_emplace(h.parent);
-    if (fresh) {
-      auto chunks = corpus->ThreadChunks(h.parent);
-      auto row = corpus->GetThread(h.parent);
-      for (size_t i = chunks.ok() ? chunks->size() : 0; i-- > 0;) {
-        const Chunk& c = (*chunks)[i];
-        if (c.source != "git" || c.kind != "commit") continue;
-        Hit l = h;
-        l.ref = c.ref;
-        l.url = c.url;
-        l.date = c.date;
-        l.author = c.author;
-        if (row.ok() && *row && !(*row)->title.empty()) l.title = (*row)->title;
-        it->second = l;
-        break;
-      }
-    }
-    return it->second ? *it->second : h;
-  };
+  std::map<std::string, std::optional<Hit>> landings;  // a PR thread -> its landing commit, as a hit
   auto add = [&](const Hit& hit, const std::string& facet, const std::string& lane, double score) {
-    Hit h = as_pr(hit);
+    Hit h = AsPullRequest(*corpus, hit, &landings);
     if (h.url.rfind("https://", 0) != 0 && h.url.rfind("http://", 0) != 0 && h.url.rfind("git+file://", 0) != 0) {
       return;  // not citable
     }

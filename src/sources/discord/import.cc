@@ -5,6 +5,7 @@
 
 #include "messages.h"
 #include "store.h"
+#include "umwelt/json_read.h"
 
 namespace umwelt::discord {
 namespace {
@@ -123,14 +124,14 @@ class StreamingHandler final : public nlohmann::json_sax<json> {
 // parent channel in categoryId for threads).
 Channel ExportChannel(const json& guild, const json& c) {
   Channel ch;
-  ch.guild_id = Str(guild, "id");  // a number in some exports: read as its digits
-  ch.id = Str(c, "id");
-  ch.name = Str(c, "name");
-  if (Str(c, "type").find("Thread") != std::string::npos) {
+  ch.guild_id = StrField(guild, "id");  // a number in some exports: read as its digits
+  ch.id = StrField(c, "id");
+  ch.name = StrField(c, "name");
+  if (StrField(c, "type").find("Thread") != std::string::npos) {
     ch.kind = "thread";
-    ch.parent_id = Str(c, "categoryId");
+    ch.parent_id = StrField(c, "categoryId");
   }
-  ch.topic = Str(c, "topic");
+  ch.topic = StrField(c, "topic");
   return ch;
 }
 

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "umwelt/json_read.h"
 #include "umwelt/text.h"
 
 namespace umwelt::discord {
@@ -14,7 +15,7 @@ constexpr size_t kMaxContentBytes = 64 * 1024;
 // The first of `keys` that `j` holds as a non-empty string.
 std::string First(const json& j, std::initializer_list<const char*> keys) {
   for (const char* k : keys) {
-    std::string v = Str(j, k);
+    std::string v = StrField(j, k);
     if (!v.empty()) return v;
   }
   return "";
@@ -64,16 +65,6 @@ bool IsSystemType(const json& type) {
 
 }  // namespace
 
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (it->is_number_unsigned()) return std::to_string(it->get<uint64_t>());
-  if (it->is_number_integer()) return std::to_string(it->get<int64_t>());
-  return "";
-}
-
 std::string ChannelRef(const std::string& guild, const std::string& channel) {
   return "discord:" + guild + "/" + channel;
 }
@@ -85,15 +76,15 @@ std::string MessageUrl(const std::string& guild, const std::string& channel, con
 bool MessageToChunk(const json& m, const Channel& channel, const std::string& repo, Chunk* chunk,
                     std::vector<Link>* links) {
   if (!m.is_object()) return false;
-  std::string id = Str(m, "id");
+  std::string id = StrField(m, "id");
   if (id.empty()) return false;
   std::map<std::string, std::string> names;
   if (auto it = m.find("mentions"); it != m.end() && it->is_array()) {
     for (const auto& u : *it) {
-      if (u.is_object()) names[Str(u, "id")] = AuthorName(u);
+      if (u.is_object()) names[StrField(u, "id")] = AuthorName(u);
     }
   }
-  std::string content = SanitizeUtf8(Str(m, "content"));
+  std::string content = SanitizeUtf8(StrField(m, "content"));
   if (content.size() > kMaxContentBytes) content = std::string(TruncateUtf8(content, kMaxContentBytes));
   std::string text = ResolveMentions(content, names);
   std::string extra;
@@ -113,7 +104,7 @@ bool MessageToChunk(const json& m, const Channel& channel, const std::string& re
   if (const json* e = list("embeds")) {
     for (const auto& em : *e) {
       if (!em.is_object()) continue;
-      std::string url = Str(em, "url"), title = Str(em, "title");
+      std::string url = StrField(em, "url"), title = StrField(em, "title");
       if (url.empty() && title.empty()) continue;
       extra += "\nEmbed: " + (title.empty() ? url : title + (url.empty() ? "" : " " + url));
     }
@@ -122,7 +113,7 @@ bool MessageToChunk(const json& m, const Channel& channel, const std::string& re
     std::string counts;
     for (const auto& x : *r) {
       if (!x.is_object() || !x.contains("emoji") || !x["emoji"].is_object()) continue;
-      std::string emoji = Str(x["emoji"], "name");
+      std::string emoji = StrField(x["emoji"], "name");
       int64_t n = x.contains("count") && x["count"].is_number() ? x["count"].get<int64_t>() : 0;
       counts += (counts.empty() ? "" : ", ") + emoji + " " + std::to_string(n);
     }
@@ -144,7 +135,7 @@ bool MessageToChunk(const json& m, const Channel& channel, const std::string& re
   c.parent = ChannelRef(channel.guild_id, channel.id);
   c.title = channel.kind == "thread" ? channel.name : "#" + channel.name;
   c.author = SanitizeUtf8(AuthorName(m.contains("author") ? m["author"] : json()));
-  c.date = NormalizeIsoTime(Str(m, "timestamp"));
+  c.date = NormalizeIsoTime(StrField(m, "timestamp"));
   std::string edited = NormalizeIsoTime(First(m, {"timestampEdited", "edited_timestamp"}));
   c.updated = edited.empty() ? c.date : edited;
   c.url = MessageUrl(channel.guild_id, channel.id, id);
@@ -158,14 +149,14 @@ bool MessageToChunk(const json& m, const Channel& channel, const std::string& re
 Channel ApiChannel(const json& c) {
   Channel ch;
   if (!c.is_object()) return ch;
-  ch.guild_id = Str(c, "guild_id");
-  ch.id = Str(c, "id");
-  ch.name = Str(c, "name");
+  ch.guild_id = StrField(c, "guild_id");
+  ch.id = StrField(c, "id");
+  ch.name = StrField(c, "name");
   int type = c.contains("type") && c["type"].is_number_integer() ? c["type"].get<int>() : 0;
   if (type == 10 || type == 11 || type == 12) ch.kind = "thread";
   else if (type == 15 || type == 16) ch.kind = "forum";
-  if (ch.kind == "thread") ch.parent_id = Str(c, "parent_id");
-  ch.topic = Str(c, "topic");
+  if (ch.kind == "thread") ch.parent_id = StrField(c, "parent_id");
+  ch.topic = StrField(c, "topic");
   return ch;
 }
 

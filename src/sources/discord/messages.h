@@ -25,10 +25,6 @@ bool MessageToChunk(const nlohmann::json& m, const Channel& channel, const std::
 
 // A channel or thread object as the API returns it (snake_case).
 Channel ApiChannel(const nlohmann::json& c);
-// The text of field `key` of `j` — a string as it is, an integer (an id
-// written as a number) in decimal — or "" for anything else: outside input
-// of the wrong type is read as absent, never thrown on.
-std::string Str(const nlohmann::json& j, const char* key);
 
 // The thread row of a channel or thread.
 Thread ChannelThread(const Channel& c);

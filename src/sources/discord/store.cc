@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "umwelt/json_read.h"
 #include "umwelt/log.h"
 
 namespace umwelt::discord {
@@ -15,7 +16,7 @@ Status MessageWriter::Add(const Channel& channel, const nlohmann::json& message)
     }
   } catch (const nlohmann::json::exception& e) {
     ++skipped_;
-    std::string id = Str(message, "id");
+    std::string id = StrField(message, "id");
     LogWarn(origin_ + ": message " + (id.empty() ? std::string("without an id") : id) + " in channel " + channel.id +
             " skipped: " + e.what());
     return Status::Ok();

@@ -7,6 +7,7 @@
 
 #include "messages.h"
 #include "store.h"
+#include "umwelt/json_read.h"
 #include "umwelt/log.h"
 #include "umwelt/text.h"
 
@@ -200,7 +201,7 @@ class DiscordSync {
       if (archived->contains("threads") && (*archived)["threads"].is_array()) {
         for (const auto& t : (*archived)["threads"]) {
           std::string at = t.contains("thread_metadata") && t["thread_metadata"].is_object()
-                                ? NormalizeIsoTime(Str(t["thread_metadata"], "archive_timestamp"))
+                                ? NormalizeIsoTime(StrField(t["thread_metadata"], "archive_timestamp"))
                                 : "";
           if (!at.empty() && at >= recent) keep["threads"].push_back(t);
         }
@@ -231,10 +232,10 @@ class DiscordSync {
       if (!page->is_array()) return Status::Corrupt("sync discord: messages of " + c.id + " are not an array");
       std::vector<json> msgs(page->begin(), page->end());
       std::sort(msgs.begin(), msgs.end(), [](const json& a, const json& b) {
-        return IdLess(Str(a, "id"), Str(b, "id"));
+        return IdLess(StrField(a, "id"), StrField(b, "id"));
       });
       for (const auto& m : msgs) {
-        std::string id = Str(m, "id");
+        std::string id = StrField(m, "id");
         if (id.empty()) continue;
         seen.insert(ChannelRef(c.guild_id, c.id) + "/" + id);
         UMWELT_RETURN_IF_ERROR(writer.Add(c, m));

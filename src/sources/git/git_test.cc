@@ -90,15 +90,6 @@ class GitRepoTest : public testing::GitCliTest {
     ASSERT_TRUE(c.ok());
     corpus_ = std::move(c).value();
   }
-  SyncReport Sync() {
-    SyncOptions o;
-    o.path = repo_;
-    o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-    SyncReport r;
-    Status s = git::Sync(*corpus_, o, &r);
-    EXPECT_TRUE(s.ok()) << s.message();
-    return r;
-  }
   int64_t Count(const std::string& source, const std::string& kind) {
     auto stats = corpus_->Stats();
     for (const auto& c : stats->counts) {
@@ -107,7 +98,6 @@ class GitRepoTest : public testing::GitCliTest {
     return 0;
   }
 
-  std::unique_ptr<Corpus> corpus_;
 };
 
 TEST_F(GitRepoTest, MirrorsCommitsWindowsAndActiveBranches) {

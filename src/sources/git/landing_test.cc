@@ -115,15 +115,6 @@ class MergeHistoryTest : public testing::GitCliTest {
     Git("checkout -q main");
     Merge(name, merge, date, "Bo");
   }
-  SyncReport Sync() {
-    SyncOptions o;
-    o.path = repo_;
-    o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-    SyncReport r;
-    Status s = git::Sync(*corpus_, o, &r);
-    EXPECT_TRUE(s.ok()) << s.message();
-    return r;
-  }
   std::vector<std::string> Subjects(const std::string& thread) {
     std::vector<std::string> out;
     auto chunks = corpus_->ThreadChunks(thread);
@@ -132,7 +123,6 @@ class MergeHistoryTest : public testing::GitCliTest {
     return out;
   }
 
-  std::unique_ptr<Corpus> corpus_;
 };
 
 TEST_F(MergeHistoryTest, EachPullRequestIsOneThreadWhateverTheMergeStyle) {

@@ -181,20 +181,17 @@ class GitSync {
     forge_ = ParseRemote(remote, o_.forge);
     if (!forge_.kind.empty()) {
       repo_name_ = forge_.name;
-      web_base_ = forge_.web_base;
     } else {
       const char* wd = git_repository_workdir(repo_.get());
       std::filesystem::path dir = std::filesystem::absolute(wd ? wd : git_repository_path(repo_.get()));
       std::string name = dir.lexically_normal().parent_path().filename().string();
       if (name.size() > 4 && name.substr(name.size() - 4) == ".git") name.resize(name.size() - 4);
       repo_name_ = "local/" + (name.empty() ? std::string("repo") : name);
-      web_base_ = "git+file://" + dir.lexically_normal().parent_path().string();
-      forge_ = {"local", web_base_, repo_name_};
+      forge_ = {"local", "git+file://" + dir.lexically_normal().parent_path().string(), repo_name_};
     }
     // Only a GitHub repository's "#N" names its issues and PRs as the GitHub
     // source mirrors them.
-    github_ = forge_.kind == "github" && repo_name_.find('/') == repo_name_.rfind('/') && repo_name_.rfind("local/", 0) != 0 &&
-              web_base_.rfind("https://", 0) == 0;
+    github_ = forge_.kind == "github" && repo_name_.find('/') == repo_name_.rfind('/');
     r_.repo = repo_name_;
     source_key_ = "git:" + repo_name_;
     return Status::Ok();
@@ -356,7 +353,7 @@ class GitSync {
       t.state = "merged";
       t.title = info.landing.title.empty() ? info.subject : info.landing.title;
       t.author = info.authors.empty() ? "" : info.authors.front();
-      t.url = PullRequestUrl(web_base_, info.landing.style, n);
+      t.url = PullRequestUrl(forge_.web_base, info.landing.style, n);
       t.created = info.first_date;
       t.updated = t.closed = t.merged = info.merged_date;
       std::string who;
@@ -776,7 +773,7 @@ class GitSync {
   CommitPtr head_;
   git_oid head_oid_{}, old_oid_{};
   bool have_old_ = false;
-  std::string repo_name_, web_base_, source_key_, branch_, old_head_;
+  std::string repo_name_, source_key_, branch_, old_head_;
   Forge forge_;
   bool github_ = false;  // a github.com (or Enterprise) owner/name
   std::map<std::string, std::string> old_branches_, new_branches_;
@@ -796,20 +793,9 @@ class GitSync {
 }  // namespace
 
 std::string GithubRepoFromRemote(std::string_view url) {
-  std::string_view rest;
-  for (std::string_view prefix : {"https://github.com/", "http://github.com/", "git@github.com:",
-                                  "ssh://git@github.com/", "git://github.com/"}) {
-    if (url.substr(0, prefix.size()) == prefix) rest = url.substr(prefix.size());
-  }
-  if (rest.empty()) return "";
-  while (!rest.empty() && rest.back() == '/') rest.remove_suffix(1);
-  if (rest.size() > 4 && rest.substr(rest.size() - 4) == ".git") rest.remove_suffix(4);
-  size_t slash = rest.find('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 == rest.size() ||
-      rest.find('/', slash + 1) != std::string_view::npos) {
-    return "";
-  }
-  return std::string(rest);
+  Forge f = ParseRemote(url, "github");
+  bool on_github = f.web_base.rfind("https://github.com/", 0) == 0;
+  return on_github && f.name.find('/') == f.name.rfind('/') ? f.name : "";
 }
 
 Status Sync(Corpus& corpus, const SyncOptions& options, SyncReport* report) {
