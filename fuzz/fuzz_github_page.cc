@@ -2,7 +2,10 @@
 #include <cstdint>
 #include <string>
 
+#include "harness.h"
 #include "umwelt/github.h"
+
+UMWELT_FUZZ_JSON_MUTATOR()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

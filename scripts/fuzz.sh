@@ -1,21 +1,50 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang and runs each for a bounded time,
-# seeded from the real recordings in ../shared/data when present.
-#   scripts/fuzz.sh [seconds-per-target]   (default 60)
+# Builds the libFuzzer targets with clang and runs each, seeded from the real
+# recordings in ../shared/data when present and from fuzz/seeds/.
+#   scripts/fuzz.sh [SECONDS]         each target for SECONDS (default 60; CI)
+#   scripts/fuzz.sh --long [RUNS]     each target to at least RUNS executions
+#                                     (default 1000000), one worker per core,
+#                                     from seeds cut down to 32 KiB (node)
+#   UMWELT_FUZZ_TARGETS="fuzz_auth fuzz_wandb" limits either to those targets.
+# Prints one line per target (executions, time, ok or CRASH) and exits 1 on a
+# crash, leaving the input as build-fuzz/crash-TARGET-*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_PER_TARGET="${1:-60}"
+MODE=short
+SECONDS_PER_TARGET=60
+RUNS=1000000
+if [ "${1:-}" = "--long" ]; then
+  MODE=long
+  RUNS="${2:-1000000}"
+elif [ -n "${1:-}" ]; then
+  SECONDS_PER_TARGET="$1"
+fi
 DATA="${UMWELT_SHARED_DATA:-../shared/data}"
 BUILD=build-fuzz
+ALL="fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown fuzz_web fuzz_discord fuzz_discord_api
+     fuzz_wandb fuzz_llm_answer fuzz_auth fuzz_manifest fuzz_git_cursor fuzz_eval_files"
+TARGETS="${UMWELT_FUZZ_TARGETS:-$ALL}"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DUMWELT_BUILD_FUZZ=ON -DUMWELT_BUILD_TESTS=OFF -DUMWELT_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" --target fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown fuzz_web fuzz_discord >/dev/null
+# shellcheck disable=SC2086
+cmake --build "$BUILD" --target $TARGETS >/dev/null
+
+# The seeds directory each target starts from.
+seeds_of() {
+  case $1 in
+    fuzz_github_page) echo page ;; fuzz_recordings) echo recordings ;; fuzz_markdown) echo markdown ;;
+    fuzz_web) echo web ;; fuzz_discord) echo discord ;; fuzz_link_header) echo link ;;
+    *) echo "${1#fuzz_}" ;;
+  esac
+}
 
 SEEDS="$BUILD/seeds"
 rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{page,recordings,link,markdown,web,discord}
+for d in fuzz/seeds/*/; do cp -r "$d" "$SEEDS/"; done
 cp examples/*.md tests/golden/*.html "$SEEDS/markdown/" 2>/dev/null || true
 cp examples/github/*.json "$SEEDS/page/"
 cp examples/discord/*.json "$SEEDS/discord/"
+cp examples/wandb/*.json "$SEEDS/wandb/"
 cp tests/golden/*.html "$SEEDS/web/" 2>/dev/null || true
 printf '<html><head><title>t</title><script>var x</script></head><body><main><h1>A</h1><p>x <a href="https://e.com">l</a></main></body></html>' > "$SEEDS/web/page.html"
 printf '<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=9>; rel="last"' > "$SEEDS/link/gh"
@@ -33,33 +62,81 @@ if [ -d "$DATA/github-api-recordings" ]; then
     done
     grep -o "('link', '[^']*')" "$f" | head -3 | sed "s/('link', '//; s/')$//" > "$SEEDS/link/$(basename "$f" .txt)" || true
   done
-  if [ -d "$DATA/discord" ]; then
-    cp "$DATA"/discord/dce-cre8r-dao/channel_998527456925462549.json "$SEEDS/discord/"
-    n=0
-    for f in "$DATA"/discord/infrahub-qa-forum/1*.json; do
-      cp "$f" "$SEEDS/discord/"; n=$((n + 1)); [ $n -lt 20 ] || break
-    done
+else
+  echo "fuzz: $DATA/github-api-recordings absent; GitHub targets seeded from examples/ only"
+fi
+if [ -d "$DATA/discord" ]; then
+  cp "$DATA"/discord/dce-cre8r-dao/channel_998527456925462549.json "$SEEDS/discord/"
+  n=0
+  for f in "$DATA"/discord/infrahub-qa-forum/1*.json; do
+    cp "$f" "$SEEDS/discord/"; n=$((n + 1)); [ $n -lt 20 ] || break
+  done
+  # API thread dumps ({thread, messages}) become whole API conversations: a
+  # channel list holding the thread's parent, the thread as active, no
+  # archived threads, then its messages as a page.
+  if command -v node >/dev/null; then
+    node -e '
+      const fs = require("fs"); const [out, ...files] = process.argv.slice(1);
+      for (const f of files) {
+        for (const [i, d] of JSON.parse(fs.readFileSync(f, "utf8")).slice(0, 3).entries()) {
+          const t = d.thread || {};
+          const channels = [{id: t.parent_id || "1", type: 15, name: "forum", guild_id: t.guild_id}];
+          const pieces = [channels, {threads: [t]}, {threads: []}, [], d.messages || []];
+          fs.writeFileSync(`${out}/${require("path").basename(f)}-${i}`, pieces.map(p => JSON.stringify(p)).join("\x1e"));
+        }
+      }' "$SEEDS/discord_api" $(ls "$DATA"/discord/infrahub-qa-forum/1*.json | head -10)
   fi
 else
-  echo "fuzz: $DATA absent; seeding from examples/ only"
+  echo "fuzz: $DATA/discord absent; Discord targets seeded from examples/ and fuzz/seeds/ only"
+fi
+if [ -d "$DATA/mumwelt-evals/evals/questions" ]; then
+  cp "$DATA"/mumwelt-evals/evals/questions/*.json "$SEEDS/eval_files/"
+fi
+for c in cranfield/cran.all.1400:cranfield/cran.qry:cranfield/cranqrel cisi/CISI.ALL:cisi/CISI.QRY:cisi/CISI.REL; do
+  IFS=: read -r docs queries rels <<<"$c"
+  if [ -f "$DATA/$docs" ]; then  # the first records of each file, as three pieces
+    { head -c 6000 "$DATA/$docs"; printf '\x1e'; head -c 3000 "$DATA/$queries"; printf '\x1e'; head -n 60 "$DATA/$rels"; } \
+      > "$SEEDS/eval_files/$(dirname "$docs").smart"
+  fi
+done
+
+if [ $MODE = long ]; then
+  if command -v node >/dev/null; then
+    for d in "$SEEDS"/*/; do node fuzz/shrink-seeds.mjs "$d" 32768; done
+  else
+    echo "fuzz: node absent; long runs start from the seeds as they are"
+  fi
 fi
 
+WORKERS=1
+[ $MODE = long ] && WORKERS=$(nproc)
 status=0
-for target in fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown fuzz_web fuzz_discord; do
-  case $target in
-    fuzz_github_page) seeds=page ;; fuzz_recordings) seeds=recordings ;; fuzz_markdown) seeds=markdown ;;
-    fuzz_web) seeds=web ;; fuzz_discord) seeds=discord ;; *) seeds=link ;;
-  esac
+for target in $TARGETS; do
+  seeds="$SEEDS/$(seeds_of "$target")"
   work="$BUILD/corpus-$target"; mkdir -p "$work"
-  log="$BUILD/$target.log"
-  if "./$BUILD/fuzz/$target" "$work" "$SEEDS/$seeds" -max_total_time="$SECONDS_PER_TARGET" \
-       -max_len=1048576 -rss_limit_mb=2048 -artifact_prefix="$BUILD/crash-$target-" >"$log" 2>&1; then
-    result=ok
+  if [ $MODE = long ]; then
+    limits=(-runs=$(((RUNS + WORKERS - 1) / WORKERS)) -max_len=32768)
   else
-    result=CRASH; status=1
+    limits=(-max_total_time="$SECONDS_PER_TARGET" -max_len=1048576)
   fi
-  execs=$(grep -oE 'Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' || true)
-  echo "fuzz: $target: ${execs:-?} executions in ${SECONDS_PER_TARGET}s: $result"
-  [ $result = ok ] || tail -40 "$log"
+  start=$(date +%s)
+  pids=()
+  for w in $(seq 1 "$WORKERS"); do
+    "./$BUILD/fuzz/$target" "$work" "$seeds" "${limits[@]}" -seed="$w" -rss_limit_mb=2048 -timeout=25 \
+      -artifact_prefix="$BUILD/crash-$target-" >"$BUILD/$target.$w.log" 2>&1 &
+    pids+=($!)
+  done
+  result=ok
+  for p in "${pids[@]}"; do wait "$p" || result=CRASH; done
+  execs=0
+  for w in $(seq 1 "$WORKERS"); do
+    n=$(grep -oE 'Done [0-9]+ runs' "$BUILD/$target.$w.log" | grep -oE '[0-9]+' || echo 0)
+    execs=$((execs + n))
+  done
+  echo "fuzz: $target: $execs executions in $(($(date +%s) - start))s ($WORKERS worker(s)): $result"
+  if [ $result != ok ]; then
+    status=1
+    for w in $(seq 1 "$WORKERS"); do grep -q "Done [0-9]* runs" "$BUILD/$target.$w.log" || tail -40 "$BUILD/$target.$w.log"; done
+  fi
 done
 exit $status

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "umwelt/status.h"
@@ -30,6 +32,11 @@ Result<TestCollection> LoadCranfield(const std::string& dir);
 // CISI (CISI.ALL, CISI.QRY, CISI.REL in `dir`): binary relevance; queries
 // without judgements are left out.
 Result<TestCollection> LoadCisi(const std::string& dir);
+// The same from the three files' text; `dir` names them in errors.
+Result<TestCollection> ParseCranfield(const std::string& docs, const std::string& queries, const std::string& qrels,
+                                      const std::string& dir);
+Result<TestCollection> ParseCisi(const std::string& docs, const std::string& queries, const std::string& qrels,
+                                 const std::string& dir);
 
 struct RetrievalMetrics {
   double ndcg10 = 0, map = 0, recall100 = 0;
@@ -39,13 +46,20 @@ struct RetrievalMetrics {
 RetrievalMetrics Evaluate(const std::map<std::string, std::vector<std::string>>& run,
                           const std::map<std::string, std::map<std::string, int>>& qrels);
 
-// A question in the reference format: text and must-have citations ("#123").
+// A question in the reference format: its text, the threads a good answer
+// cites ("#123"; must-have, nice-to-have, and forbidden ones, trap checks'
+// forbid_cite included), and facts it states (regular expressions).
 struct EvalQuestion {
   std::string id, question;
-  std::vector<int64_t> must_have;
+  std::vector<int64_t> must_have;  // the must-have thread numbers
+  std::set<std::string> must_cite, nice_cite, forbid_cite;  // "#N"
+  std::vector<std::string> facts;
   bool answerable = true;
 };
 Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& dir_or_file);
+// One question file's JSON; `where` names it in errors and gives the id when
+// the file has none.
+Result<EvalQuestion> ParseQuestion(std::string_view text, const std::string& where);
 // Recall of must-have thread numbers among the first `k` thread numbers.
 double CitationRecall(const std::vector<int64_t>& ranked_threads, const std::vector<int64_t>& must_have, size_t k);
 

@@ -19,6 +19,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +63,19 @@ struct SyncReport {
 // Each phase commits on its own; the cursor moves last, so an interrupted sync
 // redoes the same work.
 Status Sync(Corpus& corpus, const SyncOptions& options, SyncReport* report);
+
+// What a git source's sync state remembers between runs (its cursor, JSON):
+// the head it read, its branch and checkout, the branch heads, and the paths
+// that could not be read (retried next time).
+struct Cursor {
+  std::string head, branch, path;
+  std::map<std::string, std::string> branches;  // name -> sha
+  std::set<std::string> retry;
+};
+// The cursor in `text`; false when `text` is not a cursor object (fields of
+// the wrong type read as absent).
+bool ParseCursor(std::string_view text, Cursor* out);
+std::string FormatCursor(const Cursor& c);
 
 // "https://github.com/O/R(.git)", "git@github.com:O/R.git", "ssh://git@github.com/O/R"
 // -> "O/R"; "" for other hosts.

@@ -9,10 +9,42 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 namespace umwelt {
+
+// Outside JSON nested deeper than this is refused: the library's dump and our
+// walks recurse, and a file of 100,000 '[' must not end the stack.
+constexpr int kMaxJsonDepth = 128;
+
+// Whether `text` nests arrays and objects more than `max_depth` deep.
+inline bool JsonTooDeep(std::string_view text, int max_depth = kMaxJsonDepth) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+// `text` parsed without exceptions: a discarded value when it is not JSON or
+// nests deeper than kMaxJsonDepth.
+inline nlohmann::json ParseJson(std::string_view text) {
+  if (JsonTooDeep(text)) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(text, nullptr, false);
+}
 
 // `key` of object `j`, or nullptr when `j` is not an object or lacks it.
 inline const nlohmann::json* FieldOf(const nlohmann::json& j, const char* key) {

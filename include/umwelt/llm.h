@@ -86,6 +86,11 @@ class ChatModel {
   virtual LlmUsage usage() const = 0;
 };
 
+// The completion in a provider's response body ("openai": chat completions,
+// "anthropic": messages): its text and token counts, or an error saying what
+// the body lacks.
+Result<ChatResponse> ParseChatAnswer(std::string_view provider, std::string_view body);
+
 // The first JSON object in a model's answer (bare, or fenced in ```json), or
 // an error when there is none.
 Result<std::string> ExtractJsonObject(std::string_view text);

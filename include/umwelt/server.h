@@ -89,6 +89,14 @@ struct RefreshReport {
   int64_t bytes = 0, resumed_from = 0;
   std::string sha256;
 };
+// The snapshot a manifest.json announces: its corpus file's sha256 (64 hex
+// digits) and size. `where` names the manifest in errors.
+struct SnapshotManifest {
+  std::string sha256;
+  int64_t bytes = 0;
+};
+Result<SnapshotManifest> ParseManifest(std::string_view body, const std::string& where);
+
 Result<RefreshReport> RefreshFrom(const std::string& base_url, const std::string& corpus_path,
                                   const std::string& token, bool allow_private, int stall_seconds = 30);
 

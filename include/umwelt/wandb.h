@@ -51,6 +51,28 @@ struct SyncReport {
 // page, each page committed with the cursor.
 Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& options, SyncReport* report);
 
+// A run as stored: its chunk, thread row and the links its notes and config
+// make.
+struct Run {
+  Chunk chunk;
+  Thread thread;
+  std::vector<Link> links;
+};
+// The runs of a saved file's text (any shape ImportFiles takes); `path`
+// names it in errors. A run without a name or project fails the file.
+Result<std::vector<Run>> ParseRunFile(std::string_view text, const std::string& path, const std::string& project,
+                                      const std::string& repo, std::vector<std::string>* warnings);
+// One page of the GraphQL runs query: its runs (a malformed node is skipped
+// with a warning), whether more follow and the cursor of the next page.
+// NotFound when the project is null (absent or not visible to the key).
+struct RunsPage {
+  std::vector<Run> runs;
+  bool more = false;
+  std::string end_cursor;
+};
+Result<RunsPage> ParseRunsPage(std::string_view body, const std::string& project, const std::string& repo,
+                               std::vector<std::string>* warnings);
+
 // Parses JSON that may hold bare NaN / Infinity (as Python writes it): those
 // become the strings "NaN", "Infinity", "-Infinity".
 std::string QuoteNonFinite(std::string_view json_text);

@@ -4,10 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include <nlohmann/json.hpp>
-
 #include "cli.h"
-#include "umwelt/json_read.h"
 #include "umwelt/discord.h"
 #include "umwelt/git.h"
 #include "umwelt/github.h"
@@ -169,8 +166,8 @@ Status RefreshSources(const std::string& path) {
       s = github::Sync(*corpus, *http, o, &r);
       changed |= r.changed + r.deleted > 0;
     } else if (kind == "git") {
-      nlohmann::json cursor = nlohmann::json::parse(st.cursor, nullptr, false);
-      std::string repo = cursor.is_object() ? StrField(cursor, "path") : "";
+      git::Cursor cursor;
+      std::string repo = git::ParseCursor(st.cursor, &cursor) ? cursor.path : "";
       if (repo.empty()) {
         std::fprintf(stderr, "refresh: %s: no recorded path (sync it once with `umwelt sync git PATH`)\n", st.source.c_str());
         continue;

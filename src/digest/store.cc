@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "digest_internal.h"
+#include "umwelt/json_read.h"
 #include "umwelt/http.h"
 #include "umwelt/text.h"
 
@@ -173,7 +174,7 @@ Status PostDigest(const Digest& d, const std::string& kind, const std::string& w
       }
       if (r->status == 429 && attempt < 3) {
         double wait = std::atof(r->Header("retry-after").c_str());
-        json j = json::parse(r->body, nullptr, false);
+        json j = ParseJson(r->body);
         if (j.is_object() && j.contains("retry_after") && j["retry_after"].is_number()) wait = j["retry_after"].get<double>();
         std::this_thread::sleep_for(std::chrono::duration<double>(std::clamp(wait, 0.0, 10.0)));
         continue;

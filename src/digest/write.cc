@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "digest_internal.h"
+#include "umwelt/json_read.h"
 #include "umwelt/claims.h"
 #include "umwelt/text.h"
 
@@ -307,7 +308,7 @@ Status WriteSectionWithModel(DigestSection* s, ChatModel& llm, const DigestConfi
   req.messages = {{"system", kSectionSystem}, {"user", user}};
   UMWELT_ASSIGN_OR_RETURN(ChatResponse r, llm.Complete(req));
   auto obj = ExtractJsonObject(r.text);
-  json j = obj.ok() ? json::parse(*obj, nullptr, false) : json();
+  json j = obj.ok() ? ParseJson(*obj) : json();
   if (!j.is_object() || !j.contains("body") || !j["body"].is_string()) {
     return Status::Corrupt("the model's answer for section \"" + s->heading + "\" is not the JSON asked for");
   }
@@ -368,7 +369,7 @@ Status WriteSWithModel(Digest* d, ChatModel& llm, const DigestConfig& cfg, const
   req.messages = {{"system", kSSystem}, {"user", m}};
   UMWELT_ASSIGN_OR_RETURN(ChatResponse r, llm.Complete(req));
   auto obj = ExtractJsonObject(r.text);
-  json j = obj.ok() ? json::parse(*obj, nullptr, false) : json();
+  json j = obj.ok() ? ParseJson(*obj) : json();
   bool counted = j.is_object() && j.contains("bullets") && j["bullets"].is_array() &&
                  j["bullets"].size() == d->sections.size();
   if (!counted) {
@@ -404,7 +405,7 @@ Status WriteXsWithModel(Digest* d, ChatModel& llm, const std::string& m) {
   req.messages = {{"system", kXsSystem}, {"user", "Counts: " + counts + "\n\n" + m}};
   UMWELT_ASSIGN_OR_RETURN(ChatResponse r, llm.Complete(req));
   auto obj = ExtractJsonObject(r.text);
-  json j = obj.ok() ? json::parse(*obj, nullptr, false) : json();
+  json j = obj.ok() ? ParseJson(*obj) : json();
   std::string xs = j.is_object() && j.contains("xs") && j["xs"].is_string() ? CollapseWhitespace(j["xs"].get<std::string>()) : "";
   if (xs.empty() || xs.size() > 280 || !UnknownRefs(xs, m).empty() || !UnknownNumbers(xs, m + counts).empty()) {
     d->notes.push_back("the model's XS headline failed the checks (empty, over 280 characters, or a number or #N "

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -41,6 +42,20 @@ std::vector<std::map<char, std::string>> Smart(const std::string& text) {
   return out;
 }
 
+// "#N" for each entry of a citation list: "#12", "12", "o/r#12" or 12.
+std::set<std::string> ThreadNumbers(const nlohmann::json& list) {
+  std::set<std::string> out;
+  for (const auto& x : list) {
+    std::string s = x.is_number_integer() ? std::to_string(x.get<int64_t>()) : x.is_string() ? x.get<std::string>() : "";
+    size_t hash = s.rfind('#');
+    std::string digits = hash == std::string::npos ? s : s.substr(hash + 1);
+    if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    int64_t n = std::strtoll(digits.c_str(), nullptr, 10);
+    if (n > 0) out.insert("#" + std::to_string(n));
+  }
+  return out;
+}
+
 std::string StripZeros(const std::string& id) {
   size_t p = id.find_first_not_of('0');
   return p == std::string::npos ? "0" : id.substr(p);
@@ -52,6 +67,11 @@ Result<TestCollection> LoadCranfield(const std::string& dir) {
   UMWELT_ASSIGN_OR_RETURN(std::string docs, ReadWholeFile(dir + "/cran.all.1400"));
   UMWELT_ASSIGN_OR_RETURN(std::string queries, ReadWholeFile(dir + "/cran.qry"));
   UMWELT_ASSIGN_OR_RETURN(std::string qrels, ReadWholeFile(dir + "/cranqrel"));
+  return ParseCranfield(docs, queries, qrels, dir);
+}
+
+Result<TestCollection> ParseCranfield(const std::string& docs, const std::string& queries, const std::string& qrels,
+                                      const std::string& dir) {
   TestCollection c;
   c.name = "cranfield";
   for (auto& r : Smart(docs)) c.docs.push_back({StripZeros(r['I']), r['T'], r['W']});
@@ -73,6 +93,11 @@ Result<TestCollection> LoadCisi(const std::string& dir) {
   UMWELT_ASSIGN_OR_RETURN(std::string docs, ReadWholeFile(dir + "/CISI.ALL"));
   UMWELT_ASSIGN_OR_RETURN(std::string queries, ReadWholeFile(dir + "/CISI.QRY"));
   UMWELT_ASSIGN_OR_RETURN(std::string qrels, ReadWholeFile(dir + "/CISI.REL"));
+  return ParseCisi(docs, queries, qrels, dir);
+}
+
+Result<TestCollection> ParseCisi(const std::string& docs, const std::string& queries, const std::string& qrels,
+                                 const std::string& dir) {
   TestCollection c;
   c.name = "cisi";
   for (auto& r : Smart(docs)) c.docs.push_back({StripZeros(r['I']), r['T'], r['W']});
@@ -140,26 +165,38 @@ Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& path) {
   std::vector<EvalQuestion> out;
   for (const auto& f : files) {
     UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(f));
-    auto j = nlohmann::json::parse(text, nullptr, false);
-    if (!j.is_object() || !j.contains("question") || !j["question"].is_string()) {
-      return Status::Corrupt(f + ": not a question file (needs a string `question`)");
-    }
-    EvalQuestion q;
-    q.id = StrField(j, "id", std::filesystem::path(f).stem().string());
-    q.question = j["question"];
-    q.answerable = BoolField(j, "answerable", true);
-    if (j.contains("citations") && j["citations"].is_object() && j["citations"].contains("must_have")) {
-      for (const auto& c : j["citations"]["must_have"]) {
-        if (!c.is_string()) continue;
-        std::string s = c.get<std::string>();
-        size_t hash = s.find('#');
-        if (hash != std::string::npos) q.must_have.push_back(std::atoll(s.c_str() + hash + 1));
-      }
-    }
-    out.push_back(q);
+    UMWELT_ASSIGN_OR_RETURN(EvalQuestion q, ParseQuestion(text, f));
+    out.push_back(std::move(q));
   }
   if (out.empty()) return Status::NotFound(path + ": no question files");
   return out;
+}
+
+Result<EvalQuestion> ParseQuestion(std::string_view text, const std::string& f) {
+  auto j = ParseJson(text);
+  if (!j.is_object() || !j.contains("question") || !j["question"].is_string()) {
+    return Status::Corrupt(f + ": not a question file (needs a string `question`)");
+  }
+  EvalQuestion q;
+  q.id = StrField(j, "id", std::filesystem::path(f).stem().string());
+  q.question = j["question"].get<std::string>();
+  q.answerable = BoolField(j, "answerable", true);
+  const nlohmann::json* citations = FieldOf(j, "citations");
+  const nlohmann::json none = nlohmann::json::object();
+  const nlohmann::json& c = citations ? *citations : none;
+  q.must_cite = ThreadNumbers(ArrayField(c, "must_have"));
+  q.nice_cite = ThreadNumbers(ArrayField(c, "nice_to_have"));
+  q.forbid_cite = ThreadNumbers(ArrayField(c, "forbidden"));
+  if (const nlohmann::json* traps = FieldOf(j, "trap_checks"); traps && traps->is_object()) {
+    for (const auto& [k, v] : traps->items()) q.forbid_cite.merge(ThreadNumbers(ArrayField(v, "forbid_cite")));
+  }
+  for (const auto& n : q.must_cite) q.must_have.push_back(std::strtoll(n.c_str() + 1, nullptr, 10));
+  const nlohmann::json* facts = FieldOf(j, "facts");
+  for (const auto& f : facts ? ArrayField(*facts, "must_have") : nlohmann::json::array()) {
+    std::string match = StrField(f, "match");
+    if (!match.empty()) q.facts.push_back(match);
+  }
+  return q;
 }
 
 double CitationRecall(const std::vector<int64_t>& ranked, const std::vector<int64_t>& must_have, size_t k) {

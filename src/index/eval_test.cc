@@ -51,5 +51,28 @@ TEST(Questions, BadFilesAreNamed) {
   EXPECT_NE(r.status().message().find("q.json"), std::string::npos);
 }
 
+// Issue 14: citation lists in every form the reference files use, and
+// wrong types read as absent, never as a crash or a wrong number.
+TEST(Questions, CitationFormsAndOddValues) {
+  auto q = ParseQuestion(R"({"question": "why?", "answerable": "no",
+      "citations": {"must_have": ["#12", "o/r#30", 41, "99999999999999999999", "#-3", null, ["#5"]],
+                    "nice_to_have": "#7", "forbidden": ["9"]},
+      "trap_checks": {"a": {"forbid_cite": ["#8"]}, "b": 3},
+      "facts": {"must_have": [{"match": "0\\.02"}, {"match": 5}, "x"]}})",
+                         "dir/why.json");
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ(q->id, "why");
+  EXPECT_TRUE(q->answerable);  // a non-boolean reads as the default
+  EXPECT_EQ(q->must_have, (std::vector<int64_t>{12, 30, 41}));
+  EXPECT_TRUE(q->nice_cite.empty());
+  EXPECT_EQ(q->forbid_cite, (std::set<std::string>{"#8", "#9"}));
+  EXPECT_EQ(q->facts, (std::vector<std::string>{"0\\.02", "5"}));  // a number matches its digits
+  for (const char* bad : {"", "[]", R"({"question": 7})", R"({"question": null})"}) {
+    auto r = ParseQuestion(bad, "dir/bad.json");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("dir/bad.json"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace umwelt

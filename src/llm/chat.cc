@@ -90,7 +90,7 @@ class Model final : public ChatModel {
     if (!cache_path.empty()) {
       auto hit = ReadWholeFile(cache_path);
       if (hit.ok()) {
-        json j = json::parse(*hit, nullptr, false);
+        json j = ParseJson(*hit);
         if (j.is_object() && StrField(j, "key") == key_text) {
           ChatResponse r{StrField(j, "text"), IntField(j, "input_tokens"), IntField(j, "output_tokens"),
                          true};
@@ -187,7 +187,7 @@ class Model final : public ChatModel {
       std::string why = !resp.ok() ? resp.status().message() : "HTTP " + std::to_string(resp->status);
       bool bad_body = false;
       if (!retry && resp->status == 200) {
-        auto parsed = Parse(resp->body);
+        auto parsed = ParseChatAnswer(provider_, resp->body);
         if (parsed.ok()) return parsed;
         why = parsed.status().message();
         bad_body = true;  // a truncated or malformed answer is retried too
@@ -213,36 +213,6 @@ class Model final : public ChatModel {
       else std::this_thread::sleep_for(std::chrono::duration<double>(std::min(wait, 120.0)));
       backoff *= 2;
     }
-  }
-
-  Result<ChatResponse> Parse(const std::string& text) const {
-    json j = json::parse(text, nullptr, false);
-    if (!j.is_object()) return Status::Corrupt("the answer is not JSON (truncated?)");
-    ChatResponse r;
-    if (provider_ == "openai") {
-      if (!j.contains("choices") || !j["choices"].is_array() || j["choices"].empty() ||
-          !j["choices"][0].contains("message") || !j["choices"][0]["message"].contains("content") ||
-          !j["choices"][0]["message"]["content"].is_string()) {
-        return Status::Corrupt("the answer has no choices[0].message.content");
-      }
-      r.text = j["choices"][0]["message"]["content"].get<std::string>();
-      if (j.contains("usage") && j["usage"].is_object()) {
-        r.input_tokens = IntField(j["usage"], "prompt_tokens");
-        r.output_tokens = IntField(j["usage"], "completion_tokens");
-      }
-    } else {
-      if (!j.contains("content") || !j["content"].is_array()) return Status::Corrupt("the answer has no content blocks");
-      for (const auto& b : j["content"]) {
-        if (StrField(b, "type") == "text" && b.contains("text") && b["text"].is_string()) {
-          r.text += b["text"].get<std::string>();
-        }
-      }
-      if (j.contains("usage") && j["usage"].is_object()) {
-        r.input_tokens = IntField(j["usage"], "input_tokens");
-        r.output_tokens = IntField(j["usage"], "output_tokens");
-      }
-    }
-    return r;
   }
 
   LlmOptions o_;
@@ -282,6 +252,38 @@ Result<std::unique_ptr<ChatModel>> ChatModel::Open(const LlmOptions& o) {
     return std::unique_ptr<ChatModel>(new Model(o, "anthropic", base, model, key));
   }
   return Status::Invalid("--llm `" + spec + "`: expected openai:<base-url>#<model> or anthropic:<model>");
+}
+
+Result<ChatResponse> ParseChatAnswer(std::string_view provider, std::string_view body) {
+  json j = ParseJson(body);
+  if (!j.is_object()) return Status::Corrupt("the answer is not JSON (truncated?)");
+  ChatResponse r;
+  if (provider == "openai") {
+    const json& choices = j.contains("choices") ? j["choices"] : json();
+    const json* message = choices.is_array() && !choices.empty() && choices[0].is_object() && choices[0].contains("message")
+                              ? &choices[0]["message"]
+                              : nullptr;
+    if (!message || !message->is_object() || !message->contains("content") || !(*message)["content"].is_string()) {
+      return Status::Corrupt("the answer has no choices[0].message.content");
+    }
+    r.text = (*message)["content"].get<std::string>();
+    if (j.contains("usage") && j["usage"].is_object()) {
+      r.input_tokens = IntField(j["usage"], "prompt_tokens");
+      r.output_tokens = IntField(j["usage"], "completion_tokens");
+    }
+  } else {
+    if (!j.contains("content") || !j["content"].is_array()) return Status::Corrupt("the answer has no content blocks");
+    for (const auto& b : j["content"]) {
+      if (b.is_object() && StrField(b, "type") == "text" && b.contains("text") && b["text"].is_string()) {
+        r.text += b["text"].get<std::string>();
+      }
+    }
+    if (j.contains("usage") && j["usage"].is_object()) {
+      r.input_tokens = IntField(j["usage"], "input_tokens");
+      r.output_tokens = IntField(j["usage"], "output_tokens");
+    }
+  }
+  return r;
 }
 
 Result<std::string> ExtractJsonObject(std::string_view text) {

@@ -166,5 +166,25 @@ TEST_F(ChatTest, AnthropicMessagesApiAndSpecs) {
   EXPECT_EQ(*ExtractJsonObject("{ unclosed, then {\"a\": 1}"), "{\"a\": 1}");
 }
 
+// Issue 14: a provider's body in any wrong shape is one error naming what
+// is missing, never an exception.
+TEST(ChatAnswer, WrongShapesAreErrorsNotCrashes) {
+  auto ok = ParseChatAnswer("openai", R"({"choices": [{"message": {"content": "hi"}}],
+                                         "usage": {"prompt_tokens": 1e300, "completion_tokens": -2}})");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->text, "hi");
+  EXPECT_EQ(ok->input_tokens, 0);  // not a whole number within range: absent
+  for (const char* bad : {"", "[]", "null", R"({"choices": "x"})", R"({"choices": [7]})", R"({"choices": [{"message": "m"}]})",
+                          R"({"choices": [{"message": {"content": null}}]})", R"({"choices": []})"}) {
+    auto r = ParseChatAnswer("openai", bad);
+    EXPECT_FALSE(r.ok()) << bad;
+  }
+  auto a = ParseChatAnswer("anthropic", R"({"content": [7, {"type": "text", "text": 5}, {"type": "text", "text": "yes"},
+                                                        {"type": ["text"]}], "usage": "many"})");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->text, "yes");
+  EXPECT_FALSE(ParseChatAnswer("anthropic", R"({"content": {"type": "text"}})").ok());
+}
+
 }  // namespace
 }  // namespace umwelt

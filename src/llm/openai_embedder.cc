@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/embed.h"
 #include "umwelt/log.h"
 #include "umwelt/text.h"
@@ -78,7 +79,7 @@ class OpenAiEmbedder final : public Embedder {
   }
 
   Result<std::vector<std::vector<float>>> Parse(const std::string& body, size_t n) {
-    auto j = json::parse(body, nullptr, false);
+    auto j = ParseJson(body);
     if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) {
       return Status::Corrupt("POST " + Url() + ": answer has no `data` array");
     }

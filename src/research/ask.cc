@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
 
+#include "umwelt/json_read.h"
 #include "umwelt/claims.h"
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
@@ -49,7 +50,7 @@ std::vector<Facet> ParseFacets(const std::string& text, int max_facets) {
   std::vector<Facet> out;
   auto obj = ExtractJsonObject(text);
   if (!obj.ok()) return out;
-  json j = json::parse(*obj, nullptr, false);
+  json j = ParseJson(*obj);
   if (!j.is_object() || !j.contains("facets") || !j["facets"].is_array()) return out;
   for (const auto& f : j["facets"]) {
     if (!f.is_object() || !f.contains("query") || !f["query"].is_string()) continue;

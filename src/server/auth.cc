@@ -32,7 +32,11 @@ bool IsHex64(const std::string& s) {
 
 Result<Auth::Config> Auth::Parse(const std::string& path) {
   UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
-  json j = json::parse(text, nullptr, false);
+  return ParseConfig(text, path);
+}
+
+Result<Auth::Config> Auth::ParseConfig(std::string_view text, const std::string& path) {
+  json j = ParseJson(text);
   if (!j.is_object()) return Status::Invalid(path + ": the auth file is not a JSON object");
   Config c;
   auto str = [&](const char* key, std::string* out) -> Status {
@@ -56,10 +60,11 @@ Result<Auth::Config> Auth::Parse(const std::string& path) {
   UMWELT_RETURN_IF_ERROR(list("allow", &c.allow));
   UMWELT_RETURN_IF_ERROR(list("revoked", &c.revoked));
   if (j.contains("cache_seconds")) {
-    if (!j["cache_seconds"].is_number_integer() || j["cache_seconds"].get<int>() < 0) {
-      return Status::Invalid(path + ": \"cache_seconds\" must be a whole number of seconds");
+    int64_t seconds = IntField(j, "cache_seconds", -1);
+    if (!j["cache_seconds"].is_number_integer() || seconds < 0 || seconds > 86400 * 365) {
+      return Status::Invalid(path + ": \"cache_seconds\" must be a whole number of seconds (at most a year)");
     }
-    c.cache_seconds = j["cache_seconds"].get<int>();
+    c.cache_seconds = static_cast<int>(seconds);
   }
   if (j.contains("tokens")) {
     if (!j["tokens"].is_array()) return Status::Invalid(path + ": \"tokens\" must be a list");
@@ -205,7 +210,7 @@ AuthVerdict Auth::AskGithub(const std::string& token, const Config& c, bool* cac
     *cacheable = false;
     return Deny(503, "GitHub answered HTTP " + std::to_string(r->status) + " about the token", c.help);
   }
-  json u = json::parse(r->body, nullptr, false);
+  json u = ParseJson(r->body);
   std::string login = u.is_object() && u.contains("login") && u["login"].is_string() ? u["login"].get<std::string>() : "";
   if (login.empty()) {
     *cacheable = false;

@@ -54,7 +54,7 @@ class Auth {
   AuthVerdict CheckHeader(const std::string& header, const std::string& client = "");
   AuthVerdict CheckToken(const std::string& token, const std::string& client = "");
 
- private:
+  // The auth file's settings.
   struct Config {
     std::string github_api = "https://api.github.com";
     std::string org;
@@ -67,6 +67,11 @@ class Auth {
     std::vector<std::string> revoked;
     std::string help;
   };
+  // The settings in `text` (the auth file's JSON), or an error naming `where`
+  // and what is wrong.
+  static Result<Config> ParseConfig(std::string_view text, const std::string& where);
+
+ private:
   static Result<Config> Parse(const std::string& path);
   void ReloadIfChanged();
   static AuthVerdict Deny(int status, const std::string& why, const std::string& help);

@@ -1,6 +1,7 @@
 // `umwelt refresh --from URL`: a client's side of snapshot distribution.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -49,7 +50,7 @@ class FileClient {
 };
 
 std::string DetailOf(const HttpResponse& r) {
-  json j = json::parse(r.body, nullptr, false);
+  json j = ParseJson(r.body);
   if (j.is_object() && j.contains("detail") && j["detail"].is_string()) return j["detail"].get<std::string>();
   return std::string(TruncateUtf8(CollapseWhitespace(r.body), 200));
 }
@@ -109,6 +110,20 @@ Status SwapIn(const std::string& part, const std::string& corpus_path) {
 
 }  // namespace
 
+Result<SnapshotManifest> ParseManifest(std::string_view body, const std::string& where) {
+  json manifest = ParseJson(body);
+  const json* ci = FieldOf(manifest, "corpus_index");
+  if (!ci || !ci->is_object()) return Status::Corrupt(where + " has no corpus_index");
+  SnapshotManifest out;
+  out.sha256 = StrField(*ci, "sha256");
+  out.bytes = IntField(*ci, "bytes", -1);
+  bool hex = out.sha256.size() == 64 && std::all_of(out.sha256.begin(), out.sha256.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+             });
+  if (!hex || out.bytes < 0) return Status::Corrupt(where + ": corpus_index needs sha256 (64 hex digits) and bytes");
+  return out;
+}
+
 Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string& corpus_path, const std::string& token,
                                   bool allow_private, int stall_seconds) {
   std::string base = base_in;
@@ -124,14 +139,9 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
                            (token.empty() ? " (set UMWELT_TOKEN)" : ""));
   }
   if (m.status != 200) return Status::Unavailable(base + "/manifest.json: HTTP " + std::to_string(m.status) + ": " + DetailOf(m));
-  json manifest = json::parse(m.body, nullptr, false);
-  if (!manifest.is_object() || !manifest.contains("corpus_index") || !manifest["corpus_index"].is_object()) {
-    return Status::Corrupt(base + "/manifest.json has no corpus_index");
-  }
-  const json& ci = manifest["corpus_index"];
-  std::string sha = StrField(ci, "sha256");
-  int64_t bytes = ci.contains("bytes") && ci["bytes"].is_number_integer() ? ci["bytes"].get<int64_t>() : -1;
-  if (sha.size() != 64 || bytes < 0) return Status::Corrupt(base + "/manifest.json: corpus_index needs sha256 and bytes");
+  UMWELT_ASSIGN_OR_RETURN(SnapshotManifest manifest, ParseManifest(m.body, base + "/manifest.json"));
+  const std::string& sha = manifest.sha256;
+  const int64_t bytes = manifest.bytes;
   RefreshReport report;
   report.sha256 = sha;
   report.bytes = bytes;

@@ -581,5 +581,35 @@ TEST(Issue13, SearchPoolRefusesWhatCannotStartInTime) {
   EXPECT_EQ(ran, 1);
 }
 
+// Issue 14: a manifest and an auth file in wrong shapes are one error naming
+// them; a number past int's range is refused, not wrapped.
+TEST(ServedFiles, Issue14ManifestsAndAuthFilesWithOddValues) {
+  const std::string sha(64, 'a');
+  auto m = ParseManifest(R"({"corpus_index": {"sha256": ")" + sha + R"(", "bytes": 12}})", "m.json");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->bytes, 12);
+  for (std::string bad : {std::string("[]"), std::string(R"({"corpus_index": []})"),
+                          R"({"corpus_index": {"sha256": ")" + sha + R"(", "bytes": -1}})",
+                          R"({"corpus_index": {"sha256": ")" + sha + R"(", "bytes": 1e300}})",
+                          R"({"corpus_index": {"sha256": ")" + sha + R"(", "bytes": "12"}})",
+                          R"({"corpus_index": {"sha256": ")" + std::string(64, 'G') + R"(", "bytes": 1}})",
+                          std::string(R"({"corpus_index": {"sha256": 5, "bytes": 1}})"), std::string(100000, '[')}) {
+    auto r = ParseManifest(bad, "https://c.example/manifest.json");
+    ASSERT_FALSE(r.ok()) << bad.substr(0, 80);
+    EXPECT_NE(r.status().message().find("https://c.example/manifest.json"), std::string::npos);
+  }
+  using server_internal::Auth;
+  auto a = Auth::ParseConfig(R"({"allow": ["ana"], "cache_seconds": 60})", "auth.json");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->cache_seconds, 60);
+  for (const char* bad : {R"({"allow": ["ana"], "cache_seconds": 4294967356})", R"({"allow": ["ana"], "cache_seconds": 1.5})",
+                          R"({"allow": "ana"})", R"({"allow": [7]})", R"({"tokens": [{"sha256": 5}]})", R"({"org": null})",
+                          "[]", ""}) {
+    auto r = Auth::ParseConfig(bad, "auth.json");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("auth.json"), std::string::npos) << r.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace umwelt

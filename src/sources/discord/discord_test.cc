@@ -552,5 +552,27 @@ TEST(Issue14, IdsAsNumbersAndTypeSwappedFieldsNeverAbortAnImport) {
   EXPECT_GT(runs, 40);
 }
 
+// A message nested 200,000 deep is refused with the file named and the
+// messages before it kept; the values the import builds are walked
+// recursively, so without the limit this overflows the stack.
+TEST(Issue14, DeepNestingIsRefusedNotFollowed) {
+  testing::TempDir dir;
+  json e = json::parse(testing::ReadFileOrEmpty(UMWELT_SOURCE_DIR "/examples/discord/training.json"));
+  ASSERT_TRUE(e.is_object());
+  std::string text = e.dump();
+  size_t last = text.rfind("]}");  // the end of the messages array
+  ASSERT_NE(last, std::string::npos);
+  std::string deep = ",{\"id\": \"9\", \"content\": " + std::string(200000, '[') + std::string(200000, ']') + "}";
+  text.insert(last, deep);
+  testing::WriteFile(dir.File("deep.json"), text);
+  auto corpus = std::move(Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite)).value();
+  ImportReport r;
+  Status s = ImportFiles(*corpus, {dir.File("deep.json")}, {}, &r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("deep.json"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("nested"), std::string::npos) << s.message();
+  EXPECT_EQ(r.messages + r.skipped, static_cast<int64_t>(e["messages"].size()));
+}
+
 }  // namespace
 }  // namespace umwelt::discord

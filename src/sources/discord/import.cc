@@ -52,6 +52,7 @@ class StreamingHandler final : public nlohmann::json_sax<json> {
 
   const Status& sink_status() const { return sink_status_; }
   size_t error_position() const { return error_position_; }
+  bool too_deep() const { return too_deep_; }
   const std::string& error() const { return error_; }
   bool root_is_array() const { return root_is_array_; }
 
@@ -83,6 +84,10 @@ class StreamingHandler final : public nlohmann::json_sax<json> {
     return &slot;
   }
   bool Open(json&& v) {
+    if (depth_ >= kMaxJsonDepth) {  // the values we build are walked recursively later
+      too_deep_ = true;
+      return false;
+    }
     if (depth_ == 0) root_is_array_ = v.is_array();
     if (stack_.empty()) {
       std::string where = depth_ == 0 ? "" : Capture();
@@ -117,6 +122,7 @@ class StreamingHandler final : public nlohmann::json_sax<json> {
   std::vector<json*> stack_;
   Status sink_status_;
   size_t error_position_ = 0;
+  bool too_deep_ = false;
   std::string error_;
 };
 
@@ -193,6 +199,10 @@ Status ImportOne(Corpus& corpus, const std::string& path, const ImportOptions& o
   report->channels += writer.channels();
   if (!handler.sink_status().ok()) return handler.sink_status();
   UMWELT_RETURN_IF_ERROR(flushed);
+  if (handler.too_deep()) {
+    return Status::Corrupt(path + ": JSON nested more than " + std::to_string(kMaxJsonDepth) + " levels deep; the " +
+                           std::to_string(complete) + " complete messages before it were imported");
+  }
   if (!ok) {
     return Status::Corrupt(path + ": malformed or truncated JSON at byte " + std::to_string(handler.error_position()) +
                            "; the " + std::to_string(complete) + " complete messages before it were imported");

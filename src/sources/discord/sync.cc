@@ -59,7 +59,7 @@ class DiscordSync {
     UMWELT_ASSIGN_OR_RETURN(auto state, corpus_.GetSyncState(key_));
     if (state) {
       prev_ = *state;
-      json j = json::parse(state->cursor, nullptr, false);
+      json j = ParseJson(state->cursor);
       if (j.is_object()) {
         for (auto& [k, v] : j.items()) {
           if (v.is_string()) cursor_[k] = v.get<std::string>();
@@ -117,7 +117,7 @@ class DiscordSync {
       }
       if (resp->status == 429) {
         double wait = 1.0;
-        json body = json::parse(resp->body, nullptr, false);
+        json body = ParseJson(resp->body);
         if (body.is_object() && body.contains("retry_after") && body["retry_after"].is_number()) {
           wait = body["retry_after"].get<double>();
         } else if (!resp->Header("retry-after").empty()) {
@@ -149,7 +149,7 @@ class DiscordSync {
         double reset = std::atof(resp->Header("x-ratelimit-reset-after").c_str());
         if (reset > 0) Sleep(std::min(reset, 600.0));
       }
-      json j = json::parse(resp->body, nullptr, false);
+      json j = ParseJson(resp->body);
       if (j.is_discarded()) return Status::Corrupt("sync discord: GET " + path + ": the response is not JSON");
       return j;
     }

@@ -19,6 +19,26 @@ namespace {
 
 using testing::Quote;
 
+// Issue 14: whatever a corpus holds as a git cursor, the sync reads what it
+// can and writes back what it read.
+TEST(GitHelpers, CursorsWithOddValuesReadAsWhatTheyHold) {
+  Cursor c;
+  EXPECT_FALSE(ParseCursor("not json", &c));
+  EXPECT_FALSE(ParseCursor("[1, 2]", &c));
+  ASSERT_TRUE(ParseCursor(R"({"head": 7, "branch": null, "path": "/r", "retry": "a.bin",
+                              "branches": {"main": "abc", "x": 5, "y": null}})",
+                          &c));
+  EXPECT_EQ(c.head, "7");  // as any id written as a number
+  EXPECT_EQ(c.path, "/r");
+  EXPECT_TRUE(c.retry.empty());
+  EXPECT_EQ(c.branches, (std::map<std::string, std::string>{{"main", "abc"}}));
+  c.retry = {"big/model.bin", "vendor/sub"};
+  Cursor again;
+  ASSERT_TRUE(ParseCursor(FormatCursor(c), &again));
+  EXPECT_EQ(FormatCursor(again), FormatCursor(c));
+  EXPECT_EQ(again.retry, c.retry);
+}
+
 TEST(GitHelpers, WindowsOverlapAndNameTheirDefinitions) {
   std::string py;
   for (int i = 1; i <= 70; ++i) {

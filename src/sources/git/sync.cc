@@ -200,20 +200,14 @@ class GitSync {
   Status LoadCursor() {
     UMWELT_ASSIGN_OR_RETURN(auto state, corpus_.GetSyncState(source_key_));
     if (!state || state->cursor.empty()) return Status::Ok();
-    json j = json::parse(state->cursor, nullptr, false);
-    if (!j.is_object()) {
+    Cursor cursor;
+    if (!ParseCursor(state->cursor, &cursor)) {
       LogWarn(source_key_ + ": the stored cursor is not JSON; syncing everything again");
       return Status::Ok();
     }
-    old_head_ = StrField(j, "head");
-    for (const auto& p : ArrayField(j, "retry")) {
-      if (p.is_string()) old_retry_.insert(p.get<std::string>());
-    }
-    if (j.contains("branches") && j["branches"].is_object()) {
-      for (auto& [k, v] : j["branches"].items()) {
-        if (v.is_string()) old_branches_[k] = v.get<std::string>();
-      }
-    }
+    old_head_ = cursor.head;
+    old_retry_ = std::move(cursor.retry);
+    old_branches_ = std::move(cursor.branches);
     return Status::Ok();
   }
 
@@ -748,19 +742,17 @@ class GitSync {
   }
 
   Status SaveCursor() {
-    json j;
-    j["head"] = Hex(head_oid_);
-    j["branch"] = branch_;
+    Cursor cursor;
+    cursor.head = Hex(head_oid_);
+    cursor.branch = branch_;
     std::error_code ec;
-    j["path"] = std::filesystem::absolute(o_.path, ec).lexically_normal().string();  // for `ask --refresh`
-    j["branches"] = json::object();
-    for (const auto& [name, sha] : new_branches_) j["branches"][name] = sha;
-    j["retry"] = json::array();
-    for (const auto& path : retry_) j["retry"].push_back(path);
+    cursor.path = std::filesystem::absolute(o_.path, ec).lexically_normal().string();  // for `ask --refresh`
+    cursor.branches = new_branches_;
+    cursor.retry = retry_;
     UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
     SyncState s;
     s.source = source_key_;
-    s.cursor = j.dump();
+    s.cursor = FormatCursor(cursor);
     s.last_success = FormatIsoTime(NowEpoch());
     UMWELT_RETURN_IF_ERROR(batch->PutSyncState(s));
     return batch->Commit();
@@ -796,6 +788,35 @@ std::string GithubRepoFromRemote(std::string_view url) {
   Forge f = ParseRemote(url, "github");
   bool on_github = f.web_base.rfind("https://github.com/", 0) == 0;
   return on_github && f.name.find('/') == f.name.rfind('/') ? f.name : "";
+}
+
+bool ParseCursor(std::string_view text, Cursor* out) {
+  json j = ParseJson(text);
+  if (!j.is_object()) return false;
+  out->head = StrField(j, "head");
+  out->branch = StrField(j, "branch");
+  out->path = StrField(j, "path");
+  for (const auto& p : ArrayField(j, "retry")) {
+    if (p.is_string()) out->retry.insert(p.get<std::string>());
+  }
+  if (const json* b = FieldOf(j, "branches"); b && b->is_object()) {
+    for (auto& [k, v] : b->items()) {
+      if (v.is_string()) out->branches[k] = v.get<std::string>();
+    }
+  }
+  return true;
+}
+
+std::string FormatCursor(const Cursor& c) {
+  json j;
+  j["head"] = c.head;
+  j["branch"] = c.branch;
+  j["path"] = c.path;
+  j["branches"] = json::object();
+  for (const auto& [name, sha] : c.branches) j["branches"][name] = sha;
+  j["retry"] = json::array();
+  for (const auto& path : c.retry) j["retry"].push_back(path);
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 Status Sync(Corpus& corpus, const SyncOptions& options, SyncReport* report) {

@@ -91,7 +91,7 @@ Result<std::vector<Exchange>> ParsePyGithubReplay(std::string_view text, const s
 }
 
 Result<std::vector<Exchange>> ParseOctokitFixture(std::string_view text, const std::string& origin) {
-  auto doc = nlohmann::json::parse(text, nullptr, false);
+  auto doc = ParseJson(text);
   if (doc.is_discarded() || !doc.is_array()) {
     return Status::Corrupt(origin + ": not an octokit fixture (a JSON array of recordings)");
   }

@@ -3,6 +3,7 @@
 // recording; the API path only adds context the records lack.
 #include <nlohmann/json.hpp>
 
+#include "umwelt/json_read.h"
 #include "umwelt/github.h"
 #include "umwelt/text.h"
 
@@ -451,14 +452,18 @@ Status ParsePage(std::string_view text, std::string_view api_path, const std::st
     sanitized = SanitizeUtf8(text);
     text = sanitized;
   }
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  json doc = ParseJson(text);
   if (doc.is_discarded()) {
     // Re-parse for the position of the fault; the exception stays inside.
     std::string detail = "malformed JSON";
-    try {
-      (void)json::parse(text);
-    } catch (const json::parse_error& e) {
-      detail = "malformed JSON at byte " + std::to_string(e.byte);
+    if (JsonTooDeep(text)) {
+      detail = "JSON nested more than " + std::to_string(kMaxJsonDepth) + " deep";
+    } else {
+      try {
+        json unused = json::parse(text);
+      } catch (const json::parse_error& e) {
+        detail = "malformed JSON at byte " + std::to_string(e.byte);
+      }
     }
     return Status::Corrupt(origin + ": " + detail);
   }

@@ -47,7 +47,7 @@ class Syncer {
     UMWELT_ASSIGN_OR_RETURN(auto state, corpus_.GetSyncState(source_));
     if (state) {
       state_ = *state;
-      cursor_ = json::parse(state_.cursor.empty() ? "{}" : state_.cursor, nullptr, false);
+      cursor_ = ParseJson(state_.cursor.empty() ? "{}" : state_.cursor);
       if (!cursor_.is_object()) cursor_ = json::object();
     } else {
       state_.source = source_;

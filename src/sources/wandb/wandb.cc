@@ -43,7 +43,7 @@ json ObjectField(const json& node, const char* key, const std::string& where, st
   if (it == node.end() || it->is_null()) return json::object();
   if (it->is_object()) return *it;
   if (!it->is_string()) return json::object();
-  json j = json::parse(QuoteNonFinite(it->get<std::string>()), nullptr, false);
+  json j = ParseJson(QuoteNonFinite(it->get<std::string>()));
   if (!j.is_object()) {
     warnings->push_back(where + ": " + key + " is not a JSON object; left out");
     return json::object();
@@ -88,13 +88,7 @@ std::string Pairs(const json& obj) {
   return out;
 }
 
-struct RunRecord {
-  Chunk chunk;
-  Thread thread;
-  std::vector<Link> links;
-};
-
-Result<RunRecord> RunFromNode(const json& node, const std::string& default_project, const std::string& repo,
+Result<Run> RunFromNode(const json& node, const std::string& default_project, const std::string& repo,
                               std::vector<std::string>* warnings) {
   if (!node.is_object()) return Status::Corrupt("a run is not a JSON object");
   std::string name = Str(node, "name");
@@ -122,7 +116,7 @@ Result<RunRecord> RunFromNode(const json& node, const std::string& default_proje
       if (t.is_string()) tags += (tags.empty() ? "" : ", ") + t.get<std::string>();
     }
   }
-  RunRecord r;
+  Run r;
   Chunk& c = r.chunk;
   c.source = "wandb";
   c.kind = "run";
@@ -168,7 +162,7 @@ Result<RunRecord> RunFromNode(const json& node, const std::string& default_proje
   return r;
 }
 
-Status StoreRuns(Corpus& corpus, const std::vector<RunRecord>& runs, int64_t* changed,
+Status StoreRuns(Corpus& corpus, const std::vector<Run>& runs, int64_t* changed,
                  const std::function<Status(WriteBatch&)>& extra = nullptr) {
   UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
   for (const auto& r : runs) {
@@ -234,37 +228,71 @@ std::string QuoteNonFinite(std::string_view s) {
   return out;
 }
 
+Result<std::vector<Run>> ParseRunFile(std::string_view text, const std::string& path, const std::string& project,
+                                      const std::string& repo, std::vector<std::string>* warnings) {
+  std::vector<json> nodes;
+  json doc = ParseJson(QuoteNonFinite(text));
+  if (!doc.is_discarded()) {
+    CollectNodes(doc, &nodes);
+  } else {  // JSON Lines
+    size_t start = 0;
+    int line = 0;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      ++line;
+      std::string_view l(text.data() + start, end - start);
+      start = end + 1;
+      if (CollapseWhitespace(l).empty()) continue;
+      json j = ParseJson(QuoteNonFinite(l));
+      if (j.is_discarded()) return Status::Corrupt(path + ": line " + std::to_string(line) + " is not JSON");
+      CollectNodes(j, &nodes);
+    }
+  }
+  if (nodes.empty()) return Status::Corrupt(path + ": no W&B runs found (expected GraphQL output or run objects)");
+  std::vector<Run> runs;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto r = RunFromNode(nodes[i], project, repo, warnings);
+    if (!r.ok()) return Status::Error(r.status().code(), path + ": run " + std::to_string(i + 1) + ": " + r.status().message());
+    runs.push_back(std::move(r).value());
+  }
+  return runs;
+}
+
+Result<RunsPage> ParseRunsPage(std::string_view text, const std::string& project, const std::string& repo,
+                               std::vector<std::string>* warnings) {
+  json body = ParseJson(QuoteNonFinite(text));
+  if (!body.is_object()) return Status::Corrupt("the response is not JSON");
+  const json errors = ArrayField(body, "errors");
+  if (!errors.empty()) return Status::Unavailable("GraphQL error: " + StrField(errors[0], "message"));
+  const json* data = FieldOf(body, "data");
+  const json* p = data ? FieldOf(*data, "project") : nullptr;
+  if (p && p->is_null()) return Status::NotFound("project " + project + " does not exist or the key cannot see it");
+  const json* runs = p ? FieldOf(*p, "runs") : nullptr;
+  if (!runs || !runs->is_object()) return Status::Corrupt("the response has no runs");
+  std::vector<json> nodes;
+  CollectNodes(*runs, &nodes);
+  RunsPage page;
+  for (const auto& n : nodes) {
+    auto r = RunFromNode(n, project, repo, warnings);
+    if (!r.ok()) {
+      warnings->push_back(project + ": " + r.status().message() + "; skipped");
+      continue;
+    }
+    page.runs.push_back(std::move(r).value());
+  }
+  const json* info = FieldOf(*runs, "pageInfo");
+  page.more = info && BoolField(*info, "hasNextPage");
+  page.end_cursor = info ? StrField(*info, "endCursor") : "";
+  return page;
+}
+
 Status ImportFiles(Corpus& corpus, const std::vector<std::string>& paths, const std::string& project,
                    const std::string& repo, ImportReport* report) {
   for (const auto& path : paths) {
     report->files++;
     UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
-    std::vector<json> nodes;
-    json doc = json::parse(QuoteNonFinite(text), nullptr, false);
-    if (!doc.is_discarded()) {
-      CollectNodes(doc, &nodes);
-    } else {  // JSON Lines
-      size_t start = 0;
-      int line = 0;
-      while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        ++line;
-        std::string_view l(text.data() + start, end - start);
-        start = end + 1;
-        if (CollapseWhitespace(l).empty()) continue;
-        json j = json::parse(QuoteNonFinite(l), nullptr, false);
-        if (j.is_discarded()) return Status::Corrupt(path + ": line " + std::to_string(line) + " is not JSON");
-        CollectNodes(j, &nodes);
-      }
-    }
-    if (nodes.empty()) return Status::Corrupt(path + ": no W&B runs found (expected GraphQL output or run objects)");
-    std::vector<RunRecord> runs;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      auto r = RunFromNode(nodes[i], project, repo, &report->warnings);
-      if (!r.ok()) return Status::Error(r.status().code(), path + ": run " + std::to_string(i + 1) + ": " + r.status().message());
-      runs.push_back(std::move(r).value());
-    }
+    UMWELT_ASSIGN_OR_RETURN(std::vector<Run> runs, ParseRunFile(text, path, project, repo, &report->warnings));
     UMWELT_RETURN_IF_ERROR(StoreRuns(corpus, runs, &report->changed));
     report->runs += static_cast<int64_t>(runs.size());
   }
@@ -336,37 +364,15 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
     if (resp->status != 200) {
       return record_error(Status::Unavailable("sync wandb " + o.project + ": HTTP " + std::to_string(resp->status)));
     }
-    json body = json::parse(QuoteNonFinite(resp->body), nullptr, false);
-    if (!body.is_object()) return record_error(Status::Corrupt("sync wandb " + o.project + ": the response is not JSON"));
-    if (body.contains("errors") && body["errors"].is_array() && !body["errors"].empty()) {
-      std::string m = body["errors"][0].is_object() ? Str(body["errors"][0], "message") : "";
-      return record_error(Status::Unavailable("sync wandb " + o.project + ": GraphQL error: " + m));
+    auto page = ParseRunsPage(resp->body, o.project, o.repo, &warnings);
+    if (!page.ok()) {
+      std::string why = page.status().message();
+      return record_error(Status::Error(page.status().code(), "sync wandb " + o.project + ": " + why));
     }
-    const json* runs = nullptr;
-    if (body.contains("data") && body["data"].is_object() && body["data"].contains("project")) {
-      const json& p = body["data"]["project"];
-      if (p.is_null()) {
-        return record_error(Status::NotFound("sync wandb: project " + o.project + " does not exist or the key cannot see it"));
-      }
-      if (p.is_object() && p.contains("runs") && p["runs"].is_object()) runs = &p["runs"];
-    }
-    if (!runs) return record_error(Status::Corrupt("sync wandb " + o.project + ": the response has no runs"));
-    std::vector<json> nodes;
-    CollectNodes(*runs, &nodes);
-    std::vector<RunRecord> records;
-    for (const auto& n : nodes) {
-      auto r = RunFromNode(n, o.project, o.repo, &warnings);
-      if (!r.ok()) {
-        LogWarn("sync wandb " + o.project + ": " + r.status().message() + "; skipped");
-        continue;
-      }
-      if (r->chunk.updated > newest) newest = r->chunk.updated;
-      records.push_back(std::move(r).value());
-    }
-    report->runs += static_cast<int64_t>(records.size());
-    const json& info = (*runs).contains("pageInfo") ? (*runs)["pageInfo"] : json::object();
-    bool more = BoolField(info, "hasNextPage");
-    Status s = StoreRuns(corpus, records, &report->changed, [&](WriteBatch& b) {
+    for (const auto& r : page->runs) newest = std::max(newest, r.chunk.updated);
+    report->runs += static_cast<int64_t>(page->runs.size());
+    bool more = page->more;
+    Status s = StoreRuns(corpus, page->runs, &report->changed, [&](WriteBatch& b) {
       SyncState st = state ? *state : SyncState{};
       st.source = key;
       st.cursor = newest;
@@ -379,7 +385,7 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
     });
     if (!s.ok()) return s;
     if (!more) break;
-    page_cursor = info.is_object() ? Str(info, "endCursor") : "";
+    page_cursor = page->end_cursor;
     if (page_cursor.empty()) break;
   }
   for (const auto& w : warnings) LogWarn(w);

@@ -181,5 +181,37 @@ TEST(WandbImport, SavedResponsesAndRunObjects) {
             R"({"a": "NaN", "b": "NaN", "c": "-Infinity"})");
 }
 
+// Issue 14: odd values in a page or a file are errors or skipped runs, never
+// a crash; a list nested 300,000 deep (walked recursively before) is refused.
+TEST(WandbParse, HostileShapesAreErrorsOrSkips) {
+  std::vector<std::string> warnings;
+  std::string deep = std::string(300000, '[') + std::string(300000, ']');
+  auto r = ParseRunFile(deep, "deep.json", "e/p", "", &warnings);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("deep.json"), std::string::npos) << r.status().message();
+
+  auto page = ParseRunsPage(R"({"errors": [{"message": "quota"}]})", "e/p", "", &warnings);
+  ASSERT_FALSE(page.ok());
+  EXPECT_NE(page.status().message().find("quota"), std::string::npos);
+  page = ParseRunsPage(R"({"errors": [7], "data": null})", "e/p", "", &warnings);
+  EXPECT_FALSE(page.ok());
+  page = ParseRunsPage(R"({"data": {"project": null}})", "e/p", "", &warnings);
+  EXPECT_EQ(page.status().code(), Code::kNotFound);
+  page = ParseRunsPage(R"({"data": {"project": {"runs": [1, 2]}}})", "e/p", "", &warnings);
+  EXPECT_FALSE(page.ok());
+  // One good run among runs with a numeric name, a null node and a string
+  // config that is not JSON; pageInfo with a wrong type reads as "no more".
+  page = ParseRunsPage(R"({"data": {"project": {"runs": {"edges": [
+      {"node": {"name": 12}}, {"node": null}, {"node": {"name": "ok", "config": "{nope", "tags": "x",
+       "summaryMetrics": {"loss": 1e308, "deep": {"a": {"b": [1, {"c": null}]}}}, "user": "ana"}}],
+      "pageInfo": {"hasNextPage": "yes", "endCursor": 5}}}}})",
+                        "e/p", "", &warnings);
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  ASSERT_EQ(page->runs.size(), 1u);
+  EXPECT_EQ(page->runs[0].chunk.ref, "wandb:e/p/ok");
+  EXPECT_FALSE(page->more);
+  EXPECT_EQ(page->end_cursor, "5");  // an id written as a number reads as its digits
+}
+
 }  // namespace
 }  // namespace umwelt::wandb
