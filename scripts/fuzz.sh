@@ -4,7 +4,9 @@
 #   scripts/fuzz.sh [SECONDS]         each target for SECONDS (default 60; CI)
 #   scripts/fuzz.sh --long [RUNS]     each target to at least RUNS executions
 #                                     (default 1000000), one worker per core,
-#                                     from seeds cut down to 32 KiB (node)
+#                                     on inputs of at most 16 KiB, from seeds
+#                                     cut down to that (node); the short run
+#                                     covers the full-size real files
 #   UMWELT_FUZZ_TARGETS="fuzz_auth fuzz_wandb" limits either to those targets.
 # Prints one line per target (executions, time, ok or CRASH) and exits 1 on a
 # crash, leaving the input as build-fuzz/crash-TARGET-*.
@@ -21,8 +23,9 @@ elif [ -n "${1:-}" ]; then
 fi
 DATA="${UMWELT_SHARED_DATA:-../shared/data}"
 BUILD=build-fuzz
-ALL="fuzz_github_page fuzz_recordings fuzz_link_header fuzz_markdown fuzz_web fuzz_discord fuzz_discord_api
-     fuzz_wandb fuzz_llm_answer fuzz_auth fuzz_manifest fuzz_git_cursor fuzz_eval_files"
+# Quickest first, so a long run that is cut short has finished most of them.
+ALL="fuzz_manifest fuzz_auth fuzz_git_cursor fuzz_link_header fuzz_eval_files fuzz_llm_answer fuzz_web fuzz_wandb
+     fuzz_discord fuzz_recordings fuzz_github_page fuzz_discord_api fuzz_markdown"
 TARGETS="${UMWELT_FUZZ_TARGETS:-$ALL}"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DUMWELT_BUILD_FUZZ=ON -DUMWELT_BUILD_TESTS=OFF -DUMWELT_BUILD_BENCH=OFF >/dev/null
@@ -102,7 +105,7 @@ done
 
 if [ $MODE = long ]; then
   if command -v node >/dev/null; then
-    for d in "$SEEDS"/*/; do node fuzz/shrink-seeds.mjs "$d" 32768; done
+    for d in "$SEEDS"/*/; do node fuzz/shrink-seeds.mjs "$d" 16384; done
   else
     echo "fuzz: node absent; long runs start from the seeds as they are"
   fi
@@ -115,7 +118,7 @@ for target in $TARGETS; do
   seeds="$SEEDS/$(seeds_of "$target")"
   work="$BUILD/corpus-$target"; mkdir -p "$work"
   if [ $MODE = long ]; then
-    limits=(-runs=$(((RUNS + WORKERS - 1) / WORKERS)) -max_len=32768)
+    limits=(-runs=$(((RUNS + WORKERS - 1) / WORKERS)) -max_len=16384 -print_funcs=0)
   else
     limits=(-max_total_time="$SECONDS_PER_TARGET" -max_len=1048576)
   fi

@@ -71,7 +71,14 @@ struct Cursor {
   std::string head, branch, path;
   std::map<std::string, std::string> branches;  // name -> sha
   std::set<std::string> retry;
+  // What the last sync left out and why ("lfs", "submodule"; "missing" is
+  // retry's size), and whether the clone is shallow: for `status`.
+  std::map<std::string, int64_t> skipped;
+  bool shallow = false;
 };
+// "2 files not in this clone (tried again next sync), 1 Git LFS pointer;
+// a shallow clone", or "" when nothing was left out.
+std::string DescribeSkips(const Cursor& c);
 // The cursor in `text`; false when `text` is not a cursor object (fields of
 // the wrong type read as absent).
 bool ParseCursor(std::string_view text, Cursor* out);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "umwelt/git.h"
 #include "umwelt/text.h"
 
 namespace umwelt::cli {
@@ -37,8 +38,14 @@ Status CmdStatus(const std::string& path, bool json) {
     for (const auto& c : s.counts) out["counts"].push_back({{"source", c.source}, {"kind", c.kind}, {"chunks", c.chunks}});
     out["sources"] = nlohmann::json::array();
     for (const auto& st : s.sync) {
-      out["sources"].push_back({{"source", st.source}, {"last_success", st.last_success},
-                                {"last_error", st.last_error}, {"error_since", st.error_since}});
+      nlohmann::json src = {{"source", st.source}, {"last_success", st.last_success},
+                            {"last_error", st.last_error}, {"error_since", st.error_since}};
+      git::Cursor cursor;
+      if (st.source.rfind("git:", 0) == 0 && git::ParseCursor(st.cursor, &cursor)) {
+        src["skipped"] = cursor.skipped;
+        src["shallow"] = cursor.shallow;
+      }
+      out["sources"].push_back(std::move(src));
     }
     out["spaces"] = s.spaces_json.empty() ? nlohmann::json::object()
                                           : nlohmann::json::parse(s.spaces_json, nullptr, false);
@@ -60,6 +67,10 @@ Status CmdStatus(const std::string& path, bool json) {
       std::printf("%-32s %-22s %s\n", st.source.c_str(),
                   st.last_success.empty() ? "never" : (st.last_success + " " + Age(st.last_success)).c_str(),
                   err.c_str());
+      git::Cursor cursor;
+      if (st.source.rfind("git:", 0) == 0 && git::ParseCursor(st.cursor, &cursor) && !DescribeSkips(cursor).empty()) {
+        std::printf("  last sync left out: %s\n", git::DescribeSkips(cursor).c_str());
+      }
     }
   }
   std::printf("\nvector spaces: %s\n", s.spaces_json.empty() ? "none (keyword search only)" : s.spaces_json.c_str());

@@ -366,12 +366,20 @@ TEST_F(RealWorldCloneTest, AMissingObjectIsSkippedCountedAndRetried) {
   auto state = corpus->GetSyncState("git:acme/tinylm");
   ASSERT_TRUE(state.ok() && *state);
   EXPECT_TRUE((*state)->last_error.empty());
+  // `status` says what was left out and why.
+  Cursor cursor;
+  ASSERT_TRUE(ParseCursor((*state)->cursor, &cursor));
+  EXPECT_EQ(DescribeSkips(cursor), "1 file not in this clone (tried again next sync), 1 Git LFS pointer");
+  auto status = testing::Umwelt({"--corpus", dir_.File("c.db"), "status"});
+  EXPECT_NE(status.out.find("last sync left out: 1 file not in this clone"), std::string::npos) << status.out << status.err;
   // The object comes back (a fetch): the next sync windows the file, with no new commit.
   Shell("cd " + testing::Quote(repo_) + " && git hash-object -w src/b.py");
   SyncReport again = SyncAt(repo_, *corpus);
   EXPECT_EQ(again.commits, 0);
   EXPECT_EQ(again.missing_objects, 0);
   EXPECT_EQ(corpus->RecordRefs("acme/tinylm/blob/src/b.py", "window")->size(), 1u);
+  ASSERT_TRUE(ParseCursor((*corpus->GetSyncState("git:acme/tinylm"))->cursor, &cursor));
+  EXPECT_EQ(cursor.skipped.count("missing"), 0u);
 }
 
 TEST_F(RealWorldCloneTest, BloblessShallowAndSubmoduleClonesSync) {

@@ -1,4 +1,5 @@
 // The git source's sync, over libgit2: commits, main windows, branch windows.
+#include <array>
 #include <git2.h>
 
 #include <algorithm>
@@ -749,6 +750,10 @@ class GitSync {
     cursor.path = std::filesystem::absolute(o_.path, ec).lexically_normal().string();  // for `ask --refresh`
     cursor.branches = new_branches_;
     cursor.retry = retry_;
+    if (!retry_.empty()) cursor.skipped["missing"] = static_cast<int64_t>(retry_.size());
+    if (r_.lfs_pointers) cursor.skipped["lfs"] = r_.lfs_pointers;
+    if (r_.submodules) cursor.skipped["submodule"] = r_.submodules;
+    cursor.shallow = r_.shallow;
     UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
     SyncState s;
     s.source = source_key_;
@@ -791,6 +796,7 @@ std::string GithubRepoFromRemote(std::string_view url) {
 }
 
 bool ParseCursor(std::string_view text, Cursor* out) {
+  *out = Cursor{};
   json j = ParseJson(text);
   if (!j.is_object()) return false;
   out->head = StrField(j, "head");
@@ -804,7 +810,30 @@ bool ParseCursor(std::string_view text, Cursor* out) {
       if (v.is_string()) out->branches[k] = v.get<std::string>();
     }
   }
+  if (const json* k = FieldOf(j, "skipped"); k && k->is_object()) {
+    for (auto& [why, n] : k->items()) {
+      int64_t count = IntField(*k, why.c_str());
+      if (count > 0) out->skipped[why] = count;
+    }
+  }
+  out->shallow = BoolField(j, "shallow");
   return true;
+}
+
+std::string DescribeSkips(const Cursor& c) {
+  static const std::vector<std::array<std::string, 3>> kWhy = {
+      {"missing", "file not in this clone", "files not in this clone"},
+      {"lfs", "Git LFS pointer", "Git LFS pointers"},
+      {"submodule", "submodule", "submodules"}};
+  std::string out;
+  for (const auto& [why, one, many] : kWhy) {
+    auto it = c.skipped.find(why);
+    if (it == c.skipped.end()) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + (it->second == 1 ? one : many);
+    if (why == "missing") out += " (tried again next sync)";
+  }
+  if (c.shallow) out += (out.empty() ? "" : "; ") + std::string("a shallow clone (history from its grafted commits)");
+  return out;
 }
 
 std::string FormatCursor(const Cursor& c) {
@@ -816,6 +845,8 @@ std::string FormatCursor(const Cursor& c) {
   for (const auto& [name, sha] : c.branches) j["branches"][name] = sha;
   j["retry"] = json::array();
   for (const auto& path : c.retry) j["retry"].push_back(path);
+  if (!c.skipped.empty()) j["skipped"] = c.skipped;
+  if (c.shallow) j["shallow"] = true;
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
