@@ -32,9 +32,24 @@ bool SpeaksOfTarget(std::string_view sentence);
 // "h100s"), lower-case; "" for a bare number.
 std::string UnitOf(const std::string& number);
 
-// The sentence of `text` that best says something: most of `terms`, numbers
-// preferred; attachment, reaction and reply notes skipped.
+// Whether a sentence is prose someone said, fit to quote as a statement: not
+// a shell command, code, a stack trace, a table row, a file list or diff
+// stat, a checklist item, test-runner output, a heading, or the body of a
+// version bump or bot; and not our own annotations (Files:, Changed:,
+// Attachments:, Reactions:, Reply to:, Embed:, trailers).
+bool IsStatement(std::string_view sentence);
+
+// The statement of `text` that best says something: most of `terms`,
+// numbers preferred; "" when no sentence is a statement (IsStatement).
 std::string BestSentence(std::string_view text, const std::vector<std::string>& terms);
+
+// The question's key constraints: the names and measures an answer must
+// mention together ("MFU", "H200", "v5p", "Olmo2"): words with digits and
+// letters, acronyms, and capitalized words inside the sentence; generic ones
+// (GPUs, PR, API) left out. Lower-case, a plural's s dropped.
+std::vector<std::string> KeyConstraints(std::string_view question);
+// Whether `text` mentions every constraint.
+bool MentionsAll(std::string_view text, const std::vector<std::string>& constraints);
 
 struct VerifiedClaims {
   std::string markdown;

@@ -120,8 +120,18 @@ std::string Lead(const DigestSection& s, std::vector<std::string>* states) {
   return changes.empty() ? "" : Join(changes, "; ", "; ") + ".\n\n";
 }
 
-// The section's best statements, quoted with author, date and link; one per
-// thread first, none quoted by an earlier section.
+// What to quote of a record: its best statement; a run's final numbers (the
+// "Summary:" line the W&B source writes), which are what a run says.
+std::string Quotable(const Evidence& e) {
+  if (e.source == "wandb") {
+    size_t at = e.text.find("\nSummary: ");
+    if (at != std::string::npos) return e.text.substr(at + 1, e.text.find('\n', at + 1) - at - 1);
+  }
+  return BestSentence(e.text, {});
+}
+
+// The section's best statements, quoted with author, date and link in one
+// paragraph; one per thread first, none quoted by an earlier section.
 std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quoted) {
   std::string md;
   int n = 0;
@@ -130,9 +140,9 @@ std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quote
     if (n >= max) break;
     if (e.kind == "state" || !Http(e.url) || quoted->count(e.url)) continue;
     if (!threads.insert(e.thread).second && threads.size() < s.threads.size()) continue;
-    std::string sentence = BestSentence(e.text, {});
+    std::string sentence = Quotable(e);
     if (sentence.size() < 25) continue;
-    md += "> " + Inline(sentence, 360) + "\n>\n> — " + Cite(e) + (e.closeout ? " (the thread's close-out)" : "") + "\n\n";
+    md += "> " + Inline(sentence, 360) + " — " + Cite(e) + (e.closeout ? " (the thread's close-out)" : "") + "\n\n";
     quoted->insert(e.url);
     ++n;
   }
@@ -153,7 +163,7 @@ std::string DiscordHighlights(const DigestSection& s) {
   for (const auto& e : s.evidence) {
     if (Reactions(e.text) > (loved ? Reactions(loved->text) : 0)) loved = &e;
   }
-  if (loved) {
+  if (loved && !BestSentence(loved->text, {}).empty()) {
     md += "Most reacted (" + std::to_string(Reactions(loved->text)) + "): \"" + Inline(BestSentence(loved->text, {}), 200) +
           "\" — " + Cite(*loved) + "\n\n";
   }

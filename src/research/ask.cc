@@ -202,12 +202,21 @@ std::string Cite(const Evidence& e) {
   return "[" + Cell(who) + ", " + e.date.substr(0, 10) + "](" + e.url + ")";
 }
 
+// A statement quoted with its attribution in one paragraph (the check reads
+// a paragraph and its citation together).
+std::string QuoteLine(const std::string& statement, size_t max, const std::string& attribution) {
+  return "> " + Quote(statement, max) + " — " + attribution + "\n\n";
+}
+
+// `missing`: the question's key constraints when no record mentions them
+// together; the report then says the corpus does not state it and shows the
+// closest records as related, never as the answer.
 std::string Extractive(const std::string& question, const std::vector<Facet>& facets, const std::vector<Evidence>& ev,
-                       bool found) {
+                       bool found, const std::vector<std::string>& keys, bool abstain) {
   std::vector<std::string> terms = ContentWords(question);
   std::string md = "# " + Cell(std::string(TruncateUtf8(question, 200))) + "\n\n";
   md += "> **Extractive answer.** No language model was used: the statements below are quoted from the corpus "
-        "with their authors, dates and links, chosen and ordered by relevance.\n\n";
+        "with their authors, dates and links, chosen and ordered by relevance:\n\n";
   if (!found) {
     md += "## Short answer\n\nThe corpus holds nothing that answers this question. Searched:\n\n";
     for (const auto& f : facets) md += "- " + CodeSpan(f.query) + (f.code ? " (code)" : "") + "\n";
@@ -216,24 +225,49 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   }
   std::vector<const Evidence*> prose;
   for (const auto& e : ev) {
-    if (e.lane.empty() && e.superseded_by.empty()) prose.push_back(&e);
+    if (e.lane.empty() && e.superseded_by.empty() && !BestSentence(e.text, terms).empty()) prose.push_back(&e);
   }
-  // Short answer: close-outs first, then the best-ranked statements.
-  std::stable_sort(prose.begin(), prose.end(), [](const Evidence* a, const Evidence* b) {
+  // Short answer: records naming more of the question's key constraints
+  // first, then close-outs, then the best-ranked statements.
+  auto named_here = [&](const Evidence* e) {
+    std::string lower = ToLower(e->title + "\n" + e->text);
+    return std::count_if(keys.begin(), keys.end(), [&](const std::string& k) { return lower.find(k) != std::string::npos; });
+  };
+  std::stable_sort(prose.begin(), prose.end(), [&](const Evidence* a, const Evidence* b) {
+    auto na = named_here(a), nb = named_here(b);
+    if (na != nb) return na > nb;
     return a->closeout != b->closeout ? a->closeout : a->score > b->score;
   });
   md += "## Short answer\n\n";
+  if (abstain) {
+    std::vector<std::string> named;
+    for (const auto& m : keys) named.push_back(CodeSpan(m));
+    std::string list;
+    for (size_t i = 0; i < named.size(); ++i) list += (i ? (i + 1 == named.size() ? " and " : ", ") : "") + named[i];
+    md += "The corpus does not state this. No record mentions " + list +
+          " together; the closest records follow, and none of them answers the question:\n\n";
+    md += "## Related records (not an answer)\n\n";
+    for (size_t i = 0; i < prose.size() && i < 6; ++i) {
+      const Evidence& e = *prose[i];
+      md += QuoteLine(BestSentence(e.text, terms), 320, Cite(e) + " · " + Cell(std::string(TruncateUtf8(e.title, 90))));
+    }
+    md += "## Caveats\n\n- The search looked for records naming all of the question's key terms together and found "
+          "none; a record may say it in other words ([the closest record](" +
+          (prose.empty() ? ev.front().url : prose.front()->url) + ")).\n";
+    return md;
+  }
   for (size_t i = 0; i < prose.size() && i < 4; ++i) {
     const Evidence& e = *prose[i];
     md += "- " + Quote(BestSentence(e.text, terms), 320) + " — " + Cite(e) +
           (e.closeout ? " (the thread's close-out)" : "") + "\n";
   }
-  // Numbers near the question's words.
+  // Numbers near the question's words, in statements only.
   std::string table;
   int rows = 0;
   for (const auto* e : prose) {
     for (const auto& s : Sentences(e->text)) {
       if (rows >= 12) break;
+      if (!research::IsStatement(s)) continue;
       std::string lower = ToLower(s);
       size_t at = std::string::npos;
       for (const auto& t : terms) at = std::min(at, lower.find(t));
@@ -248,25 +282,33 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   }
   if (!table.empty()) md += "\n| value | statement | source |\n|---|---|---|\n" + table;
   md += "\n";
-  // One section per facet: its best evidence, quoted.
+  // One section per facet: its best statements, quoted; a facet no record
+  // answers (its own key constraints never together) shows them as related.
   std::set<std::string> quoted;
   for (const auto& f : facets) {
     if (f.code) continue;
     std::string section;
     int n = 0;
+    std::vector<std::string> keys = research::KeyConstraints(f.name + " " + f.query);
+    bool answered = keys.empty();
     for (const auto& e : ev) {
-      if (e.facet != f.name || !e.lane.empty() || n >= 3 || !quoted.insert(e.url).second) continue;
-      section += "> " + Quote(BestSentence(e.text, terms), 400) + "\n>\n> — " + Cite(e) +
-                 (e.thread_state.empty() ? "" : " · thread " + e.thread_state) +
-                 (e.superseded_by.empty() ? "" : " · superseded by [a later statement](" + e.superseded_by + ")") + "\n\n";
+      if (e.facet != f.name || !e.lane.empty() || n >= 3 || quoted.count(e.url)) continue;
+      std::string statement = BestSentence(e.text, terms);
+      if (statement.empty()) continue;
+      quoted.insert(e.url);
+      answered |= research::MentionsAll(e.title + "\n" + e.text, keys);
+      section += QuoteLine(statement, 400,
+                           Cite(e) + (e.thread_state.empty() ? "" : " · thread " + e.thread_state) +
+                               (e.superseded_by.empty() ? "" : " · superseded by [a later statement](" + e.superseded_by + ")"));
       ++n;
     }
-    if (!section.empty()) md += "## " + Cell(f.name) + "\n\n" + section;
+    if (!section.empty()) md += "## " + Cell(f.name) + (answered ? "" : " (related records)") + "\n\n" + section;
   }
   std::string linked;
   for (const auto& e : ev) {
     if (e.facet == "Linked pages" && linked.size() < 3000) {
-      linked += "> " + Quote(BestSentence(e.text, terms), 400) + "\n>\n> — [" + Cell(e.title) + "](" + e.url + ")\n\n";
+      std::string statement = BestSentence(e.text, terms);
+      if (!statement.empty()) linked += QuoteLine(statement, 400, "[" + Cell(e.title) + "](" + e.url + ")");
     }
   }
   if (!linked.empty()) md += "## Linked pages\n\n" + linked;
@@ -633,11 +675,28 @@ Result<AskResult> Ask(const AskOptions& o) {
     }
     found = found && said;
   }
+  // Abstain when no record names the question's key constraints together
+  // (a metric and a hardware name, say): the closest records are related,
+  // not an answer.
+  std::vector<std::string> keys = research::KeyConstraints(question);
+  bool unanswered = false;
+  if (found) {
+    bool together = keys.empty();
+    for (const auto& e : ev) {
+      if (together) break;
+      together = e.lane.empty() && research::MentionsAll(e.title + "\n" + e.text, keys);
+    }
+    if (!together) {
+      unanswered = true;
+      result.notes.push_back("no record names " + std::to_string(keys.size()) +
+                             " key terms of the question together: the report abstains");
+    }
+  }
   progress("expand", std::to_string(threads.size()) + " threads read");
 
   // 7. Synthesize.
   std::string md;
-  if (o.llm && found && !ev.empty()) {
+  if (o.llm && found && !unanswered && !ev.empty()) {
     ChatRequest req;
     req.purpose = "synthesize";
     req.max_tokens = 4000;
@@ -655,7 +714,7 @@ Result<AskResult> Ask(const AskOptions& o) {
   }
   if (md.empty()) {
     result.extractive = true;
-    md = Extractive(question, facets, ev, found && !ev.empty());
+    md = Extractive(question, facets, ev, found && !ev.empty(), keys, unanswered);
   }
   progress("synthesize", result.extractive ? "extractive" : "llm");
 
@@ -709,7 +768,7 @@ Result<AskResult> Ask(const AskOptions& o) {
   std::string front = "---\nsystem: umwelt ask\nquestion: " + json(question).dump() + "\n---\n\n";
   while (!md.empty() && md.back() == '\n') md.pop_back();
   result.markdown = front + md + "\n" + prov + "\n";
-  result.found = found && !ev.empty();
+  result.found = found && !ev.empty() && !unanswered;
   result.facets = facets;
   result.evidence = std::move(ev);
   if (o.llm) result.usage = o.llm->usage();

@@ -87,6 +87,49 @@ TEST_F(AskTest, AQuestionTheCorpusCannotAnswerSaysSo) {
   EXPECT_NE(r->markdown.find("`quantum teleportation llamas`"), std::string::npos);
 }
 
+// Issue 16: a number the corpus does not hold (MFU on hardware nobody
+// measured) is not answered with whatever came closest; the report says so,
+// shows the closest records as related, and passes the strict check.
+TEST_F(AskTest, AQuestionWhoseKeyTermsNeverMeetAbstains) {
+  auto r = Ask(Options("What MFU did we reach on B200 GPUs?"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_FALSE(r->found);
+  const std::string& md = r->markdown;
+  EXPECT_NE(md.find("The corpus does not state this. No record mentions `mfu` and `b200` together"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("## Related records (not an answer)"), std::string::npos);
+  EXPECT_EQ(md.find("| value | statement | source |"), std::string::npos);
+  auto corpus = Corpus::Open(path_, Corpus::Mode::kReadOnly);
+  for (const auto& p : CheckCitations(md, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
+  // The same question on hardware the corpus does measure is answered.
+  auto h100 = Ask(Options("What MFU did we reach on H100s?"));
+  ASSERT_TRUE(h100.ok());
+  EXPECT_TRUE(h100->found);
+  for (const auto& p : CheckCitations(h100->markdown, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
+}
+
+TEST(Statements, NonProseIsNeverAStatement) {
+  for (const char* junk : {"./run_train.sh --training.steps=100 --training.compile",
+                           "Files: config/olmo2_sft.yaml, src/levanter/models/olmo.py, tests/test_olmo.py",
+                           "Changed: 8 file(s), +25 −66", "| mfu | 0.41 | h100 |", "- [ ] add the eval harness",
+                           "Traceback (most recent call last):", "tests/test_llama.py::test_rope 46 passed in 3.2s",
+                           "Bumps [actions/checkout](https://github.com/actions/checkout) from 3 to 4.",
+                           "Update tensorstore requirement from <0.1.70,>=0.1.65 to >=0.1.65,<0.1.73",
+                           "x = jnp.zeros((batch, seq), dtype=jnp.float32); y = f(x)", "## Results",
+                           "Co-authored-by: Ann <ann@example.com>", "pip install -e .[dev]"}) {
+    EXPECT_FALSE(research::IsStatement(junk)) << junk;
+  }
+  for (const char* prose : {"Add olmo 2 for main, validated and working!", "We moved to the fused kernel; MFU is 38.5% now.",
+                            "Update the tokenizer to handle byte fallback", "The loader now prefetches two batches ahead."}) {
+    EXPECT_TRUE(research::IsStatement(prose)) << prose;
+  }
+  EXPECT_EQ(research::BestSentence("Files: a/b.py, c/d.py\nChanged: 2 file(s), +3 −1", {}), "");
+  EXPECT_EQ(research::KeyConstraints("What MFU did we reach on H200 GPUs?"), (std::vector<std::string>{"mfu", "h200"}));
+  EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));
+  EXPECT_TRUE(research::KeyConstraints("why is the loader slow").empty());
+  EXPECT_TRUE(research::MentionsAll("H100 MFU is 41%", {"mfu", "h100"}));
+}
+
 TEST_F(AskTest, BadQuestionsAreRefused) {
   EXPECT_EQ(Ask(Options("   ")).status().code(), Code::kInvalidArgument);
   auto huge = Ask(Options(std::string(20000, 'a')));

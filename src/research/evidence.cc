@@ -1,6 +1,8 @@
 #include "umwelt/claims.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <regex>
 #include <set>
@@ -179,14 +181,93 @@ std::string UnitOf(const std::string& number) {
   return CollapseWhitespace(ToLower(number.substr(i)));
 }
 
+bool IsStatement(std::string_view sentence) {
+  std::string s = CollapseWhitespace(sentence);
+  if (s.size() < 12) return false;
+  std::string low = ToLower(s);
+  auto starts = [&](std::initializer_list<const char*> prefixes) {
+    for (const char* p : prefixes) {
+      if (low.rfind(p, 0) == 0) return true;
+    }
+    return false;
+  };
+  // Our own annotations, trailers and what a source attached.
+  if (starts({"files:", "changed:", "attachments:", "reactions:", "reply to:", "embed:", "co-authored-by:",
+              "signed-off-by:", "reviewed-by:", "merge branch", "merge pull request", "merge remote-tracking"})) {
+    return false;
+  }
+  // Markdown structure: headings, table rows, checklists, fences, quotes.
+  if (starts({"#", "|", "- [ ]", "- [x]", "* [ ]", "* [x]", "[ ]", "[x]", "```", "~~~", ">", "---", "==="})) return false;
+  if (std::count(s.begin(), s.end(), '|') >= 2) return false;
+  // Shell commands and their prompts.
+  if (starts({"$ ", "./", "python ", "python3 ", "pip ", "uv ", "git ", "docker ", "cd ", "export ", "sudo ", "bash ",
+              "sh ", "make ", "cmake ", "npm ", "npx ", "pytest", "torchrun ", "srun ", "sbatch ", "kubectl ",
+              "gcloud ", "ray ", "conda ", "apt ", "apt-get ", "curl ", "wget ", "ls ", "mkdir ", "rm "})) {
+    return false;
+  }
+  // Stack traces and runner output.
+  if (starts({"traceback", "file \"", "at ", "error:", "warning:", "fatal:", "exception", "raise ", "assert "}) ||
+      low.find(" passed") != std::string::npos && (low.find(" in ") != std::string::npos || low.find("===") != std::string::npos)) {
+    return false;
+  }
+  // Version bumps and bots.
+  bool version = false;  // "1.2" somewhere: a version number
+  for (size_t k = 1; k + 1 < low.size(); ++k) {
+    if (low[k] == '.' && std::isdigit(static_cast<unsigned char>(low[k - 1])) &&
+        std::isdigit(static_cast<unsigned char>(low[k + 1]))) {
+      version = true;
+    }
+  }
+  if (starts({"bumps ", "bump "}) && low.find(" from ") != std::string::npos && low.find(" to ") != std::string::npos) {
+    return false;
+  }
+  if (starts({"bumps ", "bump ", "updates the requirements", "updates `", "update ", "upgrade ", "release notes",
+              "changelog", "commits", "dependabot", "pre-commit", "[pre-commit.ci]", "automated", "auto-generated"}) &&
+      (version || low.find("requirement") != std::string::npos || low.find("dependabot") != std::string::npos ||
+       low.find("pre-commit") != std::string::npos || low.find("action versions") != std::string::npos)) {
+    return false;
+  }
+  // Code and file lists: words of letters are few, symbols and paths many.
+  int words = 0, letters_words = 0, pathish = 0, flags = 0;
+  size_t symbols = 0;
+  for (char c : s) {
+    if (std::strchr("{}()[];=<>*&^%$@\\`~", c)) ++symbols;
+  }
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    size_t e = s.find(' ', i);
+    if (e == std::string::npos) e = s.size();
+    std::string_view w(s.data() + i, e - i);
+    if (!w.empty()) {
+      ++words;
+      bool alpha = std::all_of(w.begin(), w.end(), [](char c) {
+        return std::isalpha(static_cast<unsigned char>(c)) || c == '\'' || c == ',' || c == '.' || c == '-' ||
+               static_cast<unsigned char>(c) >= 0x80;
+      });
+      letters_words += alpha;
+      if (w.find('/') != std::string_view::npos || w.find("_") != std::string_view::npos ||
+          (w.find('.') != std::string_view::npos && w.find('.') + 1 < w.size() && w.back() != '.')) {
+        ++pathish;
+      }
+      if (w.rfind("--", 0) == 0 || (w.size() == 2 && w[0] == '-' && std::isalpha(static_cast<unsigned char>(w[1])))) ++flags;
+    }
+    i = e;
+  }
+  if (words < 3 || letters_words < 3) return false;
+  if (flags >= 2) return false;
+  if (symbols * 8 > s.size()) return false;
+  if (pathish * 2 > words) return false;
+  if (letters_words * 2 < words) return false;
+  return true;
+}
+
 std::string BestSentence(std::string_view text, const std::vector<std::string>& terms) {
   std::string best;
   double best_score = -1;
-  for (const auto& s : Sentences(text)) {
-    if (s.rfind("Attachments:", 0) == 0 || s.rfind("Reactions:", 0) == 0 || s.rfind("Reply to:", 0) == 0 ||
-        s.rfind("Embed:", 0) == 0 || s.rfind("Files:", 0) == 0) {
-      continue;  // what the source attached, not what was said
-    }
+  for (std::string s : Sentences(text)) {
+    if (s.size() > 2 && (s[0] == '*' || s[0] == '-' || s[0] == '+') && s[1] == ' ') s.erase(0, 2);  // a list item
+    if (!IsStatement(s)) continue;
     std::string lower = ToLower(s);
     double score = 0;
     for (const auto& t : terms) score += lower.find(t) != std::string::npos ? 1 : 0;
@@ -197,9 +278,57 @@ std::string BestSentence(std::string_view text, const std::vector<std::string>& 
       best = s;
     }
   }
-  return best.empty() ? std::string(text) : best;
+  return best;
 }
 
+std::vector<std::string> KeyConstraints(std::string_view question) {
+  static const std::set<std::string> kGeneric = {
+      "gpu", "tpu", "cpu", "api", "llm", "ml", "ai", "pr", "ci", "url", "json", "yaml", "id", "ok", "faq", "i",
+      "what", "when", "why", "how", "which", "who", "where", "did", "does", "do", "is", "are", "was", "were", "the",
+      "a", "an", "we", "our", "in", "on", "for", "and", "or", "of", "to", "with", "has", "have", "can", "should"};
+  std::vector<std::string> out;
+  bool first = true;
+  size_t i = 0;
+  while (i < question.size()) {
+    while (i < question.size() && !std::isalnum(static_cast<unsigned char>(question[i]))) ++i;
+    size_t e = i;
+    while (e < question.size() &&
+           (std::isalnum(static_cast<unsigned char>(question[e])) || question[e] == '_' ||
+            ((question[e] == '-' || question[e] == '.') && e + 1 < question.size() &&
+             std::isalnum(static_cast<unsigned char>(question[e + 1]))))) {
+      ++e;
+    }
+    std::string w(question.substr(i, e - i));
+    i = e;
+    if (w.empty()) continue;
+    bool was_first = first;
+    first = false;
+    int upper = 0, lower = 0, digits = 0;
+    for (char c : w) {
+      upper += std::isupper(static_cast<unsigned char>(c)) != 0;
+      lower += std::islower(static_cast<unsigned char>(c)) != 0;
+      digits += std::isdigit(static_cast<unsigned char>(c)) != 0;
+    }
+    bool measure = digits > 0 && upper + lower > 0;              // h200, v5p, 7b, llama3
+    bool acronym = upper >= 2 && upper >= lower;                 // MFU, TPU, FSDP, GPUs
+    bool name = !was_first && upper >= 1 && std::isupper(static_cast<unsigned char>(w[0])) && lower > 0;  // Olmo, Haliax
+    if (!measure && !acronym && !name) continue;
+    std::string key = ToLower(w);
+    if (key.size() > 3 && key.back() == 's' && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();
+    if (key.size() > 2 && key.back() == 's' && std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();  // H100s
+    if (kGeneric.count(key) || std::find(out.begin(), out.end(), key) != out.end()) continue;
+    out.push_back(key);
+  }
+  return out;
+}
+
+bool MentionsAll(std::string_view text, const std::vector<std::string>& constraints) {
+  std::string lower = ToLower(text);
+  for (const auto& c : constraints) {
+    if (lower.find(c) == std::string::npos) return false;
+  }
+  return true;
+}
 
 VerifiedClaims VerifyClaims(const std::string& md, const std::vector<Evidence>& ev) {
   std::map<std::string, const Evidence*> by_url;
