@@ -62,6 +62,16 @@ struct SectionThread {
   std::string label;       // "#123" in the project, else the ref or title
 };
 
+// A change that landed in the period: a merged pull request, or a commit
+// that went to the default branch on its own. Sizes are -1 when unknown.
+struct LandedChange {
+  std::string label;   // "#917", or a commit's short sha
+  std::string title, url, author, date;
+  int64_t files = -1, added = -1, removed = -1;
+  int discussion = 0;  // comments and reviews on it in the period
+  int64_t size() const { return added < 0 ? -1 : added + removed; }
+};
+
 struct DigestSection {
   std::string slug;        // stable within and across periods: "epic-acme-tinylm-101", "maintenance", ...
   std::string kind;        // epic, workstream, other, maintenance, outside, discord, introductions, reading, runs
@@ -69,6 +79,7 @@ struct DigestSection {
   std::string body;        // M: Markdown paragraphs
   std::string bullet;      // S: the line after the bold topic
   std::vector<SectionThread> threads;  // the threads the section covers, busiest first
+  std::vector<LandedChange> landed;    // what landed, biggest first
   std::vector<Evidence> evidence;      // what it may cite, best first
   std::vector<DayActivity> days;       // one per day of the period
   int activity = 0;

@@ -26,6 +26,7 @@ struct Unit {
   std::vector<Evidence> events;  // state changes, as evidence citing the thread
   int activity = 0;
   bool epic = false;
+  std::string area;  // the code area its commits touch most ("" none)
 };
 
 int Category(const Chunk& c) {
@@ -101,6 +102,130 @@ std::string Slug(const std::string& s) {
 
 bool Has(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
+// The area of the code a path is in: its module under the package ("models"
+// for src/levanter/models/llama.py, "trainer" for src/pkg/trainer.py), or
+// tests, docs, ci, config; "" for the repository's own top-level files.
+std::string AreaOfPath(std::string_view path, const std::string& package) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i <= path.size();) {
+    size_t e = path.find('/', i);
+    if (e == std::string_view::npos) e = path.size();
+    if (e > i) parts.emplace_back(path.substr(i, e - i));
+    i = e + 1;
+  }
+  if (parts.empty()) return "";
+  size_t at = 0;
+  if (parts.size() > 1 && (parts[0] == "src" || parts[0] == "lib" || parts[0] == "python" || parts[0] == "pkg" ||
+                           parts[0] == "packages")) {
+    ++at;
+  }
+  bool in_package = false;
+  if (parts.size() > at + 1 && ToLower(parts[at]) == package) {
+    ++at;
+    in_package = true;
+  }
+  std::string first = ToLower(parts[at]);
+  bool file = at + 1 == parts.size();
+  if (file && !in_package) return "";  // README.md, pyproject.toml, setup.py
+  if (first == "tests" || first == "test" || first.rfind("test_", 0) == 0) return "tests";
+  if (first == "docs" || first == "doc") return "docs";
+  if (first == ".github" || first == ".circleci" || first == ".buildkite") return "ci";
+  if (first == "config" || first == "configs") return "config";
+  if (file) first = first.substr(0, first.find('.'));
+  return first == "__init__" ? "" : first;
+}
+
+// A title's own area: "[MoE] …" -> moe, "fix(ckpt): …" -> ckpt, "serve: …"
+// -> serve; "" for none, and for a bare change type ("fix:", "chore:").
+std::string AreaOfTitle(const std::string& title) {
+  static const std::regex bracket(R"(^\s*\[([A-Za-z][\w\- /]{0,24})\])");
+  static const std::regex conventional(R"(^\s*([a-z][\w\-]{0,20})(\(([\w\-/ ]{1,24})\))?!?:\s)");
+  static const std::set<std::string> kTypes = {"fix", "feat", "feature", "chore", "refactor", "perf", "style", "build",
+                                               "revert", "wip", "bug", "bugfix", "hotfix", "minor", "misc", "deps"};
+  std::smatch m;
+  if (std::regex_search(title, m, bracket)) return ToLower(m[1].str());
+  if (std::regex_search(title, m, conventional)) {
+    if (m[3].matched) return ToLower(m[3].str());
+    std::string type = ToLower(m[1].str());
+    if (type == "test" || type == "tests") return "tests";
+    if (type == "doc" || type == "docs") return "docs";
+    if (type == "ci") return "ci";
+    if (!kTypes.count(type)) return type;
+  }
+  return "";
+}
+
+// The paths of a commit chunk's "Files:" line.
+std::vector<std::string> FilesOf(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = text.rfind("\nFiles: ");
+  if (at == std::string::npos) return out;
+  size_t end = text.find('\n', at + 1);
+  std::string list = text.substr(at + 8, end == std::string::npos ? std::string::npos : end - at - 8);
+  for (size_t i = 0; i < list.size();) {
+    size_t e = list.find(", ", i);
+    if (e == std::string::npos) e = list.size();
+    std::string p = list.substr(i, e - i);
+    if (p.rfind("and ", 0) != 0) out.push_back(p);
+    i = e + 2;
+  }
+  return out;
+}
+
+// "Changed: 8 file(s), +25 −66" in a commit's text or a landing's
+// description: files, added, removed.
+bool ParseChanged(const std::string& text, int64_t* files, int64_t* added, int64_t* removed) {
+  static const std::regex changed(R"((\d+) file\(s\), \+(\d+) \xE2\x88\x92(\d+))");
+  std::smatch m;
+  if (!std::regex_search(text, m, changed)) return false;
+  *files = std::stoll(m[1].str());
+  *added = std::stoll(m[2].str());
+  *removed = std::stoll(m[3].str());
+  return true;
+}
+
+std::string AreaTitle(const std::string& area) {
+  std::string t = area;
+  std::replace(t.begin(), t.end(), '_', ' ');
+  std::replace(t.begin(), t.end(), '-', ' ');
+  if (!t.empty()) t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
+  if (t == "Ci") t = "CI";
+  return t;
+}
+
+// "o/r" of a commit chunk's ref "o/r/commit/<sha>".
+std::string RepoOfCommit(const std::string& ref) {
+  size_t at = ref.find("/commit/");
+  return at == std::string::npos ? "" : ref.substr(0, at);
+}
+
+std::string PackageOf(const std::string& repo) {
+  return ToLower(repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1));
+}
+
+// The area a set of commits works in: a title's own tag wins; else the area
+// most of their files are in (tests, docs and config count for less).
+std::string AreaOfCommits(const std::string& title, const std::vector<const Chunk*>& chunks) {
+  if (std::string a = AreaOfTitle(title); !a.empty()) return a;
+  std::map<std::string, double> votes;
+  for (const Chunk* c : chunks) {
+    if (c->source != "git") continue;
+    if (std::string a = AreaOfTitle(c->title); !a.empty()) votes[a] += 2;
+    std::string package = PackageOf(RepoOfCommit(c->ref));
+    for (const auto& path : FilesOf(c->text)) {
+      std::string a = AreaOfPath(path, package);
+      if (a.empty()) continue;
+      votes[a] += a == "tests" ? 0.25 : (a == "docs" || a == "config") ? 0.5 : 1.0;
+    }
+  }
+  std::string best;
+  double most = 0;
+  for (const auto& [a, v] : votes) {
+    if (v > most) most = v, best = a;
+  }
+  return best;
+}
+
 // The units of the period, sorted into what becomes which section.
 struct Groups {
   std::vector<int> intro, runs, maintenance, rest, unassigned;
@@ -134,6 +259,7 @@ class Gatherer {
   void Rank(DigestSection* s, const std::vector<int>& members);
   DigestSection Section(const std::string& slug, const std::string& kind, const std::string& heading,
                         const std::vector<int>& members);
+  std::vector<LandedChange> Landed(const std::vector<int>& members) const;
 
   Corpus& corpus_;
   const DigestOptions& o_;
@@ -242,7 +368,63 @@ DigestSection Gatherer::Section(const std::string& slug, const std::string& kind
     }
   }
   Rank(&s, members);
+  s.landed = Landed(members);
   return s;
+}
+
+// What landed among `members`: each merged PR (its size from the landing's
+// "Changed:" line), and each commit made to the default branch directly;
+// biggest first.
+std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) const {
+  std::vector<LandedChange> out;
+  for (int i : members) {
+    const Unit& u = units_[i];
+    int discussion = 0;
+    for (const Chunk* c : u.chunks) discussion += c->source != "git";
+    if (u.t.kind == "commits") {
+      for (const Chunk* c : u.chunks) {
+        // Merging the default branch into a topic branch lands nothing.
+        if (c->title.rfind("Merge branch ", 0) == 0 || c->title.rfind("Merge remote-tracking branch ", 0) == 0) continue;
+        LandedChange l;
+        std::string sha = c->ref.substr(c->ref.rfind('/') + 1);
+        l.label = sha.substr(0, 7);
+        l.title = c->title.empty() ? c->text.substr(0, c->text.find('\n')) : c->title;
+        l.url = c->url;
+        l.author = c->author;
+        l.date = c->date;
+        ParseChanged(c->text, &l.files, &l.added, &l.removed);
+        out.push_back(std::move(l));
+      }
+      continue;
+    }
+    for (const auto& e : u.events) {
+      if (e.thread_state != "merged") continue;
+      LandedChange l;
+      size_t hash = u.t.ref.rfind('#');
+      l.label = hash == std::string::npos ? Label(u.t, project_) : u.t.ref.substr(hash);
+      l.title = u.t.title;
+      l.url = u.t.url;
+      l.date = e.date;
+      l.author = u.t.author;
+      l.discussion = discussion;
+      // A PR the git history knows says its authors and size in its row.
+      const std::string& d = u.t.description;
+      if (size_t by = d.find(" by "); l.author.empty() && by != std::string::npos) {
+        l.author = d.substr(by + 4, d.find(';', by) == std::string::npos ? std::string::npos : d.find(';', by) - by - 4);
+      }
+      if (!ParseChanged(d, &l.files, &l.added, &l.removed)) {
+        for (const Chunk* c : u.chunks) {
+          if (c->source == "git" && ParseChanged(c->text, &l.files, &l.added, &l.removed)) break;
+        }
+      }
+      out.push_back(std::move(l));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LandedChange& a, const LandedChange& b) {
+    if (a.size() != b.size()) return a.size() > b.size();
+    return a.date < b.date;
+  });
+  return out;
 }
 
 Status Gatherer::Run(Digest* d) {
@@ -335,13 +517,20 @@ Status Gatherer::UnitsFromChunks() {
       // repository's other commits.
       auto pr = commit_pr.find(BaseRef(c.ref));
       size_t at = c.ref.find("/commit/");
-      if (!c.parent.empty() && c.parent.find("/commit/") == std::string::npos) ref = c.parent;
-      else if (pr != commit_pr.end()) ref = pr->second;
-      else ref = "commits:" + (at == std::string::npos ? c.ref : c.ref.substr(0, at));
+      if (!c.parent.empty() && c.parent.find("/commit/") == std::string::npos) {
+        ref = c.parent;
+      } else if (pr != commit_pr.end()) {
+        ref = pr->second;
+      } else {  // the repository's other commits, one unit per area they work in
+        std::string area = AreaOfCommits(c.title, {&c});
+        ref = "commits:" + (at == std::string::npos ? c.ref : c.ref.substr(0, at)) + (area.empty() ? "" : ":" + area);
+      }
     }
     UMWELT_ASSIGN_OR_RETURN(int i, UnitFor(ref, &c));
     if (ref.rfind("commits:", 0) == 0) {
-      units_[i].t.title = "Commits to " + ref.substr(8);
+      std::string rest = ref.substr(8);
+      size_t colon = rest.find(':');
+      units_[i].t.title = "Commits to " + rest.substr(0, colon) + (colon == std::string::npos ? "" : " (" + rest.substr(colon + 1) + ")");
       units_[i].t.kind = "commits";
       units_[i].t.url.clear();
     }
@@ -492,6 +681,15 @@ std::map<int, std::vector<int>> Gatherer::Cluster(Groups* g) {
     }
     for (size_t k = 1; k < members.size(); ++k) uf.Join(members[0], members[k]);
   }
+  // Changes to the same area of the code are one workstream.
+  std::map<std::string, int> by_area;
+  for (int i : g->unassigned) {
+    Unit& u = units_[i];
+    u.area = AreaOfCommits(u.t.source == "github" && u.t.kind == "issue" ? "" : u.t.title, u.chunks);
+    if (u.area.empty()) continue;
+    auto [it, fresh] = by_area.try_emplace(u.area, i);
+    if (!fresh) uf.Join(it->second, i);
+  }
   std::map<int, std::vector<int>> clusters;
   for (int i : g->unassigned) clusters[uf.Find(i)].push_back(i);
   return clusters;
@@ -516,6 +714,26 @@ Status Gatherer::WorkSections(Groups* g, Digest* d) {
   for (auto& [root, members] : Cluster(g)) {
     std::sort(members.begin(), members.end(), [&](int a, int b) { return units_[a].activity > units_[b].activity; });
     const Unit& lead = units_[members[0]];
+    // A workstream is named by the area it works in (the one most of its
+    // activity is in), never after one of its changes; else by its lead.
+    std::map<std::string, int> areas;
+    for (int i : members) {
+      if (!units_[i].area.empty()) areas[units_[i].area] += units_[i].activity;
+    }
+    auto area = std::max_element(areas.begin(), areas.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (area != areas.end()) {
+      work.push_back({"area-" + Slug(area->first), "workstream", AreaTitle(area->first), members, 0});
+      continue;
+    }
+    // Commits and git-only PRs in no area of the code fit nowhere: a
+    // section is never one change's title.
+    bool only_git = std::all_of(members.begin(), members.end(), [&](int i) {
+      return units_[i].t.kind == "commits" || units_[i].t.source == "git";
+    });
+    if (only_git) {
+      work.push_back({"other", "other", "", members, 0});
+      continue;
+    }
     std::string heading = lead.t.title.empty() ? lead.t.ref : lead.t.title;
     std::string slug = Slug(lead.t.source == "github" ? lead.t.ref : heading);
     work.push_back({slug.empty() ? "workstream" : slug, "workstream", heading, members, 0});
@@ -530,7 +748,7 @@ Status Gatherer::WorkSections(Groups* g, Digest* d) {
   std::set<std::string> slugs;
   int shown = 0;
   for (auto& c : work) {
-    bool small = c.kind != "epic" && c.activity < 2;
+    bool small = c.kind == "other" || (c.kind != "epic" && c.activity < 2);
     if (shown >= cfg_.max_workstreams || small) {
       other.insert(other.end(), c.members.begin(), c.members.end());
       continue;

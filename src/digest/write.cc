@@ -1,5 +1,6 @@
 // Writing a digest's tiers: extractively, or with a model whose every link,
 // #N and number is checked against the section's evidence (see digest.h).
+#include <cmath>
 #include <future>
 #include <map>
 #include <regex>
@@ -89,12 +90,13 @@ constexpr size_t kLeadChanges = 8;  // state changes named in a section's lead
 // `quoted`: urls quoted by earlier sections, not quoted again.
 // The lead: state changes, the most discussed first; a long tail is counted.
 // `states` gets the short forms ("#4 merged") for the bullet.
+// Merges are left to the landed list when the section has one.
 std::string Lead(const DigestSection& s, std::vector<std::string>* states) {
   std::map<std::string, int> discussion;
   for (const auto& e : s.evidence) discussion[e.thread] += e.kind != "state";
   std::vector<const Evidence*> events;
   for (const auto& e : s.evidence) {
-    if (e.kind == "state") events.push_back(&e);
+    if (e.kind == "state" && !(e.thread_state == "merged" && !s.landed.empty())) events.push_back(&e);
   }
   std::stable_sort(events.begin(), events.end(), [&](const Evidence* a, const Evidence* b) {
     return a->score + discussion[a->thread] > b->score + discussion[b->thread];
@@ -149,6 +151,58 @@ std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quote
   return md;
 }
 
+// "+25 −66 in 8 files", or "" when the size is unknown.
+std::string SizeText(const LandedChange& l) {
+  if (l.added < 0) return "";
+  return "+" + std::to_string(l.added) + " \xE2\x88\x92" + std::to_string(l.removed) +
+         (l.files > 0 ? " in " + std::to_string(l.files) + " file" + (l.files == 1 ? "" : "s") : "");
+}
+
+// A landed change on one line: link, title, who, size.
+std::string LandedLine(const LandedChange& l) {
+  std::string link = Http(l.url) ? "[" + Inline(l.label, 40) + "](" + l.url + ")" : Inline(l.label, 40);
+  std::string size = SizeText(l);
+  return link + " " + Inline(l.title, 120) + (l.author.empty() ? "" : " — " + Inline(l.author, 60)) +
+         (size.empty() ? "" : ", " + size);
+}
+
+// Everything that landed, biggest first: every merged PR, and the commits
+// made directly (the first dozen, the rest counted).
+std::string LandedList(const DigestSection& s) {
+  if (s.landed.empty()) return "";
+  std::string md;
+  int commits = 0, more = 0;
+  for (const auto& l : s.landed) {
+    bool pr = !l.label.empty() && l.label[0] == '#';
+    if (!pr && ++commits > 12) {
+      ++more;
+      continue;
+    }
+    md += "- " + LandedLine(l) + "\n";
+  }
+  if (more) md += "- and " + std::to_string(more) + " more commit" + (more == 1 ? "" : "s") + "\n";
+  return md + "\n";
+}
+
+// The most important changes (size, discussion, PRs before lone commits),
+// as plain text: "Add Olmo2 (#914, +1181 −0)".
+std::vector<std::string> TopChanges(const std::vector<const LandedChange*>& landed, size_t max) {
+  std::vector<const LandedChange*> v = landed;
+  auto weight = [](const LandedChange* l) {
+    return std::log1p(static_cast<double>(std::max<int64_t>(l->size(), 0))) + 2.0 * l->discussion +
+           (!l->label.empty() && l->label[0] == '#' ? 4.0 : 0.0);  // a reviewed PR over a lone commit
+  };
+  std::stable_sort(v.begin(), v.end(), [&](const LandedChange* a, const LandedChange* b) { return weight(a) > weight(b); });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size() && out.size() < max; ++i) {
+    std::string size = v[i]->added < 0 ? "" : ", +" + std::to_string(v[i]->added) + " \xE2\x88\x92" + std::to_string(v[i]->removed);
+    std::string title = CollapseWhitespace(v[i]->title);
+    if (title.size() > 70) title = std::string(TruncateUtf8(title, 67)) + "…";
+    out.push_back(title + " (" + CollapseWhitespace(v[i]->label) + size + ")");  // plain text: escaped where rendered
+  }
+  return out;
+}
+
 // Discord: the most active channels and the most reacted message.
 std::string DiscordHighlights(const DigestSection& s) {
   std::map<std::string, int> per;
@@ -193,21 +247,53 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
   std::vector<std::string> states;
   md += Lead(*s, &states);
   std::string counts = Counts(*s), people = People(*s, 4);
-  if (!counts.empty()) md += counts + (people.empty() ? "" : " from " + people) + ".\n\n";
+  std::string who = counts.empty() ? "" : counts + (people.empty() ? "" : " from " + people);
+  std::string quotes = Quotes(*s, cfg.quotes_per_section, quoted);
+  // The counts introduce what follows (a list or quotes, each cited), so the
+  // line is not a claim of its own.
+  if (!s->landed.empty()) md += "Landed:\n\n" + LandedList(*s);
+  if (!who.empty() && !quotes.empty()) {
+    md += who + "; among what was said:\n\n";
+  } else if (!who.empty() && s->landed.empty()) {
+    const SectionThread* top = nullptr;
+    for (const auto& t : s->threads) {
+      if (!top && Http(t.url)) top = &t;
+    }
+    md += (top ? "[" + counts + "](" + top->url + ")" + (people.empty() ? "" : " from " + people) : who) + ".\n\n";
+  }
   if (std::vector<std::string> prev = Sentences(s->previous); !prev.empty()) {
     md += "Last week: " + Inline(prev.front(), 240) + "\n\n";
   }
-  md += Quotes(*s, cfg.quotes_per_section, quoted);
+  md += quotes;
   if (s->kind == "discord") md += DiscordHighlights(*s);
   md += StillOpen(*s);
   while (!md.empty() && md.back() == '\n') md.pop_back();
   md += "\n";
   if (states.size() > 3) states.resize(3), states.back() += " and more";
-  std::string bullet = states.empty() ? counts : Join(states, ", ", ", ") + (counts.empty() ? "" : "; " + counts);
+  std::vector<const LandedChange*> landed;
+  for (const auto& l : s->landed) landed.push_back(&l);
+  std::vector<std::string> top = TopChanges(landed, 2);
+  std::string bullet = !top.empty()   ? Join(top, ", ", " and ") + (s->landed.size() > top.size() ? "; " + std::to_string(s->landed.size()) + " landed" : "")
+                       : states.empty() ? counts
+                                        : Join(states, ", ", ", ") + (counts.empty() ? "" : "; " + counts);
   s->bullet = std::string(TruncateUtf8(bullet, 117)) + (bullet.size() > 117 ? "…" : "");
 }
 
 std::string ExtractiveXs(const Digest& d) {
+  // A week where things landed leads with its biggest changes.
+  std::vector<const LandedChange*> landed;
+  for (const auto& s : d.sections) {
+    for (const auto& l : s.landed) landed.push_back(&l);
+  }
+  if (!landed.empty()) {
+    std::string tail = "; " + std::to_string(landed.size()) + " landed, " + std::to_string(d.stats.contributors) +
+                       " contributors.";
+    std::vector<std::string> top = TopChanges(landed, 4);
+    while (top.size() > 2 && Join(top, ", ", " and ").size() + tail.size() > 270) top.pop_back();
+    std::string xs = "Top changes: " + Join(top, ", ", " and ") + tail;
+    if (xs.size() > 280) xs = std::string(TruncateUtf8(xs, 276)) + "…";
+    return CollapseWhitespace(xs);
+  }
   std::string head = std::to_string(d.stats.chunks) + " updates, " + std::to_string(d.stats.contributors) +
                      " contributors";
   if (d.stats.merged) head += ", " + std::to_string(d.stats.merged) + " merged";

@@ -247,9 +247,9 @@ TEST_F(MergeHistoryTest, CliShowsOnePrThreadSearchesItOnceAndDigestsItOnce) {
   ASSERT_EQ(digest.code, 0) << digest.err;
   std::string m = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.md");
   ASSERT_FALSE(m.empty());
-  size_t first = m.find("pull/310) merged");
+  size_t first = m.find("pull/310) Add z-loss to the trainer — Ann, +3 −0 in 2 files");
   ASSERT_NE(first, std::string::npos) << m;
-  EXPECT_EQ(m.find("pull/310) merged", first + 1), std::string::npos) << m;
+  EXPECT_EQ(m.find("pull/310)", first + 1), std::string::npos) << m;
   EXPECT_EQ(m.find("claude refactor of my zloss pr"), m.rfind("claude refactor of my zloss pr")) << m;
   // ask cites the PR by its landing commit, under the PR's title; a branch
   // commit is never the citation.
@@ -375,4 +375,54 @@ TEST(Forges, RemotesInEveryFormGivePermalinksInTheForgesShapes) {
 }
 
 }  // namespace
+// Issue 16: a commit-heavy week is summarized by the areas of the code its
+// changes touch, each section listing what landed biggest first with its
+// size, and the XS naming the biggest changes; no file list, diff stat or
+// command is quoted as a statement.
+class AreaWeekTest : public testing::GitCliTest {};
+
+TEST_F(AreaWeekTest, ACommitHeavyWeekIsWrittenByAreaWithWhatLanded) {
+  InitRepo("tinylm");
+  Git("remote add origin https://github.com/acme/tinylm.git");
+  Write("README.md", "tiny\n");
+  Commit("Initial commit", "2026-11-09T10:00:00Z", "Ann");
+  std::string big;
+  for (int i = 0; i < 120; ++i) big += "line " + std::to_string(i) + "\n";
+  Write("src/tinylm/models/llama.py", big);
+  Write("tests/test_llama.py", "def test(): pass\n");
+  Commit("Add the Llama model (#21)", "2026-11-16T10:00:00Z", "Ann");
+  Write("src/tinylm/models/rope.py", "rope = 1\n");
+  Commit("Fix rotary embeddings for long contexts", "2026-11-17T10:00:00Z", "Bo");
+  Write("src/tinylm/data/loader.py", big + big);
+  Commit("Stream shards from the cache (#22)", "2026-11-18T10:00:00Z", "Cy");
+  Write("src/tinylm/data/mixture.py", "weights = {}\n");
+  Commit("fix(data): mixture weights sum to one", "2026-11-19T10:00:00Z", "Cy");
+  Write("src/tinylm/data/shuffle.py", "seed = 0\n");
+  Commit("./run_train.sh --training.steps=100 --training.compile", "2026-11-19T11:00:00Z", "Cy");
+  std::string db = dir_.File("c.db");
+  auto sync = testing::Umwelt({"--corpus", db, "sync", "git", repo_});
+  ASSERT_EQ(sync.code, 0) << sync.err;
+  std::string site = dir_.File("site");
+  auto digest = testing::Umwelt({"--corpus", db, "digest", "--week", "2026-11-16", "--out", site, "--no-store"});
+  ASSERT_EQ(digest.code, 0) << digest.err;
+  std::string m = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.md");
+  ASSERT_NE(m.find("## Data"), std::string::npos) << m;
+  ASSERT_NE(m.find("## Models"), std::string::npos) << m;
+  EXPECT_EQ(m.find("## Add the Llama model"), std::string::npos) << m;  // never one change's title
+  // Biggest first, with sizes: #22 (+240) before the fix(data) commit.
+  size_t data = m.find("## Data");
+  size_t pr22 = m.find("pull/22) Stream shards from the cache — Cy, +240 −0 in 1 file", data);
+  size_t fix = m.find("mixture weights sum to one — Cy, +1 −0", data);
+  ASSERT_NE(pr22, std::string::npos) << m;
+  ASSERT_NE(fix, std::string::npos) << m;
+  EXPECT_LT(pr22, fix);
+  for (const char* junk : {"> Files:", "> Changed:", "> ./run_train.sh"}) EXPECT_EQ(m.find(junk), std::string::npos) << junk;
+  std::string xs = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.xs.md");
+  EXPECT_NE(xs.find("Stream shards from the cache (#22, +240"), std::string::npos) << xs;
+  EXPECT_NE(xs.find("Add the Llama model (#21, +121"), std::string::npos) << xs;
+  EXPECT_LE(xs.size(), 281u);
+  auto check = testing::Umwelt({"--corpus", db, "publish", "--check", "--strict", site + "/summary-2026-11-16_2026-11-22.md"});
+  EXPECT_EQ(check.code, 0) << check.out << check.err;
+}
+
 }  // namespace umwelt::git

@@ -435,13 +435,13 @@ class GitSync {
     Landing own = ParseLanding(message);  // this commit lands a PR (maybe again: a revert and reland)
     bool landing = info && own.number == pr->second;
     DiffStat stat;
-    if (landing) {
-      // The close-out says how big the change was (when the clone holds the
-      // blobs to count lines in).
+    if (landing || !info) {
+      // A landing or a commit made to the branch directly says how big the
+      // change was (when the clone holds the blobs to count lines in).
       if (CommitStat(repo_.get(), c.get(), &stat).ok()) {
         text += "\nChanged: " + std::to_string(stat.files) + " file(s), +" + std::to_string(stat.added) + " −" +
                 std::to_string(stat.removed);
-        if (info->landing.merge()) text += " (the whole pull request)";
+        if (info && info->landing.merge()) text += " (the whole pull request)";
       }
     }
     // A commit the history does not tie to a PR may still be one the GitHub
