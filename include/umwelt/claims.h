@@ -39,6 +39,10 @@ std::string UnitOf(const std::string& number);
 // Attachments:, Reactions:, Reply to:, Embed:, trailers).
 bool IsStatement(std::string_view sentence);
 
+// How many quoted lines of a report or digest ("> …" or "- …" before their
+// " — [" attribution) are not statements: junk quoted as if said.
+int CountJunkQuotes(std::string_view markdown);
+
 // The statement of `text` that best says something: most of `terms`,
 // numbers preferred; "" when no sentence is a statement (IsStatement).
 std::string BestSentence(std::string_view text, const std::vector<std::string>& terms);

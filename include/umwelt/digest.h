@@ -174,6 +174,12 @@ struct DigestCheck {
   bool xs_ok = true, s_ok = true;
   int xs_chars = 0, s_bullets = 0, m_sections = 0, m_chars = 0;
   int max_bullet_chars = 0;               // after the topic
+  int landed = 0, landed_in_m = 0;        // merged PRs of the period, and how many M lists
+  std::vector<std::string> landed_missing;
+  int top = 0, top_in_s = 0;              // the three biggest merged PRs, and how many S or XS names
+  int junk = 0;                           // quoted lines in M that are not statements
+  std::vector<std::string> unsafe_links;  // links to private hosts or carrying credentials
+  int check_problems = 0;                 // strict citation-check errors and warnings of M
 };
 Result<DigestCheck> CheckDigest(const Digest& d, Corpus& corpus, int top_notable = 20);
 

@@ -82,6 +82,9 @@ struct AnswerScore {
   std::string id;
   bool answerable = true;
   int must_have = 0, must_have_cited = 0;
+  int must_have_retrieved = 0;  // must-haves among the evidence retrieval gathered
+  int junk = 0;                 // quoted lines that are not statements (commands, file lists, …)
+  int check_problems = 0;       // `publish --check --strict` errors and warnings
   int nice_to_have_cited = 0;
   int forbidden_cited = 0;
   int hallucinated = 0;    // links the corpus cannot resolve (must be zero)

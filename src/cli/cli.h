@@ -185,7 +185,8 @@ Status CmdRefresh(const std::string& corpus, const std::string& from, bool allow
 // `summaries list|show|links [PERIOD]`.
 Status CmdSummaries(const std::string& corpus, const std::string& action, const std::string& period, bool json);
 // `eval digest`: the checks on each period's digest, and the reference tiers' shape.
-Status CmdEvalDigest(const std::string& corpus, const DigestArgs& args, const std::string& reference, bool json);
+Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::string& reference,
+                     const std::string& expect, bool as_json);
 Status CmdStatus(const std::string& corpus, bool json);
 struct PublishArgs {
   std::string input;

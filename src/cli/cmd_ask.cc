@@ -107,7 +107,8 @@ Status CmdEvalAnswers(const std::string& path, const std::string& questions, con
     nlohmann::json out = nlohmann::json::array();
     for (const auto& s : scores) {
       out.push_back({{"id", s.id}, {"answerable", s.answerable}, {"must_have", s.must_have},
-                     {"must_have_cited", s.must_have_cited}, {"nice_to_have_cited", s.nice_to_have_cited},
+                     {"must_have_cited", s.must_have_cited}, {"must_have_retrieved", s.must_have_retrieved},
+                     {"junk", s.junk}, {"check_problems", s.check_problems}, {"nice_to_have_cited", s.nice_to_have_cited},
                      {"forbidden_cited", s.forbidden_cited}, {"hallucinated", s.hallucinated}, {"facts", s.facts},
                      {"facts_found", s.facts_found}, {"abstained", s.abstained}, {"llm_calls", s.llm_calls},
                      {"input_tokens", s.input_tokens}, {"output_tokens", s.output_tokens}, {"cost_usd", s.cost_usd},
@@ -116,18 +117,29 @@ Status CmdEvalAnswers(const std::string& path, const std::string& questions, con
     std::printf("%s\n", out.dump(2).c_str());
     return Status::Ok();
   }
-  std::printf("| question | must-have cited | forbidden cited | hallucinated | facts | abstained | LLM calls | tokens in/out | cost | seconds |\n"
-              "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+  std::printf("| question | must-have cited | retrieved | forbidden cited | hallucinated | junk | check | facts | abstained | LLM calls | tokens in/out | cost | seconds |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+  int cited = 0, retrieved = 0, right = 0, asked = 0, junk = 0, problems = 0;
   for (const auto& s : scores) {
     if (!s.error.empty()) {
-      std::printf("| %s | error: %s |||||||||\n", s.id.c_str(), s.error.c_str());
+      std::printf("| %s | error: %s ||||||||||||\n", s.id.c_str(), s.error.c_str());
       continue;
     }
-    std::printf("| %s | %d/%d | %d | %d | %d/%d | %s | %d | %lld/%lld | $%.4f | %.2f |\n", s.id.c_str(), s.must_have_cited,
-                s.must_have, s.forbidden_cited, s.hallucinated, s.facts_found, s.facts,
+    ++asked;
+    cited += s.must_have_cited;
+    retrieved += s.must_have_retrieved;
+    right += s.abstained != s.answerable;
+    junk += s.junk;
+    problems += s.check_problems;
+    std::printf("| %s | %d/%d | %d/%d | %d | %d | %d | %d | %d/%d | %s | %d | %lld/%lld | $%.4f | %.2f |\n", s.id.c_str(),
+                s.must_have_cited, s.must_have, s.must_have_retrieved, s.must_have, s.forbidden_cited, s.hallucinated,
+                s.junk, s.check_problems, s.facts_found, s.facts,
                 s.abstained ? (s.answerable ? "yes (wrongly)" : "yes") : (s.answerable ? "no" : "no (wrongly)"), s.llm_calls,
                 static_cast<long long>(s.input_tokens), static_cast<long long>(s.output_tokens), s.cost_usd, s.seconds);
   }
+  std::printf("\n%d questions: must-haves cited %d of the %d retrieved (%.2f); abstention right %d/%d; %d junk "
+              "statements; %d check problems\n",
+              asked, cited, retrieved, retrieved ? static_cast<double>(cited) / retrieved : 1.0, right, asked, junk, problems);
   return Status::Ok();
 }
 

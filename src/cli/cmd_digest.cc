@@ -170,22 +170,45 @@ Status CmdSummaries(const std::string& path, const std::string& action, const st
   return Status::Ok();
 }
 
-Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::string& reference, bool as_json) {
+Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::string& reference,
+                     const std::string& expect_path, bool as_json) {
   int64_t now = NowEpoch();
   UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, Periods(a, now));
   UMWELT_ASSIGN_OR_RETURN(auto llm, OpenModel(a.llm, a.replay));
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
   json rows = json::array();
   int bad = 0;
+  json expect;
+  if (!expect_path.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(expect_path));
+    expect = json::parse(text, nullptr, false);
+    if (!expect.is_object()) return Status::Invalid(expect_path + ": expected {\"YYYY-MM-DD\": [\"#N\", ...]} (week start -> PRs)");
+  }
   for (const auto& period : periods) {
     UMWELT_ASSIGN_OR_RETURN(Digest d, BuildDigest(Options(path, period, a, llm.get(), now)));
     UMWELT_ASSIGN_OR_RETURN(DigestCheck c, CheckDigest(d, *corpus));
-    bad += static_cast<int>(c.bad_links.size()) + !c.xs_ok + !c.s_ok;
+    // Changes a reader must see that week (--expect), by #N.
+    std::vector<std::string> unseen;
+    if (expect.is_object() && expect.contains(period.from) && expect[period.from].is_array()) {
+      std::string m = DigestM(d);
+      for (const auto& n : expect[period.from]) {
+        std::string label = n.is_string() ? n.get<std::string>() : "";
+        if (label.size() < 2 || label[0] != '#') continue;
+        if (m.find("[\\" + label + "](") == std::string::npos && m.find("/pull/" + label.substr(1) + ")") == std::string::npos) {
+          unseen.push_back(label);
+        }
+      }
+    }
+    bad += static_cast<int>(c.bad_links.size()) + !c.xs_ok + !c.s_ok + static_cast<int>(c.landed_missing.size()) +
+           c.junk + static_cast<int>(c.unsafe_links.size()) + c.check_problems + static_cast<int>(unseen.size());
     rows.push_back({{"period", period.id()}, {"quiet", d.quiet}, {"extractive", d.extractive},
                     {"links", c.links}, {"bad_links", c.bad_links}, {"notable", c.notable}, {"covered", c.covered},
                     {"coverage", c.notable ? static_cast<double>(c.covered) / c.notable : 1.0}, {"missed", c.missed},
                     {"xs_chars", c.xs_chars}, {"xs_ok", c.xs_ok}, {"s_bullets", c.s_bullets}, {"s_ok", c.s_ok},
                     {"m_sections", c.m_sections}, {"m_chars", c.m_chars}, {"max_bullet_chars", c.max_bullet_chars},
+                    {"landed", c.landed}, {"landed_in_m", c.landed_in_m}, {"landed_missing", c.landed_missing},
+                    {"top", c.top}, {"top_in_s", c.top_in_s}, {"junk", c.junk}, {"unsafe_links", c.unsafe_links},
+                    {"check_problems", c.check_problems}, {"expected_unseen", unseen},
                     {"llm_calls", d.usage.calls}, {"seconds", d.seconds}});
   }
   // The reference tiers' shape, for comparison.
@@ -221,13 +244,18 @@ Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::st
   if (as_json) {
     std::printf("%s\n", json{{"digests", rows}, {"reference", ref}}.dump(1).c_str());
   } else {
-    std::printf("%-23s %6s %5s %9s %8s %9s %10s %8s %8s\n", "period", "links", "bad", "coverage", "xs_chars",
-                "s_bullets", "m_sections", "m_chars", "max_s");
+    std::printf("%-23s %6s %5s %9s %8s %9s %10s %8s %8s %9s %6s %5s %7s %6s\n", "period", "links", "bad", "coverage", "xs_chars",
+                "s_bullets", "m_sections", "m_chars", "max_s", "landed_m", "top_s", "junk", "unsafe", "check");
     for (const auto& r : rows) {
-      std::printf("%-23s %6d %5zu %4d/%-4d %8d %9d %10d %8d %8d\n", r["period"].get<std::string>().c_str(),
+      std::printf("%-23s %6d %5zu %4d/%-4d %8d %9d %10d %8d %8d %4d/%-4d %2d/%-3d %5d %7zu %6d\n", r["period"].get<std::string>().c_str(),
                   r["links"].get<int>(), r["bad_links"].size(), r["covered"].get<int>(), r["notable"].get<int>(),
                   r["xs_chars"].get<int>(), r["s_bullets"].get<int>(), r["m_sections"].get<int>(),
-                  r["m_chars"].get<int>(), r["max_bullet_chars"].get<int>());
+                  r["m_chars"].get<int>(), r["max_bullet_chars"].get<int>(), r["landed_in_m"].get<int>(),
+                  r["landed"].get<int>(), r["top_in_s"].get<int>(), r["top"].get<int>(), r["junk"].get<int>(),
+                  r["unsafe_links"].size(), r["check_problems"].get<int>());
+      for (const auto& b : r["landed_missing"]) std::printf("  landed, not in M: %s\n", b.get<std::string>().c_str());
+      for (const auto& b : r["unsafe_links"]) std::printf("  unsafe link: %s\n", b.get<std::string>().c_str());
+      for (const auto& b : r["expected_unseen"]) std::printf("  expected, not in M: %s\n", b.get<std::string>().c_str());
       for (const auto& b : r["bad_links"]) std::printf("  bad link: %s\n", b.get<std::string>().c_str());
       for (const auto& m : r["missed"]) std::printf("  not mentioned: %s\n", m.get<std::string>().c_str());
     }

@@ -235,6 +235,8 @@ static int RunCli(int argc, char** argv) {
   bool eval_dg_json = false;
   digest_options(eval_digest, eval_dg);
   eval_digest->add_option("--reference", eval_ref, "A folder of reference weeks (xs.md, s.md, m.md) to compare shapes with");
+  std::string eval_expect;
+  eval_digest->add_option("--expect", eval_expect, "A JSON file of the PRs each week must show: {\"YYYY-MM-DD\": [\"#N\", ...]}");
   eval_digest->add_flag("--json", eval_dg_json, "Emit JSON");
 
   auto* serve = app.add_subcommand("serve", "Serve the corpus: JSON API, web UI, summaries, snapshot downloads, auth, scheduled syncs");
@@ -316,7 +318,7 @@ static int RunCli(int argc, char** argv) {
   } else if (*summaries) {
     s = cli::CmdSummaries(corpus, sum_action, sum_period, sum_json);
   } else if (*eval_digest) {
-    s = cli::CmdEvalDigest(corpus, eval_dg, eval_ref, eval_dg_json);
+    s = cli::CmdEvalDigest(corpus, eval_dg, eval_ref, eval_expect, eval_dg_json);
   } else if (*eval_answers) {
     s = cli::CmdEvalAnswers(corpus, answers_path, eval_ask, answers_json);
   } else if (*eval_retrieval) {

@@ -336,7 +336,7 @@ void Gatherer::Rank(DigestSection* s, const std::vector<int>& members) {
     const Unit& u = units_[i];
     for (const auto& e : u.events) ev.push_back(e);
     for (const Chunk* c : u.chunks) {
-      if (Http(c->url)) ev.push_back(FromChunk(*c, u));
+      if (Citable(c->url)) ev.push_back(FromChunk(*c, u));
     }
   }
   std::stable_sort(ev.begin(), ev.end(), [](const Evidence& a, const Evidence& b) { return a.score > b.score; });
@@ -780,6 +780,46 @@ void Gatherer::FixedSections(const Groups& g, Digest* d) {
   if (!g.intro.empty()) d->sections.push_back(Section("introductions", "introductions", "Introductions", g.intro));
 }
 
+// Web pages linked in the period, with who shared them first: public
+// pages only, credentials stripped, review-tool mirrors of the project's own
+// PRs left to the PRs themselves.
+Status Gatherer::SharedReading(Digest* d) {
+  std::vector<std::string> urls;
+  std::set<std::string> seen;
+  for (const auto& l : links_) {
+    if (l.to_ref.rfind("web:", 0) == 0 && seen.insert(l.to_ref.substr(4)).second) urls.push_back(l.to_ref.substr(4));
+  }
+  if (urls.empty()) return Status::Ok();
+  DigestSection s = Section("shared-reading", "reading", "Shared reading", {});
+  std::set<std::string> shown;
+  for (const auto& u : urls) {
+    std::string shareable = ShareableUrl(u, project_);
+    if (shareable.empty() || !shown.insert(shareable).second) continue;
+    auto sharer = std::find_if(chunks_.begin(), chunks_.end(), [&](const Chunk& c) { return c.text.find(u) != std::string::npos; });
+    if (sharer == chunks_.end()) continue;
+    Evidence e;
+    e.id = "E" + std::to_string(++next_id_);
+    e.url = shareable;
+    e.ref = "web:" + u;
+    e.source = "web";
+    e.kind = "link";
+    e.author = sharer->author;
+    e.date = sharer->date;
+    UMWELT_ASSIGN_OR_RETURN(Thread * page, ThreadRow("web:" + u));
+    e.title = page && !page->title.empty() ? page->title : shareable;
+    e.text = "Shared by " + e.author + " in " + sharer->title + " (" + sharer->url + ")";
+    e.thread = sharer->url;  // where it was shared
+    s.evidence.push_back(std::move(e));
+    d->shared_links.push_back(shareable);
+    if (s.evidence.size() >= 12) break;
+  }
+  s.activity = static_cast<int>(s.evidence.size());
+  if (!s.evidence.empty()) d->sections.push_back(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
 // A link fit to publish: http(s) on a public host — not localhost, a
 // single-label or .local/.internal name, nor a private, loopback or
 // link-local address — with any user:password and credential-bearing query
@@ -829,45 +869,6 @@ std::string ShareableUrl(const std::string& url, const std::string& project) {
   return ToLower(m[1].str()) + "://" + host + m[3].str() + path + (query.empty() ? "" : "?" + query) + m[6].str();
 }
 
-// Web pages linked in the period, with who shared them first: public
-// pages only, credentials stripped, review-tool mirrors of the project's own
-// PRs left to the PRs themselves.
-Status Gatherer::SharedReading(Digest* d) {
-  std::vector<std::string> urls;
-  std::set<std::string> seen;
-  for (const auto& l : links_) {
-    if (l.to_ref.rfind("web:", 0) == 0 && seen.insert(l.to_ref.substr(4)).second) urls.push_back(l.to_ref.substr(4));
-  }
-  if (urls.empty()) return Status::Ok();
-  DigestSection s = Section("shared-reading", "reading", "Shared reading", {});
-  std::set<std::string> shown;
-  for (const auto& u : urls) {
-    std::string shareable = ShareableUrl(u, project_);
-    if (shareable.empty() || !shown.insert(shareable).second) continue;
-    auto sharer = std::find_if(chunks_.begin(), chunks_.end(), [&](const Chunk& c) { return c.text.find(u) != std::string::npos; });
-    if (sharer == chunks_.end()) continue;
-    Evidence e;
-    e.id = "E" + std::to_string(++next_id_);
-    e.url = shareable;
-    e.ref = "web:" + u;
-    e.source = "web";
-    e.kind = "link";
-    e.author = sharer->author;
-    e.date = sharer->date;
-    UMWELT_ASSIGN_OR_RETURN(Thread * page, ThreadRow("web:" + u));
-    e.title = page && !page->title.empty() ? page->title : shareable;
-    e.text = "Shared by " + e.author + " in " + sharer->title + " (" + sharer->url + ")";
-    e.thread = sharer->url;  // where it was shared
-    s.evidence.push_back(std::move(e));
-    d->shared_links.push_back(shareable);
-    if (s.evidence.size() >= 12) break;
-  }
-  s.activity = static_cast<int>(s.evidence.size());
-  if (!s.evidence.empty()) d->sections.push_back(std::move(s));
-  return Status::Ok();
-}
-
-}  // namespace
 
 int Reactions(const std::string& text) {
   size_t at = text.rfind("\nReactions: ");

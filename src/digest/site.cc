@@ -178,6 +178,27 @@ std::vector<std::string> MarkdownLinks(std::string_view md) {
   return out;
 }
 
+// What the page rests on, after the marker the citation check reads: the
+// data's extent, notes, and the shared links it lists without fetching.
+std::string Provenance(const Digest& d) {
+  std::string md = "\n<!--provenance-->\n\n";
+  md += "> Data: " + std::to_string(d.stats.chunks) + " chunks dated " + d.period.from + " to " + d.period.to + " in " +
+        std::to_string(d.stats.threads) + " threads; " + std::to_string(d.stats.contributors) + " contributors";
+  if (d.partial) md += "; the period had not ended when this was written";
+  md += ".\n";
+  if (!d.notes.empty()) {
+    md += ">\n> Notes: ";
+    for (size_t i = 0; i < d.notes.size(); ++i) md += (i ? "; " : "") + di::Inline(d.notes[i], 300);
+    md += ".\n";
+  }
+  if (!d.shared_links.empty()) {
+    md += "\nShared links (not fetched): ";
+    for (size_t i = 0; i < d.shared_links.size(); ++i) md += (i ? " · " : "") + std::string("<") + d.shared_links[i] + ">";
+    md += "\n";
+  }
+  return md;
+}
+
 }  // namespace digest_internal
 
 namespace {
@@ -223,22 +244,7 @@ std::string PageMarkdown(const Digest& d) {
   for (const auto& s : d.sections) {
     md += "## " + di::Inline(s.heading, 80) + "\n\n" + FigureKey(s.slug) + "\n\n" + s.body + "\n";
   }
-  md += "\n<!--provenance-->\n\n";
-  md += "> Data: " + std::to_string(d.stats.chunks) + " chunks dated " + d.period.from + " to " + d.period.to + " in " +
-        std::to_string(d.stats.threads) + " threads; " + std::to_string(d.stats.contributors) + " contributors";
-  if (d.partial) md += "; the period had not ended when this was written";
-  md += ".\n";
-  if (!d.notes.empty()) {
-    md += ">\n> Notes: ";
-    for (size_t i = 0; i < d.notes.size(); ++i) md += (i ? "; " : "") + di::Inline(d.notes[i], 300);
-    md += ".\n";
-  }
-  if (!d.shared_links.empty()) {
-    md += "\nShared links (not fetched): ";
-    for (size_t i = 0; i < d.shared_links.size(); ++i) md += (i ? " · " : "") + std::string("<") + d.shared_links[i] + ">";
-    md += "\n";
-  }
-  return md;
+  return md + di::Provenance(d);
 }
 
 struct PeriodFile {
@@ -421,7 +427,7 @@ Result<std::string> WriteDigestSite(const Digest& d, const SiteOptions& o, Corpu
   size_t at = std::find_if(all.begin(), all.end(), [&](const PeriodFile& p) { return p.period == period; }) - all.begin();
   UMWELT_ASSIGN_OR_RETURN(std::string html, RenderPage(all, at, corpus, generated));
 
-  std::string md = "# " + d.title + "\n\n" + DigestM(d);
+  std::string md = "# " + d.title + "\n\n" + DigestM(d) + di::Provenance(d);
   UMWELT_RETURN_IF_ERROR(WriteFile(base + ".md", md));
   UMWELT_RETURN_IF_ERROR(WriteFile(base + ".s.md", DigestS(d)));
   UMWELT_RETURN_IF_ERROR(WriteFile(base + ".xs.md", DigestXs(d)));

@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "digest_internal.h"
+#include "umwelt/claims.h"
 #include "umwelt/json_read.h"
+#include "umwelt/publish.h"
 #include "umwelt/http.h"
 #include "umwelt/text.h"
 
@@ -268,6 +270,44 @@ Result<DigestCheck> CheckDigest(const Digest& d, Corpus& corpus, int top_notable
   std::string s_md = DigestS(d);
   c.s_bullets = static_cast<int>(std::count(s_md.begin(), s_md.end(), '\n'));
   if (c.s_bullets != c.m_sections) c.s_ok = false;
+  // What landed: every merged PR listed in M; the biggest named in S or XS.
+  std::vector<const LandedChange*> prs;
+  for (const auto& s : d.sections) {
+    for (const auto& l : s.landed) {
+      if (!l.label.empty() && l.label[0] == '#') prs.push_back(&l);
+    }
+  }
+  for (const auto& s : d.sections) {
+    for (const auto& e : s.evidence) {
+      if (e.kind == "state" && e.thread_state == "merged") ++c.landed;
+    }
+  }
+  c.landed = std::max(c.landed, static_cast<int>(prs.size()));
+  std::set<std::string> listed;
+  for (const auto* l : prs) {
+    if (m.find("](" + l->url + ")") != std::string::npos) listed.insert(l->url);
+  }
+  for (const auto& s : d.sections) {
+    for (const auto& e : s.evidence) {
+      if (e.kind != "state" || e.thread_state != "merged") continue;
+      if (m.find("](" + e.url + ")") != std::string::npos) listed.insert(e.url);
+      else c.landed_missing.push_back(e.text.substr(0, e.text.find(':')));
+    }
+  }
+  c.landed_in_m = static_cast<int>(listed.size());
+  std::stable_sort(prs.begin(), prs.end(), [](const LandedChange* a, const LandedChange* b) { return a->size() > b->size(); });
+  for (size_t i = 0; i < prs.size() && i < 3; ++i) {
+    ++c.top;
+    std::string named = "(" + prs[i]->label;
+    if (s_md.find(named) != std::string::npos || d.xs.find(named) != std::string::npos) ++c.top_in_s;
+  }
+  c.junk = research::CountJunkQuotes(m);
+  for (const auto& url : di::MarkdownLinks(m)) {
+    if (di::ShareableUrl(url, d.project) != url) c.unsafe_links.push_back(url);
+  }
+  std::string page = "# " + d.title + "\n\n" + m + di::Provenance(d);
+  // A quiet week says only that nothing happened: there is nothing to cite.
+  c.check_problems = d.quiet ? 0 : static_cast<int>(CheckCitations(page, &corpus).size());
   return c;
 }
 

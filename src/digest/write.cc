@@ -30,7 +30,7 @@ std::string Cite(const Evidence& e) {
 }
 
 std::string ThreadLink(const Evidence& e, const std::string& label) {
-  return Http(e.url) ? "[" + Inline(label, 80) + "](" + e.url + ")" : Inline(label, 80);
+  return Citable(e.url) ? "[" + Inline(label, 80) + "](" + e.url + ")" : Inline(label, 80);
 }
 
 // The thread's label in a state change's text ("#12 merged on ...").
@@ -140,7 +140,7 @@ std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quote
   std::set<std::string> threads;
   for (const auto& e : s.evidence) {
     if (n >= max) break;
-    if (e.kind == "state" || !Http(e.url) || quoted->count(e.url)) continue;
+    if (e.kind == "state" || !Citable(e.url) || quoted->count(e.url)) continue;
     if (!threads.insert(e.thread).second && threads.size() < s.threads.size()) continue;
     std::string sentence = Quotable(e);
     if (sentence.size() < 25) continue;
@@ -160,28 +160,18 @@ std::string SizeText(const LandedChange& l) {
 
 // A landed change on one line: link, title, who, size.
 std::string LandedLine(const LandedChange& l) {
-  std::string link = Http(l.url) ? "[" + Inline(l.label, 40) + "](" + l.url + ")" : Inline(l.label, 40);
+  std::string link = Citable(l.url) ? "[" + Inline(l.label, 40) + "](" + l.url + ")" : Inline(l.label, 40);
   std::string size = SizeText(l);
   return link + " " + Inline(l.title, 120) + (l.author.empty() ? "" : " — " + Inline(l.author, 60)) +
          (size.empty() ? "" : ", " + size);
 }
 
-// Everything that landed, biggest first: every merged PR, and the commits
-// made directly (the first dozen, the rest counted).
+// Everything that landed, biggest first: every merged PR and every commit
+// made to the branch directly.
 std::string LandedList(const DigestSection& s) {
-  if (s.landed.empty()) return "";
   std::string md;
-  int commits = 0, more = 0;
-  for (const auto& l : s.landed) {
-    bool pr = !l.label.empty() && l.label[0] == '#';
-    if (!pr && ++commits > 12) {
-      ++more;
-      continue;
-    }
-    md += "- " + LandedLine(l) + "\n";
-  }
-  if (more) md += "- and " + std::to_string(more) + " more commit" + (more == 1 ? "" : "s") + "\n";
-  return md + "\n";
+  for (const auto& l : s.landed) md += "- " + LandedLine(l) + "\n";
+  return md.empty() ? "" : md + "\n";
 }
 
 // The most important changes (size, discussion, PRs before lone commits),
@@ -257,7 +247,7 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
   } else if (!who.empty() && s->landed.empty()) {
     const SectionThread* top = nullptr;
     for (const auto& t : s->threads) {
-      if (!top && Http(t.url)) top = &t;
+      if (!top && Citable(t.url)) top = &t;
     }
     md += (top ? "[" + counts + "](" + top->url + ")" + (people.empty() ? "" : " from " + people) : who) + ".\n\n";
   }

@@ -256,8 +256,10 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
           (prose.empty() ? ev.front().url : prose.front()->url) + ")).\n";
     return md;
   }
-  for (size_t i = 0; i < prose.size() && i < 4; ++i) {
+  // The best four, and up to eight when each names every key constraint.
+  for (size_t i = 0; i < prose.size() && i < 8; ++i) {
     const Evidence& e = *prose[i];
+    if (i >= 4 && (keys.empty() || named_here(&e) < static_cast<long>(keys.size()))) break;
     md += "- " + Quote(BestSentence(e.text, terms), 320) + " — " + Cite(e) +
           (e.closeout ? " (the thread's close-out)" : "") + "\n";
   }
@@ -312,6 +314,22 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
     }
   }
   if (!linked.empty()) md += "## Linked pages\n\n" + linked;
+  // The rest of what the search found, one line per thread, so a reader can
+  // follow every record the answer rests on.
+  std::string further;
+  std::set<std::string> shown_threads;
+  for (const auto& e : ev) {
+    if (quoted.count(e.url)) shown_threads.insert(e.thread);
+  }
+  for (size_t i = 0; i < prose.size() && i < 8; ++i) shown_threads.insert(prose[i]->thread);
+  int further_n = 0;
+  for (const auto& e : ev) {  // in rank order; a record with no statement still has a title
+    if (!e.lane.empty() || further_n >= 12 || e.facet == "Linked pages" || !shown_threads.insert(e.thread).second) continue;
+    further += "- [" + Cell(std::string(TruncateUtf8(e.title.empty() ? e.thread : e.title, 120))) + "](" + e.url + ") — " +
+               Cell(e.author) + ", " + e.date.substr(0, 10) + "\n";
+    ++further_n;
+  }
+  if (!further.empty()) md += "## Further records\n\n" + further + "\n";
   std::string main, branch;
   for (const auto& e : ev) {
     if (e.lane == "main" && main.size() < 2000) main += "- [" + Cell(e.title) + "](" + e.url + ")\n";

@@ -1,8 +1,11 @@
 // `umwelt eval answers`: ask each question of a reference-format file and
 // score the report's citations and facts.
 #include <regex>
+
+#include <nlohmann/json.hpp>
 #include <set>
 
+#include "umwelt/claims.h"
 #include "umwelt/eval.h"
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
@@ -11,14 +14,24 @@
 namespace umwelt {
 namespace {
 
-// "#N" for every GitHub issue or PR link in the report.
-std::set<std::string> CitedNumbers(const std::string& md) {
+// "#N" of the issue or PR a url is, or is in (a commit that landed a PR, a
+// comment); "" for none.
+std::string NumberOf(Corpus& corpus, const std::string& url) {
+  std::string ref = ThreadRefFromUrl(url);
+  if (ref.find('#') == std::string::npos) {
+    auto c = corpus.ChunkByUrl(url);
+    if (c.ok() && *c) ref = (*c)->parent;
+  }
+  size_t hash = ref.find('#');
+  return hash == std::string::npos ? "" : ref.substr(hash);
+}
+
+// "#N" for every link in the report to an issue or PR, or into one.
+std::set<std::string> CitedNumbers(Corpus& corpus, const std::string& md) {
   std::set<std::string> out;
   static const std::regex link(R"(\]\((https?://[^)\s]+)\))");
   for (std::sregex_iterator it(md.begin(), md.end(), link), end; it != end; ++it) {
-    std::string ref = ThreadRefFromUrl((*it)[1].str());
-    size_t hash = ref.find('#');
-    if (hash != std::string::npos) out.insert(ref.substr(hash));
+    if (std::string n = NumberOf(corpus, (*it)[1].str()); !n.empty()) out.insert(n);
   }
   return out;
 }
@@ -54,7 +67,19 @@ Result<std::vector<AnswerScore>> EvalAnswers(const std::string& path, const AskO
       out.push_back(s);
       continue;
     }
-    auto cited = CitedNumbers(r->markdown);
+    auto cited = CitedNumbers(*corpus, r->markdown);
+    nlohmann::json trace = nlohmann::json::parse(r->trace_json, nullptr, false);
+    std::set<std::string> retrieved;
+    if (trace.is_object() && trace["evidence"].is_array()) {
+      for (const auto& e : trace["evidence"]) {
+        if (e.is_object() && e["url"].is_string()) {
+          if (std::string n = NumberOf(*corpus, e["url"].get<std::string>()); !n.empty()) retrieved.insert(n);
+        }
+      }
+    }
+    for (const auto& n : must) s.must_have_retrieved += static_cast<int>(retrieved.count(n));
+    s.junk = research::CountJunkQuotes(r->markdown);
+    s.check_problems = static_cast<int>(CheckCitations(r->markdown, corpus.get()).size());
     for (const auto& n : cited) {
       s.must_have_cited += must.count(n);
       s.nice_to_have_cited += nice.count(n);

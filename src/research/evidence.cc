@@ -281,6 +281,25 @@ std::string BestSentence(std::string_view text, const std::vector<std::string>& 
   return best;
 }
 
+// Quoted lines ("> …" or "- …" before their " — [" attribution) that are not
+// statements.
+int CountJunkQuotes(std::string_view md) {
+  int junk = 0;
+  size_t start = 0;
+  while (start < md.size()) {
+    size_t nl = md.find('\n', start);
+    std::string line(md.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    start = nl == std::string::npos ? md.size() : nl + 1;
+    if (line.rfind("> ", 0) != 0 && line.rfind("- ", 0) != 0) continue;
+    size_t cite = line.find(" — [");
+    if (cite == std::string::npos || line.rfind("> **", 0) == 0) continue;
+    std::string quote = line.substr(2, cite - 2);
+    std::erase(quote, '\\');  // markup escapes
+    junk += !research::IsStatement(quote);
+  }
+  return junk;
+}
+
 std::vector<std::string> KeyConstraints(std::string_view question) {
   static const std::set<std::string> kGeneric = {
       "gpu", "tpu", "cpu", "api", "llm", "ml", "ai", "pr", "ci", "url", "json", "yaml", "id", "ok", "faq", "i",
