@@ -144,7 +144,12 @@ std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quote
     if (!threads.insert(e.thread).second && threads.size() < s.threads.size()) continue;
     std::string sentence = Quotable(e);
     if (sentence.size() < 25) continue;
-    md += "> " + Inline(sentence, 360) + " — " + Cite(e) + (e.closeout ? " (the thread's close-out)" : "") + "\n\n";
+    if (e.source == "wandb") {  // a run's final numbers, reported, not quoted as something said
+      md += "Final numbers of " + ThreadLink(e, e.title) + ": " + Inline(sentence.substr(sentence.find(": ") + 2), 360) +
+            " (" + Cite(e) + ")\n\n";
+    } else {
+      md += "> " + Inline(sentence, 360) + " — " + Cite(e) + (e.closeout ? " (the thread's close-out)" : "") + "\n\n";
+    }
     quoted->insert(e.url);
     ++n;
   }
@@ -196,12 +201,23 @@ std::vector<std::string> TopChanges(const std::vector<const LandedChange*>& land
 // Discord: the most active channels and the most reacted message.
 std::string DiscordHighlights(const DigestSection& s) {
   std::map<std::string, int> per;
-  for (const auto& e : s.evidence) ++per[e.title];
+  std::map<std::string, std::string> latest;  // channel -> a message of it to cite
+  for (const auto& e : s.evidence) {
+    ++per[e.title];
+    if (Citable(e.url) && e.date >= latest[e.title + "\x1f"]) {
+      latest[e.title + "\x1f"] = e.date;
+      latest[e.title] = e.url;
+    }
+  }
   std::vector<std::pair<int, std::string>> v;
   for (auto& [title, n] : per) v.push_back({-n, title});
   std::sort(v.begin(), v.end());
   std::vector<std::string> top;
-  for (size_t i = 0; i < v.size() && i < 5; ++i) top.push_back(Inline(v[i].second, 60) + " (" + std::to_string(-v[i].first) + ")");
+  for (size_t i = 0; i < v.size() && i < 5; ++i) {
+    std::string n = std::to_string(-v[i].first) + " message" + (v[i].first == -1 ? "" : "s");
+    const std::string& url = latest[v[i].second];
+    top.push_back(Inline(v[i].second, 60) + " (" + (url.empty() ? n : "[" + n + "](" + url + ")") + ")");
+  }
   std::string md = top.empty() ? "" : "Most active: " + Join(top, ", ", " and ") + ".\n\n";
   const Evidence* loved = nullptr;
   for (const auto& e : s.evidence) {
@@ -241,6 +257,14 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
   std::string quotes = Quotes(*s, cfg.quotes_per_section, quoted);
   // The counts introduce what follows (a list or quotes, each cited), so the
   // line is not a claim of its own.
+  // Continuity: last week's first sentence introduces this week's record
+  // (our own earlier words, so nothing to cite; the colon says what follows).
+  std::vector<std::string> prev = Sentences(s->previous);
+  if (!prev.empty() && (!s->landed.empty() || !quotes.empty())) {
+    std::string last = Inline(prev.front(), 240);
+    while (!last.empty() && (last.back() == '.' || last.back() == ':')) last.pop_back();
+    md += "Last week: " + last + ". This week:\n\n";
+  }
   if (!s->landed.empty()) md += "Landed:\n\n" + LandedList(*s);
   if (!who.empty() && !quotes.empty()) {
     md += who + "; among what was said:\n\n";
@@ -250,9 +274,6 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
       if (!top && Citable(t.url)) top = &t;
     }
     md += (top ? "[" + counts + "](" + top->url + ")" + (people.empty() ? "" : " from " + people) : who) + ".\n\n";
-  }
-  if (std::vector<std::string> prev = Sentences(s->previous); !prev.empty()) {
-    md += "Last week: " + Inline(prev.front(), 240) + "\n\n";
   }
   md += quotes;
   if (s->kind == "discord") md += DiscordHighlights(*s);
