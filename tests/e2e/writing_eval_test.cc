@@ -1,0 +1,73 @@
+// Issue 16: what umwelt writes, judged on real histories. The levanter export
+// in ../shared/data is replayed into a git repository; its questions (three
+// of them unanswerable) and four real weeks are scored with `eval answers`
+// and `eval digest`, and this project's own history with its own questions.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "history_replay.h"
+#include "test_util.h"
+
+namespace umwelt {
+namespace {
+
+using json = nlohmann::json;
+using testing::Umwelt;
+
+void ExpectAnswersHold(const std::string& db, const std::string& questions, double min_recall_share) {
+  auto r = Umwelt({"--corpus", db, "eval", "answers", "--questions", questions, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json scores = json::parse(r.out);
+  ASSERT_TRUE(scores.is_array());
+  int cited = 0, retrieved = 0, unanswerable = 0;
+  for (const auto& s : scores) {
+    std::string id = s["id"];
+    EXPECT_TRUE(s["error"].get<std::string>().empty()) << id << ": " << s["error"];
+    EXPECT_NE(s["abstained"].get<bool>(), s["answerable"].get<bool>()) << id << ": abstention wrong";
+    EXPECT_EQ(s["junk"], 0) << id;
+    EXPECT_EQ(s["check_problems"], 0) << id;
+    EXPECT_EQ(s["hallucinated"], 0) << id;
+    cited += s["must_have_cited"].get<int>();
+    retrieved += s["must_have_retrieved"].get<int>();
+    unanswerable += !s["answerable"].get<bool>();
+  }
+  EXPECT_GE(unanswerable, 2);
+  EXPECT_GE(cited, min_recall_share * retrieved) << cited << " of " << retrieved << " retrieved must-haves cited";
+}
+
+TEST(WritingEval, LevanterAnswersAndWeeksHoldUp) {
+  UMWELT_REQUIRE_SHARED_DATA(data);
+  testing::TempDir dir;
+  std::string repo = dir.File("levanter"), error;
+  ASSERT_TRUE(testing::ReplayHistory(data + "/marin-community-levanter-history/commits.jsonl", repo, &error)) << error;
+  std::string db = dir.File("c.db");
+  auto sync = Umwelt({"--corpus", db, "sync", "git", repo});
+  ASSERT_EQ(sync.code, 0) << sync.err;
+  ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/levanter/questions", 0.8);
+  for (const char* week : {"2025-03-17", "2025-05-12", "2025-07-21", "2025-09-15"}) {
+    auto r = Umwelt({"--corpus", db, "eval", "digest", "--week", week, "--expect",
+                     UMWELT_SOURCE_DIR "/evals/levanter/weeks.json", "--json"});
+    EXPECT_EQ(r.code, 0) << week << "\n" << r.out << r.err;  // every check, and every expected PR in M
+    json d = json::parse(r.out, nullptr, false);
+    ASSERT_TRUE(d.is_object()) << r.out;
+    const json& w = d["digests"][0];
+    EXPECT_EQ(w["landed_in_m"], w["landed"]) << week;
+    EXPECT_EQ(w["top_in_s"], w["top"]) << week;
+    EXPECT_GT(w["landed"].get<int>(), 0) << week;
+  }
+}
+
+TEST(WritingEval, ThisProjectsOwnHistory) {
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  auto sync = Umwelt({"--corpus", db, "sync", "git", UMWELT_SOURCE_DIR});
+  if (sync.code != 0 && sync.err.find("not a git repository") != std::string::npos) {
+    GTEST_SKIP() << "the source tree is not a git checkout";
+  }
+  ASSERT_EQ(sync.code, 0) << sync.err;
+  ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/umwelt/questions", 0.0);
+}
+
+}  // namespace
+}  // namespace umwelt
