@@ -95,6 +95,30 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   for (const auto& w : words) q += (q.empty() ? "" : " ") + w;
   if (q.empty()) q = question;
   out.push_back({"Direct matches", q, {}, {}, false, 0, 0});
+  // A question of several clauses ("what X is, and how it came about") asks
+  // each of them: one facet per clause with words of its own.
+  std::string lower = ToLower(question);
+  std::vector<std::string> clauses;
+  size_t start = 0;
+  for (size_t i = 0; i <= lower.size(); ++i) {
+    bool cut = i == lower.size() || lower[i] == ';' || lower[i] == '?' ||
+               (lower[i] == ',' && lower.compare(i, 6, ", and ") == 0) ||
+               lower.compare(i, 5, " and ") == 0 || lower.compare(i, 5, " but ") == 0;
+    if (!cut) continue;
+    clauses.push_back(question.substr(start, i - start));
+    start = i + 1;
+  }
+  std::vector<std::string> clause_queries;
+  for (const auto& c : clauses) {
+    std::vector<std::string> cw = ContentWords(c);
+    if (cw.size() < 2) continue;
+    std::string cq;
+    for (const auto& w : cw) cq += (cq.empty() ? "" : " ") + w;
+    if (cq != q) clause_queries.push_back(cq);
+  }
+  if (clause_queries.size() >= 2) {
+    for (const auto& cq : clause_queries) out.push_back({"On " + cq, cq, {}, {}, false, 0, 0});
+  }
   std::set<std::string> seen;
   for (const auto& h : top) {
     if (static_cast<int>(out.size()) >= max_facets) break;
