@@ -414,7 +414,7 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
       }
       if (!ParseChanged(d, &l.files, &l.added, &l.removed)) {
         for (const Chunk* c : u.chunks) {
-          if (c->source == "git" && ParseChanged(c->text, &l.files, &l.added, &l.removed)) break;
+          if (ParseChanged(c->text, &l.files, &l.added, &l.removed)) break;  // a landing, or the PR itself
         }
       }
       out.push_back(std::move(l));

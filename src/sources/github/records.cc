@@ -318,6 +318,12 @@ class PageParser {
     c.date = th.created;
     c.url = th.url;
     c.text = SanitizeUtf8(body);
+    // A PR fetched whole says its size, in the words a git landing uses.
+    if (is_pr && f.Has("additions") && f.Has("deletions")) {
+      int64_t files = f.Int("changed_files"), added = f.Int("additions"), removed = f.Int("deletions");
+      c.text += std::string(c.text.empty() ? "" : "\n\n") + "Changed: " + std::to_string(files) + " file(s), +" +
+                std::to_string(added) + " \xE2\x88\x92" + std::to_string(removed);
+    }
     c.updated = th.updated;
     AddRecord(std::move(c), t.repo, ref);
     return Status::Ok();

@@ -55,6 +55,16 @@ TEST(ParsePage, IssuesCommentsAndLinks) {
   EXPECT_EQ(r.links[0].to_ref, "o/r#2");
   EXPECT_EQ(r.links[1].to_ref, "other/repo#9");
 
+  // A PR fetched whole (GET /pulls/N) carries its size in the digest's words.
+  json whole = Issue(3, "Speeds up the loader.", true);
+  whole["additions"] = 120;
+  whole["deletions"] = 7;
+  whole["changed_files"] = 4;
+  Records w;
+  ASSERT_TRUE(ParsePage(whole.dump(), "", "pr.json", &w).ok());
+  ASSERT_EQ(w.records.size(), 1u);
+  EXPECT_NE(w.records[0][0].text.find("Changed: 4 file(s), +120 −7"), std::string::npos) << w.records[0][0].text;
+
   Records c;
   ASSERT_TRUE(ParsePage(json::array({Comment(1, 77, "LGTM")}).dump(), "", "c.json", &c).ok());
   ASSERT_EQ(c.records.size(), 1u);
