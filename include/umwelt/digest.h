@@ -166,6 +166,10 @@ Result<std::vector<std::string>> SummaryLinks(Corpus& corpus, const std::string&
 Status PostDigest(const Digest& d, const std::string& kind, const std::string& webhook_url);
 
 // `umwelt eval digest`: the checks on one digest.
+// The digest's trace as JSON: per section the evidence pack its writer (or
+// model) received, in rank order, and what landed; notes, removals, usage.
+std::string DigestTraceJson(const Digest& d);
+
 struct DigestCheck {
   int links = 0;
   std::vector<std::string> bad_links;     // links not in the corpus, or not of the period

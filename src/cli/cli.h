@@ -162,8 +162,11 @@ struct DigestArgs {
   bool no_store = false;
   std::string post;                  // discord or slack
   bool quiet = false;
+  std::string trace;                 // write the evidence packs here (JSON)
 };
 Status CmdDigest(const std::string& corpus, const DigestArgs& args);
+// Writes `text` to `path` (replacing it), or fails naming the path.
+Status WriteText(const std::string& path, const std::string& text);
 struct ServeArgs {
   std::string bind = "127.0.0.1";
   int port = 8080;

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -15,14 +14,6 @@
 
 namespace umwelt::cli {
 namespace {
-
-Status WriteText(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return Status::Io(path + ": cannot write");
-  f << text;
-  f.close();
-  return f ? Status::Ok() : Status::Io(path + ": write failed");
-}
 
 // The options every asking verb shares: corpus, embedders, the model.
 Status Setup(const std::string& path, const AskArgs& a, AskOptions* o, std::unique_ptr<ChatModel>* llm) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 #include "cli.h"
 #include "umwelt/log.h"
@@ -60,6 +61,14 @@ Status CmdInit(const std::string& path) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
   std::printf("corpus ready: %s (schema_version %d)\n", path.c_str(), kSchemaVersion);
   return Status::Ok();
+}
+
+Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return Status::Io(path + ": cannot write");
+  f << text;
+  f.close();
+  return f ? Status::Ok() : Status::Io(path + ": write failed");
 }
 
 }  // namespace umwelt::cli

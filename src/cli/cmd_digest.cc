@@ -98,6 +98,7 @@ Status CmdDigest(const std::string& path, const DigestArgs& a) {
   bool writable = probe->native();
   probe.reset();
   bool tty = ::isatty(2) && !a.quiet;
+  json traces = json::array();
   for (const auto& period : periods) {
     DigestOptions o = Options(path, period, a, llm.get(), now);
     if (tty) {
@@ -110,6 +111,7 @@ Status CmdDigest(const std::string& path, const DigestArgs& a) {
     UMWELT_RETURN_IF_ERROR(d.status());
     for (const auto& n : d->notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
     for (const auto& x : d->removed) std::fprintf(stderr, "umwelt: removed by the checks: %s\n", x.c_str());
+    if (!a.trace.empty()) traces.push_back(json::parse(DigestTraceJson(*d)));
     UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, writable ? Corpus::Mode::kReadWrite : Corpus::Mode::kReadOnly));
     SiteOptions so;
     so.out_dir = a.out;
@@ -133,6 +135,10 @@ Status CmdDigest(const std::string& path, const DigestArgs& a) {
                  d->stats.chunks, d->stats.contributors, d->seconds, d->usage.calls,
                  static_cast<long long>(d->usage.input_tokens), static_cast<long long>(d->usage.output_tokens),
                  d->usage.cost_usd, page.c_str());
+  }
+  if (!a.trace.empty()) {  // one period: its trace; several: a list
+    const json& t = traces.size() == 1 ? traces[0] : traces;
+    UMWELT_RETURN_IF_ERROR(WriteText(a.trace, t.dump(1, ' ', false, json::error_handler_t::replace) + "\n"));
   }
   return Status::Ok();
 }

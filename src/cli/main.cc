@@ -220,6 +220,7 @@ static int RunCli(int argc, char** argv) {
   digest->add_option("--out,-o", dg.out, "The site folder")->default_val("summaries");
   digest->add_option("--site-url", dg.site_url, "Where the site is served (absolute links in the feed and corpus)");
   digest->add_flag("--no-store", dg.no_store, "Do not feed the sections back into the corpus");
+  digest->add_option("--trace", dg.trace, "Write each section's evidence pack and landed list as JSON to this file");
   digest->add_option("--post", dg.post, "Post XS, then S and M, to a webhook: discord ($UMWELT_DISCORD_WEBHOOK) or slack ($UMWELT_SLACK_WEBHOOK)");
 
   auto* summaries = app.add_subcommand("summaries", "Stored weekly summaries: list, show PERIOD|latest, links PERIOD");

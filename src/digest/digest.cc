@@ -1,5 +1,7 @@
 // `umwelt digest`: gather a period's activity, group it into workstreams,
 // rank each section's evidence and write the three tiers (see digest.h).
+#include <nlohmann/json.hpp>
+
 #include "umwelt/digest.h"
 
 #include <algorithm>
@@ -132,6 +134,35 @@ std::string DigestM(const Digest& d) {
   if (d.quiet) return d.xs + "\n";
   for (const auto& s : d.sections) out += "## " + di::Inline(s.heading, 80) + "\n\n" + s.body + "\n";
   return out;
+}
+
+std::string DigestTraceJson(const Digest& d) {
+  nlohmann::json t;
+  t["period"] = d.period.id();
+  t["extractive"] = d.extractive;
+  t["notes"] = d.notes;
+  t["removed"] = d.removed;
+  t["llm"] = {{"calls", d.usage.calls}, {"input_tokens", d.usage.input_tokens}, {"output_tokens", d.usage.output_tokens},
+              {"cost_usd", d.usage.cost_usd}};
+  t["sections"] = nlohmann::json::array();
+  for (const auto& s : d.sections) {
+    nlohmann::json sec = {{"slug", s.slug}, {"kind", s.kind}, {"heading", s.heading}, {"activity", s.activity}};
+    sec["landed"] = nlohmann::json::array();
+    for (const auto& l : s.landed) {
+      sec["landed"].push_back({{"label", l.label}, {"title", l.title}, {"url", l.url}, {"author", l.author},
+                               {"files", l.files}, {"added", l.added}, {"removed", l.removed},
+                               {"discussion", l.discussion}});
+    }
+    sec["evidence"] = nlohmann::json::array();
+    for (const auto& e : s.evidence) {
+      sec["evidence"].push_back({{"id", e.id}, {"url", e.url}, {"source", e.source}, {"kind", e.kind},
+                                 {"author", e.author}, {"date", e.date}, {"thread_state", e.thread_state},
+                                 {"closeout", e.closeout}, {"score", e.score},
+                                 {"text", std::string(TruncateUtf8(e.text, 300))}});
+    }
+    t["sections"].push_back(std::move(sec));
+  }
+  return t.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace umwelt

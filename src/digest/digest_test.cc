@@ -466,6 +466,7 @@ class DigestLlmTest : public DigestTest {
       }
       std::string content;
       if (system.find("one section of a weekly summary") != std::string::npos) {
+        if (user.find("What landed this period, biggest first") != std::string::npos) ++landed_packs_;
         std::smatch m;
         static const std::regex url(R"re(url="([^"]+)")re");
         std::string first = std::regex_search(user, m, url) ? m[1].str() : "";
@@ -502,6 +503,7 @@ class DigestLlmTest : public DigestTest {
   }
   testing::TestServer server_;
   std::atomic<int> calls_{0};
+  std::atomic<int> landed_packs_{0};  // section requests that carried the landed list
 };
 
 TEST_F(DigestLlmTest, ModelSectionsAreCheckedAndCachedRerunsAreFree) {
@@ -515,6 +517,7 @@ TEST_F(DigestLlmTest, ModelSectionsAreCheckedAndCachedRerunsAreFree) {
   int written = 0;
   for (const auto& s : d->sections) written += s.kind != "reading";
   EXPECT_EQ(calls_.load(), written + 2);  // one per section, then S and XS
+  EXPECT_GE(landed_packs_.load(), 1);     // the section with the merged PR leads with what landed
   for (const auto& s : d->sections) {
     if (s.kind == "reading") continue;
     EXPECT_NE(s.body.find("Work moved forward"), std::string::npos);
