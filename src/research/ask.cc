@@ -254,7 +254,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   // Short answer: records naming more of the question's key constraints
   // first, then close-outs, then the best-ranked statements.
   auto named_here = [&](const Evidence* e) {
-    std::string lower = ToLower(e->title + "\n" + e->text);
+    std::string lower = ToLower(e->author + "\n" + e->title + "\n" + e->text);
     return std::count_if(keys.begin(), keys.end(), [&](const std::string& k) { return lower.find(k) != std::string::npos; });
   };
   std::stable_sort(prose.begin(), prose.end(), [&](const Evidence* a, const Evidence* b) {
@@ -322,7 +322,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
       std::string statement = BestSentence(e.text, terms);
       if (statement.empty()) continue;
       quoted.insert(e.url);
-      answered |= research::MentionsAll(e.title + "\n" + e.text, keys);
+      answered |= research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
       section += QuoteLine(statement, 400,
                            Cite(e) + (e.thread_state.empty() ? "" : " · thread " + e.thread_state) +
                                (e.superseded_by.empty() ? "" : " · superseded by [a later statement](" + e.superseded_by + ")"));
@@ -726,7 +726,7 @@ Result<AskResult> Ask(const AskOptions& o) {
     bool together = keys.empty();
     for (const auto& e : ev) {
       if (together) break;
-      together = e.lane.empty() && research::MentionsAll(e.title + "\n" + e.text, keys);
+      together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
     }
     if (!together) {
       unanswered = true;

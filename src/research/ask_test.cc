@@ -120,7 +120,9 @@ TEST(Statements, NonProseIsNeverAStatement) {
     EXPECT_FALSE(research::IsStatement(junk)) << junk;
   }
   for (const char* prose : {"Add olmo 2 for main, validated and working!", "We moved to the fused kernel; MFU is 38.5% now.",
-                            "Update the tokenizer to handle byte fallback", "The loader now prefetches two batches ahead."}) {
+                            "Update the tokenizer to handle byte fallback", "The loader now prefetches two batches ahead.",
+                            "At the moment we shard over the data axis.", "The test passed in CI after the fix.",
+                            "Exception handling in the loader now retries twice."}) {
     EXPECT_TRUE(research::IsStatement(prose)) << prose;
   }
   EXPECT_EQ(research::BestSentence("Files: a/b.py, c/d.py\nChanged: 2 file(s), +3 −1", {}), "");
