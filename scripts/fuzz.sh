@@ -125,7 +125,7 @@ for target in $TARGETS; do
   start=$(date +%s)
   pids=()
   for w in $(seq 1 "$WORKERS"); do
-    "./$BUILD/fuzz/$target" "$work" "$seeds" "${limits[@]}" -seed="$w" -rss_limit_mb=2048 -timeout=25 \
+    "./$BUILD/fuzz/$target" "$work" "$seeds" "${limits[@]}" -seed="$w" -rss_limit_mb=2048 -timeout=120 \
       -artifact_prefix="$BUILD/crash-$target-" >"$BUILD/$target.$w.log" 2>&1 &
     pids+=($!)
   done

@@ -90,6 +90,19 @@ TEST(Issue13, RedactSecretsHidesTokenShapesAndConfiguredValues) {
             "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (token budget)");
 }
 
+// Found by fuzz_discord_api: a 200 KB token-like run (a channel id in a
+// stored cursor) made std::regex recurse once per character and overflow
+// the stack. Runs that long are replaced whole; the words around them stay.
+TEST(Issue14, RedactSecretsSurvivesHugeTokensAndKeepsTheRest) {
+  std::string huge(200000, 'a');
+  std::string out = RedactSecrets("cursor {\"" + huge + "\": \"1\"} and token=" + std::string(5000, '7') + " done");
+  EXPECT_EQ(out.find("aaaa"), std::string::npos);
+  EXPECT_EQ(out.find("7777"), std::string::npos);
+  EXPECT_NE(out.find("cursor"), std::string::npos) << out.substr(0, 200);
+  EXPECT_NE(out.find(" done"), std::string::npos);
+  EXPECT_LT(out.size(), 100u);
+}
+
 TEST(Issue13, StripLocalPathsKeepsUrlsAndNames) {
   EXPECT_EQ(StripLocalPaths("/home/me/work/corpus.db: disk I/O error"), "corpus.db: disk I/O error");
   EXPECT_EQ(StripLocalPaths("cannot open \"/srv/umwelt/repos/tinylm/\""), "cannot open \"tinylm\"");

@@ -1,5 +1,6 @@
 #include "umwelt/redact.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <mutex>
 #include <regex>
@@ -13,6 +14,31 @@ std::mutex mu;
 std::vector<std::string>& Registered() {
   static std::vector<std::string> secrets;
   return secrets;
+}
+
+// Runs of non-space characters longer than this are not words anyone reads:
+// they are replaced whole before the patterns run, which also bounds the
+// depth std::regex recurses to (it recurses once per repeated character,
+// and a 100 KB token would overflow the stack).
+constexpr size_t kLongestRun = 1024;
+
+std::string WithoutLongRuns(std::string s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t end = i;
+    while (end < s.size() && !std::isspace(static_cast<unsigned char>(s[end]))) ++end;
+    if (end - i > kLongestRun) {
+      out += "***";
+    } else {
+      out.append(s, i, end - i);
+    }
+    size_t next = end;
+    while (next < s.size() && std::isspace(static_cast<unsigned char>(s[next]))) ++next;
+    out.append(s, end, next - end);
+    i = next;
+  }
+  return out;
 }
 
 void ReplaceAll(std::string& s, const std::string& secret) {
@@ -42,6 +68,7 @@ std::string RedactSecrets(std::string_view text) {
                            "ANTHROPIC_API_KEY", "UMWELT_TOKEN", "UMWELT_LLM_KEY"}) {
     if (const char* v = std::getenv(name); v && *v) ReplaceAll(s, v);
   }
+  s = WithoutLongRuns(std::move(s));
   // Shapes, most specific first. Each keeps the word that says what was
   // there, so the message still reads.
   static const std::regex github(R"(\b(gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}))");
