@@ -286,7 +286,7 @@ std::vector<DayActivity> DaysOf(const json& section) {
 // Renders one stored period with its neighbours' links.
 Result<std::string> RenderPage(const std::vector<PeriodFile>& all, size_t i, Corpus* corpus, int64_t generated_at) {
   const json& j = all[i].j;
-  std::string md = j["page_markdown"].get<std::string>();
+  std::string md = StrField(j, "page_markdown");  // a file of the site folder: read leniently
   std::string nav;
   nav += i > 0 ? "[← " + ShortWeek(all[i - 1].period.substr(0, 10)) + "](" + PageName(all[i - 1].period) + ")"
                : std::string("←");
@@ -447,7 +447,8 @@ Result<std::string> WriteDigestSite(const Digest& d, const SiteOptions& o, Corpu
     w.label = ShortWeek(p.period.substr(0, 10));
     if (p.j.contains("total") && p.j["total"].is_array()) {
       for (int k = 0; k < kActivityKinds && k < static_cast<int>(p.j["total"].size()); ++k) {
-        w.total[k] = p.j["total"][k].get<int>();
+        const json& n = p.j["total"][k];
+        w.total[k] = n.is_number_integer() ? static_cast<int>(std::clamp<int64_t>(n.get<int64_t>(), 0, 1 << 30)) : 0;
       }
     }
     weeks.push_back(w);

@@ -390,7 +390,7 @@ class PageParser {
     std::string pr_link;  // older API versions only carry _links.pull_request.href
     if (const json* links = f.Obj("_links")) {
       if (links->contains("pull_request") && (*links)["pull_request"].is_object()) {
-        pr_link = (*links)["pull_request"].value("href", "");
+        pr_link = StrField((*links)["pull_request"], "href");
       }
     }
     if (!ParseTarget(html, &t) && !ParseTarget(f.Str("pull_request_url"), &t) &&

@@ -116,6 +116,19 @@ TEST(ParsePage, MalformedJsonNamesTheFileAndOffset) {
   EXPECT_NE(s.message().find("malformed JSON at byte"), std::string::npos);
 }
 
+// Found by fuzz_github_page's type swaps: `_links.pull_request.href` as a
+// number threw out of the parser.
+TEST(ParsePage, ALinkOfTheWrongTypeIsAbsentNotAnException) {
+  json review = {{"id", 5}, {"body", "nit"}, {"user", {{"login", "ann"}}}, {"created_at", "2026-11-16T10:00:00Z"},
+                 {"_links", {{"pull_request", {{"href", 12}}}}}};
+  Records r;
+  Status s = ParsePage(json::array({review}).dump(), "/repos/o/r/pulls/comments", "rc.json", &r);
+  // Which PR it belongs to is unknown: the record is refused or skipped,
+  // named, never stored half-read.
+  if (!s.ok()) EXPECT_NE(s.message().find("rc.json"), std::string::npos) << s.message();
+  EXPECT_TRUE(r.records.empty());
+}
+
 TEST(ParsePage, WrongTypesNameTheRecordAndField) {
   Records r;
   json bad = Issue(3, "x");
