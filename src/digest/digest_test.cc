@@ -267,6 +267,10 @@ TEST_F(DigestTest, ExtractiveWeekGroupsWorkstreamsAndPassesTheChecks) {
   EXPECT_EQ(check->s_bullets, check->m_sections);
   std::string s = DigestS(*d);
   EXPECT_EQ(static_cast<size_t>(std::count(s.begin(), s.end(), '\n')), d->sections.size());
+  // Numbers stated that week and not quoted, with their units and statements.
+  std::string all_bodies;
+  for (const auto& s : d->sections) all_bodies += s.body;
+  EXPECT_NE(all_bodies.find("Numbers stated:\n\n- **"), std::string::npos) << all_bodies;
 }
 
 TEST_F(DigestTest, SiteFeedAndCorpusRoundTrip) {

@@ -198,6 +198,27 @@ std::vector<std::string> TopChanges(const std::vector<const LandedChange*>& land
   return out;
 }
 
+// The numbers stated in the period that no quote above carries, each with
+// the statement it is in: "**451k** tokens/s: “…” (who, date)".
+std::string NumbersList(const DigestSection& s, const std::set<std::string>& quoted, size_t max) {
+  std::string md;
+  std::set<std::string> numbers;
+  for (const auto& e : s.evidence) {
+    if (numbers.size() >= max) break;
+    if (e.kind == "state" || e.source == "wandb" || !Citable(e.url) || quoted.count(e.url)) continue;
+    for (const auto& sentence : Sentences(e.text)) {
+      if (!research::IsStatement(sentence) || research::SpeaksOfTarget(sentence)) continue;
+      std::vector<std::string> found = Numbers(sentence);
+      // A number with its unit says something; a bare count rarely does.
+      auto it = std::find_if(found.begin(), found.end(), [](const std::string& n) { return !research::UnitOf(n).empty(); });
+      if (it == found.end() || !numbers.insert(*it).second) continue;
+      md += "- **" + Inline(*it, 30) + "**: " + Inline(sentence, 200) + " (" + Cite(e) + ")\n";
+      break;
+    }
+  }
+  return md.empty() ? "" : "Numbers stated:\n\n" + md + "\n";
+}
+
 // Discord: the most active channels and the most reacted message.
 std::string DiscordHighlights(const DigestSection& s) {
   std::map<std::string, int> per;
@@ -276,6 +297,7 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
     md += (top ? "[" + counts + "](" + top->url + ")" + (people.empty() ? "" : " from " + people) : who) + ".\n\n";
   }
   md += quotes;
+  md += NumbersList(*s, *quoted, 5);
   if (s->kind == "discord") md += DiscordHighlights(*s);
   md += StillOpen(*s);
   while (!md.empty() && md.back() == '\n') md.pop_back();

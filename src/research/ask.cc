@@ -280,12 +280,15 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
           (prose.empty() ? ev.front().url : prose.front()->url) + ")).\n";
     return md;
   }
-  // The best four, and up to eight when each names every key constraint.
-  for (size_t i = 0; i < prose.size() && i < 8; ++i) {
-    const Evidence& e = *prose[i];
-    if (i >= 4 && (keys.empty() || named_here(&e) < static_cast<long>(keys.size()))) break;
-    md += "- " + Quote(BestSentence(e.text, terms), 320) + " — " + Cite(e) +
-          (e.closeout ? " (the thread's close-out)" : "") + "\n";
+  // The best four, and up to eight when each names every key constraint;
+  // one statement per thread, so the answer spans the threads that hold it.
+  std::set<std::string> answer_threads;
+  for (const Evidence* e : prose) {
+    size_t shown = answer_threads.size();
+    if (shown >= 8 || (shown >= 4 && (keys.empty() || named_here(e) < static_cast<long>(keys.size())))) break;
+    if (!answer_threads.insert(e->thread).second) continue;
+    md += "- " + Quote(BestSentence(e->text, terms), 320) + " — " + Cite(*e) +
+          (e->closeout ? " (the thread's close-out)" : "") + "\n";
   }
   // Numbers near the question's words, in statements only.
   std::string table;
@@ -308,6 +311,32 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   }
   if (!table.empty()) md += "\n| value | statement | source |\n|---|---|---|\n" + table;
   md += "\n";
+  // "When / how did X evolve?": the records on X in date order, one per thread.
+  static const std::regex evolve(
+      R"(\b(evolve[sd]?|evolution|history|timeline|over time|changed over|progress(ed)?|came about|developed)\b)",
+      std::regex::icase);
+  if (std::regex_search(question, evolve)) {
+    std::vector<const Evidence*> dated;
+    std::set<std::string> seen_threads;
+    for (const auto& e : ev) {
+      if (!e.lane.empty() || e.date.empty()) continue;
+      std::string lower = ToLower(e.author + "\n" + e.title + "\n" + e.text);
+      int hits = 0;
+      for (const auto& t : terms) hits += lower.find(t) != std::string::npos;
+      bool on_topic = keys.empty() ? hits >= std::min<int>(2, static_cast<int>(terms.size())) : named_here(&e) > 0;
+      if (on_topic && seen_threads.insert(e.thread).second) dated.push_back(&e);
+    }
+    std::stable_sort(dated.begin(), dated.end(), [](const Evidence* a, const Evidence* b) { return a->date < b->date; });
+    if (dated.size() >= 2) {
+      md += "## Timeline\n\n";
+      for (size_t i = 0; i < dated.size() && i < 15; ++i) {
+        const Evidence& e = *dated[i];
+        md += "- " + e.date.substr(0, 10) + " — [" + Cell(std::string(TruncateUtf8(e.title.empty() ? e.thread : e.title, 120))) +
+              "](" + e.url + ")" + (e.author.empty() ? "" : " (" + Cell(e.author) + ")") + "\n";
+      }
+      md += "\n";
+    }
+  }
   // One section per facet: its best statements, quoted; a facet no record
   // answers (its own key constraints never together) shows them as related.
   std::set<std::string> quoted;
@@ -345,7 +374,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   for (const auto& e : ev) {
     if (quoted.count(e.url)) shown_threads.insert(e.thread);
   }
-  for (size_t i = 0; i < prose.size() && i < 8; ++i) shown_threads.insert(prose[i]->thread);
+  shown_threads.insert(answer_threads.begin(), answer_threads.end());
   int further_n = 0;
   for (const auto& e : ev) {  // in rank order; a record with no statement still has a title
     if (!e.lane.empty() || further_n >= 12 || e.facet == "Linked pages" || !shown_threads.insert(e.thread).second) continue;

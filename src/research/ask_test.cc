@@ -108,6 +108,24 @@ TEST_F(AskTest, AQuestionWhoseKeyTermsNeverMeetAbstains) {
   for (const auto& p : CheckCitations(h100->markdown, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
 }
 
+// Issue 16: "how did X evolve" gets the records on X in date order; the
+// short answer spans threads (one statement each).
+TEST_F(AskTest, AnEvolutionQuestionGetsADatedTimeline) {
+  auto r = Ask(Options("How did MFU on H100s evolve over time?"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const std::string& md = r->markdown;
+  size_t at = md.find("## Timeline\n\n");
+  ASSERT_NE(at, std::string::npos) << md;
+  std::vector<std::string> dates;
+  for (size_t p = md.find("\n- ", at); p != std::string::npos && md.compare(p + 3, 2, "20") == 0; p = md.find("\n- ", p + 1)) {
+    dates.push_back(md.substr(p + 3, 10));
+  }
+  ASSERT_GE(dates.size(), 2u) << md.substr(at, 600);
+  EXPECT_TRUE(std::is_sorted(dates.begin(), dates.end()));
+  auto corpus = Corpus::Open(path_, Corpus::Mode::kReadOnly);
+  for (const auto& p : CheckCitations(md, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
+}
+
 TEST(Statements, NonProseIsNeverAStatement) {
   for (const char* junk : {"./run_train.sh --training.steps=100 --training.compile",
                            "Files: config/olmo2_sft.yaml, src/levanter/models/olmo.py, tests/test_olmo.py",

@@ -411,6 +411,9 @@ TEST(Cli, DigestSummariesAndEvalDigest) {
   ASSERT_EQ(eval.code, 0) << eval.out << eval.err;
   json e = json::parse(eval.out);
   EXPECT_EQ(e["digests"][0]["bad_links"].size(), 0u);
+  EXPECT_EQ(e["digests"][0]["junk"], 0);
+  EXPECT_EQ(e["digests"][0]["check_problems"], 0);
+  EXPECT_EQ(e["digests"][0]["landed_in_m"], e["digests"][0]["landed"]);
   EXPECT_EQ(e["digests"][0]["covered"], e["digests"][0]["notable"]);
   // Bad input: one clear error each, exit 2; nothing stored is lost.
   EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--week", "someday"}).code, 2);
