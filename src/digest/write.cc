@@ -199,7 +199,7 @@ std::vector<std::string> TopChanges(const std::vector<const LandedChange*>& land
 }
 
 // The numbers stated in the period that no quote above carries, each with
-// the statement it is in: "**451k** tokens/s: “…” (who, date)".
+// the statement it is in: "- **451k**: Throughput is 451k tokens/s now. (who, date)".
 std::string NumbersList(const DigestSection& s, const std::set<std::string>& quoted, size_t max) {
   std::string md;
   std::set<std::string> numbers;
