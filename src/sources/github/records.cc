@@ -469,6 +469,8 @@ Status ParsePage(std::string_view text, std::string_view api_path, const std::st
         json unused = json::parse(text);
       } catch (const json::parse_error& e) {
         detail = "malformed JSON at byte " + std::to_string(e.byte);
+      } catch (const json::exception& e) {  // a number out of range (1e400), ...
+        detail = std::string("malformed JSON: ") + e.what();
       }
     }
     return Status::Corrupt(origin + ": " + detail);

@@ -129,6 +129,15 @@ TEST(ParsePage, ALinkOfTheWrongTypeIsAbsentNotAnException) {
   EXPECT_TRUE(r.records.empty());
 }
 
+// Found by fuzz_recordings in CI: a number out of double's range made the
+// re-parse that locates the fault throw an out_of_range nobody caught.
+TEST(ParsePage, ANumberOutOfRangeIsMalformedNotAnException) {
+  Records r;
+  Status s = ParsePage(R"([{"number": 1, "x": 1e400}])", "", "big.json", &r);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("big.json: malformed JSON"), std::string::npos) << s.message();
+}
+
 TEST(ParsePage, WrongTypesNameTheRecordAndField) {
   Records r;
   json bad = Issue(3, "x");
