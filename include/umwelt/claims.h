@@ -43,15 +43,40 @@ bool IsStatement(std::string_view sentence);
 // " — [" attribution) are not statements: junk quoted as if said.
 int CountJunkQuotes(std::string_view markdown);
 
-// The statement of `text` that best says something: most of `terms`,
-// numbers preferred; "" when no sentence is a statement (IsStatement).
-std::string BestSentence(std::string_view text, const std::vector<std::string>& terms);
+// The kind of answer a question asks for: a date ("when did…", "which
+// version…"), a quantity ("how many…", "how fast…", "what loss…"), named
+// things ("which models…", "who…"), or anything else (how, why).
+enum class AnswerType { kWhen, kQuantity, kNamed, kOther };
+AnswerType AnswerTypeOf(std::string_view question);
+const char* AnswerTypeName(AnswerType type);  // "when", "quantity", "named", "other"
+
+// The numbers of a sentence that can answer a quantity question about
+// `terms`: within six words of one of the terms, or with a unit a term names
+// ("tokens" asks for "tokens/s"); never a version ("4.55.0"), a year, a
+// date or a #ref.
+std::vector<std::string> AnsweringNumbers(std::string_view sentence, const std::vector<std::string>& terms);
+
+// How well a sentence gives the kind of answer asked for, 0 to 2: for a
+// quantity, numbers near the question's terms (2) or any number (0.5); for a
+// date, an event (added, landed, switched…) and a date or version; for named
+// things, the names it gives that the question does not.
+double AnswerFit(std::string_view sentence, AnswerType type, const std::vector<std::string>& terms);
+
+// The statement of `text` that best says something: most of `terms`, then
+// the best fit to the answer type (numbers preferred when none is given);
+// "" when no sentence is a statement (IsStatement).
+std::string BestSentence(std::string_view text, const std::vector<std::string>& terms,
+                         AnswerType type = AnswerType::kOther);
 
 // The question's key constraints: the names and measures an answer must
 // mention together ("MFU", "H200", "v5p", "Olmo2"): words with digits and
 // letters, acronyms, and capitalized words inside the sentence; generic ones
 // (GPUs, PR, API) left out. Lower-case, a plural's s dropped.
 std::vector<std::string> KeyConstraints(std::string_view question);
+// The constraints left once those most of the evidence's permalinks carry
+// are dropped: the project's own name ("levanter" in
+// github.com/marin-community/levanter/…) tells no record from another.
+std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence);
 // Whether `text` mentions every constraint.
 bool MentionsAll(std::string_view text, const std::vector<std::string>& constraints);
 

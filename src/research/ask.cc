@@ -247,19 +247,43 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
     md += "\n";
     return md;
   }
+  const research::AnswerType type = research::AnswerTypeOf(question);
+  // Each record's statement: the sentence that best answers this kind of question.
   std::vector<const Evidence*> prose;
+  std::map<const Evidence*, std::string> statement_of;
   for (const auto& e : ev) {
-    if (e.lane.empty() && e.superseded_by.empty() && !BestSentence(e.text, terms).empty()) prose.push_back(&e);
+    if (!e.lane.empty() || !e.superseded_by.empty()) continue;
+    std::string s = BestSentence(e.text, terms, type);
+    if (s.empty()) continue;
+    prose.push_back(&e);
+    statement_of[&e] = std::move(s);
   }
   // Short answer: records naming more of the question's key constraints
-  // first, then close-outs, then the best-ranked statements.
+  // first, then those whose statement speaks of the question, then those
+  // whose statement is the kind of answer asked for (a
+  // number near the question's words, a dated event), then close-outs, then
+  // the best-ranked statements.
   auto named_here = [&](const Evidence* e) {
     std::string lower = ToLower(e->author + "\n" + e->title + "\n" + e->text);
     return std::count_if(keys.begin(), keys.end(), [&](const std::string& k) { return lower.find(k) != std::string::npos; });
   };
+  auto fits = [&](const Evidence* e) {
+    return type != research::AnswerType::kOther && research::AnswerFit(statement_of[e], type, terms) >= 1.5;
+  };
+  // Whether the quoted statement itself speaks of the question (a long record
+  // can name it in one place and say something else in its best sentence).
+  auto on_topic = [&](const Evidence* e) {
+    std::string lower = ToLower(statement_of[e]);
+    const auto& words = keys.empty() ? terms : keys;
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return lower.find(w) != std::string::npos; });
+  };
   std::stable_sort(prose.begin(), prose.end(), [&](const Evidence* a, const Evidence* b) {
     auto na = named_here(a), nb = named_here(b);
     if (na != nb) return na > nb;
+    bool ta = on_topic(a), tb = on_topic(b);
+    if (ta != tb) return ta;
+    bool fa = fits(a), fb = fits(b);
+    if (fa != fb) return fa;
     return a->closeout != b->closeout ? a->closeout : a->score > b->score;
   });
   md += "## Short answer\n\n";
@@ -273,39 +297,90 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
     md += "## Related records (not an answer)\n\n";
     for (size_t i = 0; i < prose.size() && i < 6; ++i) {
       const Evidence& e = *prose[i];
-      md += QuoteLine(BestSentence(e.text, terms), 320, Cite(e) + " · " + Cell(std::string(TruncateUtf8(e.title, 90))));
+      md += QuoteLine(statement_of[&e], 320, Cite(e) + " · " + Cell(std::string(TruncateUtf8(e.title, 90))));
     }
     md += "## Caveats\n\n- The search looked for records naming all of the question's key terms together and found "
           "none; a record may say it in other words ([the closest record](" +
           (prose.empty() ? ev.front().url : prose.front()->url) + ")).\n";
     return md;
   }
-  // The best four, and up to eight when each names every key constraint;
-  // one statement per thread, so the answer spans the threads that hold it.
+  // The best four, and up to eight when each names every key constraint in
+  // a statement on the question:
+  // one statement per thread, chosen by maximal marginal relevance (rank
+  // against overlap with the statements already chosen), so the answer spans
+  // what the threads say rather than repeating one thing.
   std::set<std::string> answer_threads;
-  for (const Evidence* e : prose) {
-    size_t shown = answer_threads.size();
-    if (shown >= 8 || (shown >= 4 && (keys.empty() || named_here(e) < static_cast<long>(keys.size())))) break;
-    if (!answer_threads.insert(e->thread).second) continue;
-    md += "- " + Quote(BestSentence(e->text, terms), 320) + " — " + Cite(*e) +
-          (e->closeout ? " (the thread's close-out)" : "") + "\n";
+  std::vector<const Evidence*> chosen;
+  {
+    std::vector<std::set<std::string>> words;
+    for (const Evidence* e : prose) {  // what a statement adds beyond the question's own words
+      words.emplace_back();
+      for (auto& w : ContentWords(statement_of[e])) {
+        if (std::find(terms.begin(), terms.end(), w) == terms.end()) words.back().insert(std::move(w));
+      }
+    }
+    auto overlap = [&](size_t a, size_t b) {
+      size_t both = 0;
+      for (const auto& w : words[a]) both += words[b].count(w);
+      size_t either = words[a].size() + words[b].size() - both;
+      return either ? static_cast<double>(both) / static_cast<double>(either) : 1.0;
+    };
+    std::vector<size_t> picked;
+    while (picked.size() < 8) {
+      double best = -1e9;
+      size_t pick = prose.size();
+      long tier = -1;  // diversity chooses within the best tier left, never across tiers
+      for (size_t i = 0; i < prose.size(); ++i) {
+        const Evidence* e = prose[i];
+        if (answer_threads.count(e->thread)) continue;
+        if (picked.size() >= 4 && (keys.empty() || named_here(e) < static_cast<long>(keys.size()) || !on_topic(e))) continue;
+        long t = named_here(e) * 2 + on_topic(e);
+        if (tier < 0) tier = t;  // prose is sorted, so the first candidate has the best tier
+        if (t < tier) break;
+        double redundancy = 0;
+        for (size_t j : picked) redundancy = std::max(redundancy, overlap(i, j));
+        double mmr = 0.7 * (1.0 - static_cast<double>(i) / static_cast<double>(prose.size())) - 0.3 * redundancy;
+        if (mmr > best) {
+          best = mmr;
+          pick = i;
+        }
+      }
+      if (pick == prose.size()) break;
+      picked.push_back(pick);
+      answer_threads.insert(prose[pick]->thread);
+      chosen.push_back(prose[pick]);
+    }
   }
-  // Numbers near the question's words, in statements only.
+  // A "when" question reads in date order: the earliest event first.
+  if (type == research::AnswerType::kWhen) {
+    std::stable_sort(chosen.begin(), chosen.end(), [](const Evidence* a, const Evidence* b) { return a->date < b->date; });
+    md += "In date order, earliest first:\n\n";
+  }
+  for (const Evidence* e : chosen) {
+    md += "- " + Quote(statement_of[e], 320) + " — " + Cite(*e) + (e->closeout ? " (the thread's close-out)" : "") + "\n";
+  }
+  // Numbers near the question's words, in statements only: any that can
+  // answer a quantity question, those with a unit otherwise; none for "when".
   std::string table;
   int rows = 0;
   for (const auto* e : prose) {
+    if (type == research::AnswerType::kWhen) break;
     for (const auto& s : Sentences(e->text)) {
       if (rows >= 12) break;
       if (!research::IsStatement(s)) continue;
       std::string lower = ToLower(s);
-      size_t at = std::string::npos;
-      for (const auto& t : terms) at = std::min(at, lower.find(t));
-      if (at == std::string::npos) continue;
-      // The first number after the question's word, else the first at all.
-      auto nums = Numbers(s.substr(at));
-      if (nums.empty()) nums = Numbers(s);
-      if (nums.empty()) continue;
-      table += "| " + Cell(nums[0]) + " | " + Quote(s, 160) + " | " + Cite(*e) + " |\n";
+      if (std::none_of(terms.begin(), terms.end(), [&](const std::string& t) { return lower.find(t) != std::string::npos; })) {
+        continue;
+      }
+      std::string value;
+      for (const auto& n : research::AnsweringNumbers(s, terms)) {
+        if (type == research::AnswerType::kQuantity || !research::UnitOf(n).empty()) {
+          value = n;
+          break;
+        }
+      }
+      if (value.empty()) continue;
+      table += "| " + Cell(value) + " | " + Quote(s, 160) + " | " + Cite(*e) + " |\n";
       ++rows;
     }
   }
@@ -344,11 +419,11 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
     if (f.code) continue;
     std::string section;
     int n = 0;
-    std::vector<std::string> keys = research::KeyConstraints(f.name + " " + f.query);
+    std::vector<std::string> keys = research::WithoutProjectNames(research::KeyConstraints(f.name + " " + f.query), ev);
     bool answered = keys.empty();
     for (const auto& e : ev) {
       if (e.facet != f.name || !e.lane.empty() || n >= 3 || quoted.count(e.url)) continue;
-      std::string statement = BestSentence(e.text, terms);
+      std::string statement = BestSentence(e.text, terms, type);
       if (statement.empty()) continue;
       quoted.insert(e.url);
       answered |= research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
@@ -362,7 +437,7 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
   std::string linked;
   for (const auto& e : ev) {
     if (e.facet == "Linked pages" && linked.size() < 3000) {
-      std::string statement = BestSentence(e.text, terms);
+      std::string statement = BestSentence(e.text, terms, type);
       if (!statement.empty()) linked += QuoteLine(statement, 400, "[" + Cell(e.title) + "](" + e.url + ")");
     }
   }
@@ -749,7 +824,7 @@ Result<AskResult> Ask(const AskOptions& o) {
   // Abstain when no record names the question's key constraints together
   // (a metric and a hardware name, say): the closest records are related,
   // not an answer.
-  std::vector<std::string> keys = research::KeyConstraints(question);
+  std::vector<std::string> keys = research::WithoutProjectNames(research::KeyConstraints(question), ev);
   bool unanswered = false;
   if (found) {
     bool together = keys.empty();

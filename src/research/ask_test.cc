@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -148,6 +149,63 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));
   EXPECT_TRUE(research::KeyConstraints("why is the loader slow").empty());
   EXPECT_TRUE(research::MentionsAll("H100 MFU is 41%", {"mfu", "h100"}));
+}
+
+// Issue 16: statements are chosen by the kind of answer asked for.
+TEST(Statements, AnswerTypesAndTheNumbersThatAnswer) {
+  using research::AnswerType;
+  EXPECT_EQ(research::AnswerTypeOf("When was Gemma support added?"), AnswerType::kWhen);
+  EXPECT_EQ(research::AnswerTypeOf("Which version of JAX do we need?"), AnswerType::kWhen);
+  EXPECT_EQ(research::AnswerTypeOf("How many tokens per second does training reach?"), AnswerType::kQuantity);
+  EXPECT_EQ(research::AnswerTypeOf("What final loss did the Mixtral run reach?"), AnswerType::kQuantity);
+  EXPECT_EQ(research::AnswerTypeOf("Which Qwen models can we train?"), AnswerType::kNamed);
+  EXPECT_EQ(research::AnswerTypeOf("Who maintains the data loader?"), AnswerType::kNamed);
+  EXPECT_EQ(research::AnswerTypeOf("Why did the loader stall?"), AnswerType::kOther);
+  // Numbers near the question's words, or with a unit it names; never versions.
+  std::vector<std::string> throughput = {"throughput", "tokens"};
+  EXPECT_EQ(research::AnsweringNumbers("Throughput is now 451k tokens/s after moving to transformers 4.55.0", throughput),
+            (std::vector<std::string>{"451k"}));
+  EXPECT_EQ(research::AnsweringNumbers("We saw 9000 tokens/s.", throughput), (std::vector<std::string>{"9000 tokens/s"}));
+  EXPECT_TRUE(research::AnsweringNumbers("set the default save interval to 15 minutes", throughput).empty());
+  EXPECT_TRUE(research::AnsweringNumbers("Gemma 1 has a normalization on its embeddings", throughput).empty());
+  // The statement picked from a record is the one that answers.
+  std::string text = "Throughput matters for this run. We reached 451k tokens/s on the new kernel. Thanks all.";
+  EXPECT_EQ(research::BestSentence(text, throughput, AnswerType::kQuantity), "We reached 451k tokens/s on the new kernel.");
+  EXPECT_GT(research::AnswerFit("Added gemma support in v0.3.", AnswerType::kWhen, {"gemma"}),
+            research::AnswerFit("Gemma is a model family.", AnswerType::kWhen, {"gemma"}));
+  EXPECT_GT(research::AnswerFit("We support Qwen2 and Qwen3 via the HFCheckpointConverter.", AnswerType::kNamed, {"qwen"}),
+            research::AnswerFit("We support qwen models.", AnswerType::kNamed, {"qwen"}));
+  // The project's own name, in every permalink, is no constraint.
+  std::vector<Evidence> ev(4);
+  for (size_t i = 0; i < ev.size(); ++i) ev[i].url = "https://github.com/acme/tinylm/issues/" + std::to_string(i);
+  EXPECT_EQ(research::WithoutProjectNames({"tinylm", "h100"}, ev), (std::vector<std::string>{"h100"}));
+}
+
+// Issue 16: a "when" question is answered in date order, earliest first, and
+// a quantity question's short answer leads with a statement holding a number.
+TEST_F(AskTest, WhenAndHowManyQuestionsGetTheirKindOfAnswer) {
+  auto corpus = Corpus::Open(path_, Corpus::Mode::kReadOnly);
+  auto when = Ask(Options("When did we first measure MFU on H100s?"));
+  ASSERT_TRUE(when.ok()) << when.status().message();
+  const std::string& md = when->markdown;
+  size_t at = md.find("## Short answer\n\nIn date order, earliest first:\n\n");
+  ASSERT_NE(at, std::string::npos) << md;
+  std::string answer = md.substr(at, md.find("\n\n##", at + 20) - at);
+  static const std::regex cite(R"(, (\d{4}-\d{2}-\d{2})\]\()");
+  std::vector<std::string> dates;
+  for (std::sregex_iterator it(answer.begin(), answer.end(), cite), end; it != end; ++it) dates.push_back((*it)[1]);
+  ASSERT_GE(dates.size(), 2u) << answer;
+  EXPECT_TRUE(std::is_sorted(dates.begin(), dates.end())) << answer;
+  EXPECT_EQ(md.find("| value | statement | source |"), std::string::npos) << "a date question gets no table of numbers";
+  for (const auto& p : CheckCitations(md, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
+
+  auto much = Ask(Options("How much MFU do we get on H100s?"));
+  ASSERT_TRUE(much.ok()) << much.status().message();
+  size_t first = much->markdown.find("\n- ", much->markdown.find("## Short answer"));
+  ASSERT_NE(first, std::string::npos);
+  std::string lead = much->markdown.substr(first + 3, much->markdown.find(" — [", first) - first - 3);
+  EXPECT_FALSE(research::AnsweringNumbers(lead, {"mfu", "h100s"}).empty()) << lead;
+  for (const auto& p : CheckCitations(much->markdown, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
 }
 
 TEST_F(AskTest, BadQuestionsAreRefused) {

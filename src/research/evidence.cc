@@ -31,6 +31,25 @@ const std::set<std::string>& StopWords() {
   return k;
 }
 
+// The words of a text as names are written: letters, digits and '_', with
+// '-' and '.' inside ("v5p", "Olmo-2", "qwen2.5"), case kept.
+std::vector<std::string> NameWords(std::string_view text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !std::isalnum(static_cast<unsigned char>(text[i]))) ++i;
+    size_t e = i;
+    while (e < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_' ||
+            ((text[e] == '-' || text[e] == '.') && e + 1 < text.size() && std::isalnum(static_cast<unsigned char>(text[e + 1]))))) {
+      ++e;
+    }
+    if (e > i) out.emplace_back(text.substr(i, e - i));
+    i = e;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> ContentWords(std::string_view text) {
@@ -228,11 +247,14 @@ bool IsStatement(std::string_view sentence) {
        low.find("pre-commit") != std::string::npos || low.find("action versions") != std::string::npos)) {
     return false;
   }
-  // Code and file lists: words of letters are few, symbols and paths many.
+  // Code and file lists: words of prose are few, symbols and paths many.
+  // Prose words are words of letters, measures ("38.5%", "451k", "(362k")
+  // and names with digits ("H100s", "Qwen3"), stripped of punctuation.
   int words = 0, letters_words = 0, pathish = 0, flags = 0;
   size_t symbols = 0;
-  for (char c : s) {
-    if (std::strchr("{}()[];=<>*&^%$@\\`~", c)) ++symbols;
+  for (size_t k = 0; k < s.size(); ++k) {
+    bool percent = s[k] == '%' && k > 0 && std::isdigit(static_cast<unsigned char>(s[k - 1]));
+    if (!percent && std::strchr("{}()[];=<>*&^%$@\\`~", s[k])) ++symbols;
   }
   size_t i = 0;
   while (i < s.size()) {
@@ -240,20 +262,34 @@ bool IsStatement(std::string_view sentence) {
     size_t e = s.find(' ', i);
     if (e == std::string::npos) e = s.size();
     std::string_view w(s.data() + i, e - i);
-    if (!w.empty()) {
-      ++words;
-      bool alpha = std::all_of(w.begin(), w.end(), [](char c) {
-        return std::isalpha(static_cast<unsigned char>(c)) || c == '\'' || c == ',' || c == '.' || c == '-' ||
-               static_cast<unsigned char>(c) >= 0x80;
-      });
-      letters_words += alpha;
-      if (w.find('/') != std::string_view::npos || w.find("_") != std::string_view::npos ||
-          (w.find('.') != std::string_view::npos && w.find('.') + 1 < w.size() && w.back() != '.')) {
-        ++pathish;
-      }
-      if (w.rfind("--", 0) == 0 || (w.size() == 2 && w[0] == '-' && std::isalpha(static_cast<unsigned char>(w[1])))) ++flags;
-    }
     i = e;
+    if (w.empty()) continue;
+    ++words;
+    if (w.rfind("--", 0) == 0 || (w.size() == 2 && w[0] == '-' && Alpha(w[1]))) ++flags;
+    std::string_view t = w;
+    while (!t.empty() && std::strchr("(\"'[", t.front())) t.remove_prefix(1);
+    while (!t.empty() && std::strchr(")\"',:;.!?]", t.back())) t.remove_suffix(1);
+    if (t.empty()) continue;
+    bool alpha = std::all_of(t.begin(), t.end(), [](char c) {
+      return Alpha(c) || c == '\'' || c == '-' || c == '.' || c == ',' || static_cast<unsigned char>(c) >= 0x80;
+    });
+    std::string_view m = t.front() == '#' ? t.substr(1) : t;
+    size_t digits_end = m.find_first_not_of("0123456789.,");
+    bool measure = !m.empty() && Digit(m.front()) &&
+                   (digits_end == std::string_view::npos ||
+                    (m.size() - digits_end <= 8 && std::all_of(m.begin() + digits_end, m.end(), [](char c) {
+                       return Alpha(c) || c == '%' || c == '/';
+                     })));
+    bool named = std::all_of(t.begin(), t.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }) &&
+                 std::any_of(t.begin(), t.end(), Alpha);
+    letters_words += alpha || measure || named;
+    size_t slash = t.find('/');
+    bool ratio = slash != std::string_view::npos && slash > 0 && t.size() - slash - 1 <= 3 &&
+                 t.find('/', slash + 1) == std::string_view::npos &&
+                 std::all_of(t.begin(), t.end(), [](char c) { return Alpha(c) || c == '/'; });  // tokens/s, and/or
+    bool dotted = false;  // file.py, module.attr: a dot between letters
+    for (size_t k = 1; k + 1 < t.size(); ++k) dotted |= t[k] == '.' && Alpha(t[k - 1]) && Alpha(t[k + 1]);
+    if ((slash != std::string_view::npos && !ratio && !measure) || t.find('_') != std::string_view::npos || dotted) ++pathish;
   }
   if (words < 3 || letters_words < 3) return false;
   if (flags >= 2) return false;
@@ -263,7 +299,99 @@ bool IsStatement(std::string_view sentence) {
   return true;
 }
 
-std::string BestSentence(std::string_view text, const std::vector<std::string>& terms) {
+AnswerType AnswerTypeOf(std::string_view question) {
+  std::string q = " " + ToLower(CollapseWhitespace(question)) + " ";
+  static const std::regex when(R"(^ (when|since when|what (date|day|year|month|version|release))\b|\b(which|what) (version|release|date)\b)");
+  static const std::regex quantity(
+      R"(\bhow (many|much|fast|long|large|big|slow|quickly|often)\b|\bwhat( is| was| were| are| did)?( the)?( final| peak| best| highest| lowest| average| typical)? )"
+      R"((mfu|loss|throughput|speed|speedup|accuracy|latency|perplexity|score|rate|size|percentage|memory|cost|batch size)\b)");
+  static const std::regex named(R"(^ (which|who|whom|whose)\b|^ what \w+ (do|does|did|can|could|are|were|is|was|exist|exists)\b)");
+  if (std::regex_search(q, when)) return AnswerType::kWhen;
+  if (std::regex_search(q, quantity)) return AnswerType::kQuantity;
+  if (std::regex_search(q, named)) return AnswerType::kNamed;
+  return AnswerType::kOther;
+}
+
+const char* AnswerTypeName(AnswerType type) {
+  switch (type) {
+    case AnswerType::kWhen: return "when";
+    case AnswerType::kQuantity: return "quantity";
+    case AnswerType::kNamed: return "named";
+    case AnswerType::kOther: return "other";
+  }
+  return "other";
+}
+
+std::vector<std::string> AnsweringNumbers(std::string_view sentence, const std::vector<std::string>& terms) {
+  std::vector<std::string> out;
+  std::string lower = ToLower(sentence);
+  // Word index of each question term's occurrences.
+  std::vector<std::string> words;
+  for (size_t i = 0; i < lower.size();) {
+    while (i < lower.size() && std::isspace(static_cast<unsigned char>(lower[i]))) ++i;
+    size_t e = i;
+    while (e < lower.size() && !std::isspace(static_cast<unsigned char>(lower[e]))) ++e;
+    if (e > i) words.push_back(lower.substr(i, e - i));
+    i = e;
+  }
+  std::vector<size_t> term_at;
+  for (size_t w = 0; w < words.size(); ++w) {
+    for (const auto& t : terms) {
+      if (words[w].find(t) != std::string::npos) term_at.push_back(w);
+    }
+  }
+  for (const auto& n : Numbers(sentence)) {
+    std::string digits = n.substr(0, n.find_first_not_of("0123456789.,"));
+    if (std::count(digits.begin(), digits.end(), '.') >= 2) continue;  // a version
+    bool near = false;
+    for (size_t w = 0; w < words.size() && !near; ++w) {
+      if (!ContainsNumber(words[w], digits)) continue;
+      for (size_t t : term_at) near |= (t > w ? t - w : w - t) <= 6;
+    }
+    std::string unit = UnitOf(n);
+    bool unit_asked = !unit.empty() && std::any_of(terms.begin(), terms.end(), [&](const std::string& t) {
+      return t.size() >= 2 && (unit.find(t) != std::string::npos || t.find(unit) != std::string::npos);
+    });
+    if (near || unit_asked) out.push_back(n);
+  }
+  return out;
+}
+
+double AnswerFit(std::string_view sentence, AnswerType type, const std::vector<std::string>& terms) {
+  switch (type) {
+    case AnswerType::kQuantity:
+      if (!AnsweringNumbers(sentence, terms).empty()) return 2;
+      return Numbers(sentence).empty() ? 0 : 0.5;
+    case AnswerType::kWhen: {
+      static const std::regex event(
+          R"(\b(add(s|ed)?|introduc\w*|land(s|ed)?|merg\w*|releas\w*|switch\w*|mov(e|ed|es)|replac\w*|remov\w*|deprecat\w*|support(s|ed)?|enabl\w*|since|first|now)\b)",
+          std::regex::icase);
+      static const std::regex dated(
+          R"(\b(19|20)\d\d\b|\bv?\d+\.\d+(\.\d+)?\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d)",
+          std::regex::icase);
+      std::string s(sentence);
+      return (std::regex_search(s, event) ? 1.0 : 0.0) + (std::regex_search(s, dated) ? 1.0 : 0.0);
+    }
+    case AnswerType::kNamed: {
+      // Names: capitalized words inside the sentence and identifiers with
+      // digits; those the question already says do not count.
+      std::vector<std::string> words = NameWords(sentence);
+      int names = 0;
+      for (size_t i = 0; i < words.size(); ++i) {
+        const std::string& w = words[i];
+        bool digit = std::any_of(w.begin(), w.end(), Digit), alpha = std::any_of(w.begin(), w.end(), Alpha);
+        if (!((i > 0 && std::isupper(static_cast<unsigned char>(w[0]))) || (digit && alpha))) continue;
+        std::string low = ToLower(w);
+        names += std::none_of(terms.begin(), terms.end(), [&](const std::string& t) { return low.find(t) != std::string::npos; });
+      }
+      return std::min(2.0, names * 0.5);
+    }
+    case AnswerType::kOther: return 0;
+  }
+  return 0;
+}
+
+std::string BestSentence(std::string_view text, const std::vector<std::string>& terms, AnswerType type) {
   std::string best;
   double best_score = -1;
   for (std::string s : Sentences(text)) {
@@ -272,7 +400,8 @@ std::string BestSentence(std::string_view text, const std::vector<std::string>& 
     std::string lower = ToLower(s);
     double score = 0;
     for (const auto& t : terms) score += lower.find(t) != std::string::npos ? 1 : 0;
-    if (!Numbers(s).empty()) score += 0.5;
+    if (type == AnswerType::kOther) score += Numbers(s).empty() ? 0 : 0.5;
+    else score += 0.5 * AnswerFit(s, type, terms);
     if (s.size() < 20) score -= 1;
     if (score > best_score) {
       best_score = score;
@@ -307,22 +436,10 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       "what", "when", "why", "how", "which", "who", "where", "did", "does", "do", "is", "are", "was", "were", "the",
       "a", "an", "we", "our", "in", "on", "for", "and", "or", "of", "to", "with", "has", "have", "can", "should"};
   std::vector<std::string> out;
-  bool first = true;
-  size_t i = 0;
-  while (i < question.size()) {
-    while (i < question.size() && !std::isalnum(static_cast<unsigned char>(question[i]))) ++i;
-    size_t e = i;
-    while (e < question.size() &&
-           (std::isalnum(static_cast<unsigned char>(question[e])) || question[e] == '_' ||
-            ((question[e] == '-' || question[e] == '.') && e + 1 < question.size() &&
-             std::isalnum(static_cast<unsigned char>(question[e + 1]))))) {
-      ++e;
-    }
-    std::string w(question.substr(i, e - i));
-    i = e;
-    if (w.empty()) continue;
-    bool was_first = first;
-    first = false;
+  std::vector<std::string> words = NameWords(question);
+  for (size_t n = 0; n < words.size(); ++n) {
+    const std::string& w = words[n];
+    bool was_first = n == 0;
     int upper = 0, lower = 0, digits = 0;
     for (char c : w) {
       upper += std::isupper(static_cast<unsigned char>(c)) != 0;
@@ -340,6 +457,16 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     out.push_back(key);
   }
   return out;
+}
+
+std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence) {
+  if (evidence.size() < 3) return constraints;
+  std::erase_if(constraints, [&](const std::string& c) {
+    size_t carry = std::count_if(evidence.begin(), evidence.end(),
+                                 [&](const Evidence& e) { return ToLower(e.url).find(c) != std::string::npos; });
+    return carry * 5 >= evidence.size() * 4;
+  });
+  return constraints;
 }
 
 bool MentionsAll(std::string_view text, const std::vector<std::string>& constraints) {
