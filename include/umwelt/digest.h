@@ -69,6 +69,7 @@ struct LandedChange {
   std::string title, url, author, date;
   int64_t files = -1, added = -1, removed = -1;
   int discussion = 0;  // comments and reviews on it in the period
+  int links = 0;       // other threads of the period that reference it
   int64_t size() const { return added < 0 ? -1 : added + removed; }
 };
 

@@ -151,7 +151,7 @@ std::string DigestTraceJson(const Digest& d) {
     for (const auto& l : s.landed) {
       sec["landed"].push_back({{"label", l.label}, {"title", l.title}, {"url", l.url}, {"author", l.author},
                                {"files", l.files}, {"added", l.added}, {"removed", l.removed},
-                               {"discussion", l.discussion}});
+                               {"discussion", l.discussion}, {"links", l.links}});
     }
     sec["evidence"] = nlohmann::json::array();
     for (const auto& e : s.evidence) {

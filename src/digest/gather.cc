@@ -377,6 +377,16 @@ DigestSection Gatherer::Section(const std::string& slug, const std::string& kind
 // biggest first.
 std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) const {
   std::vector<LandedChange> out;
+  // The other threads of the period that reference each thread.
+  std::map<std::string, std::string> chunk_unit;
+  for (const auto& u : units_) {
+    for (const Chunk* c : u.chunks) chunk_unit[BaseRef(c->ref)] = u.t.ref;
+  }
+  std::map<std::string, std::set<std::string>> cited_by;
+  for (const auto& l : links_) {
+    auto from = chunk_unit.find(l.from_ref);
+    if (l.kind != "commit" && from != chunk_unit.end() && from->second != l.to_ref) cited_by[l.to_ref].insert(from->second);
+  }
   for (int i : members) {
     const Unit& u = units_[i];
     int discussion = 0;
@@ -407,6 +417,7 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
       l.date = e.date;
       l.author = u.t.author;
       l.discussion = discussion;
+      if (auto it = cited_by.find(u.t.ref); it != cited_by.end()) l.links = static_cast<int>(it->second.size());
       // A PR the git history knows says its authors and size in its row.
       const std::string& d = u.t.description;
       if (size_t by = d.find(" by "); l.author.empty() && by != std::string::npos) {

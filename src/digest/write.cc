@@ -179,12 +179,13 @@ std::string LandedList(const DigestSection& s) {
   return md.empty() ? "" : md + "\n";
 }
 
-// The most important changes (size, discussion, PRs before lone commits),
+// The most important changes (size, discussion, references from the
+// period's other threads, PRs before lone commits),
 // as plain text: "Add Olmo2 (#914, +1181 −0)".
 std::vector<std::string> TopChanges(const std::vector<const LandedChange*>& landed, size_t max) {
   std::vector<const LandedChange*> v = landed;
   auto weight = [](const LandedChange* l) {
-    return std::log1p(static_cast<double>(std::max<int64_t>(l->size(), 0))) + 2.0 * l->discussion +
+    return std::log1p(static_cast<double>(std::max<int64_t>(l->size(), 0))) + 2.0 * l->discussion + 1.5 * l->links +
            (!l->label.empty() && l->label[0] == '#' ? 4.0 : 0.0);  // a reviewed PR over a lone commit
   };
   std::stable_sort(v.begin(), v.end(), [&](const LandedChange* a, const LandedChange* b) { return weight(a) > weight(b); });

@@ -425,4 +425,40 @@ TEST_F(AreaWeekTest, ACommitHeavyWeekIsWrittenByAreaWithWhatLanded) {
   EXPECT_EQ(check.code, 0) << check.out << check.err;
 }
 
+// Importance is size, discussion and references: a change the week's other
+// changes build on leads the XS over a bigger one nobody referenced.
+TEST_F(AreaWeekTest, AChangeOthersReferenceLeadsTheTopChanges) {
+  InitRepo("tinylm");
+  Git("remote add origin https://github.com/acme/tinylm.git");
+  Write("README.md", "tiny\n");
+  Commit("Initial commit", "2026-11-09T10:00:00Z", "Ann");
+  auto lines = [](int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out += "line " + std::to_string(i) + "\n";
+    return out;
+  };
+  Write("src/tinylm/models/llama.py", lines(60));
+  Commit("Add the Llama model (#21)", "2026-11-16T10:00:00Z", "Ann");
+  Write("src/tinylm/data/loader.py", lines(300));
+  Commit("Stream shards from the cache (#22)", "2026-11-17T10:00:00Z", "Cy");
+  Write("src/tinylm/models/llama_rope.py", lines(10));
+  Commit("Long-context rope for Llama (#23)\n\nBuilds on #21.", "2026-11-18T10:00:00Z", "Bo");
+  Write("src/tinylm/models/llama_eval.py", lines(10));
+  Commit("Evaluate Llama checkpoints (#24)\n\nUses the model from #21.", "2026-11-19T10:00:00Z", "Di");
+  std::string db = dir_.File("c.db");
+  auto sync = testing::Umwelt({"--corpus", db, "sync", "git", repo_});
+  ASSERT_EQ(sync.code, 0) << sync.err;
+  std::string site = dir_.File("site");
+  std::string trace = dir_.File("trace.json");
+  auto digest = testing::Umwelt({"--corpus", db, "digest", "--week", "2026-11-16", "--out", site, "--no-store", "--trace", trace});
+  ASSERT_EQ(digest.code, 0) << digest.err;
+  std::string xs = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.xs.md");
+  size_t pr21 = xs.find("Add the Llama model (#21");
+  size_t pr22 = xs.find("Stream shards from the cache (#22");
+  ASSERT_NE(pr21, std::string::npos) << xs;
+  ASSERT_NE(pr22, std::string::npos) << xs;
+  EXPECT_LT(pr21, pr22) << xs;  // +60 referenced twice before +300 referenced never
+  EXPECT_NE(testing::ReadFileOrEmpty(trace).find("\"links\": 2"), std::string::npos);  // #23 and #24 build on #21
+}
+
 }  // namespace umwelt::git
