@@ -18,16 +18,22 @@
 #include <vector>
 
 #include "umwelt/llm.h"
+#include "umwelt/publish.h"
 #include "umwelt/status.h"
 #include "umwelt/vector.h"
 
 namespace umwelt {
+
+class Searcher;
 
 struct AskOptions {
   std::string corpus_path;            // each search opens its own read-only connection
   std::string question;
   ChatModel* llm = nullptr;           // null: extractive
   std::vector<SpaceConfig> embedders; // as for search
+  // The indexes to search (a server's, shared with its searches); null: Ask
+  // opens its own from corpus_path and embedders, once for every facet.
+  Searcher* searcher = nullptr;
   int facets = 10;                    // asked of the LLM (8-12); extractive uses up to this many
   int k = 50;                         // hits per facet search
   int expand = 20;                    // threads read whole per facet
@@ -73,6 +79,17 @@ struct AskResult {
 };
 
 Result<AskResult> Ask(const AskOptions& options);
+
+// Ask, then publish the report as a page: what the CLI's `ask --out`, the
+// server's /api/ask jobs and MCP's ask share. A page that fails the citation
+// check is an error (Corrupt) naming the first problem; `problems` holds them
+// all when it passes with warnings.
+struct PublishedAnswer {
+  AskResult report;
+  std::string html;
+  std::vector<CheckProblem> problems;
+};
+Result<PublishedAnswer> AskAndPublish(const AskOptions& options);
 
 // `umwelt eval answers`: each question of a file in the reference format
 // (question, answerable, citations.must_have / nice_to_have / forbidden as

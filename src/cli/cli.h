@@ -10,6 +10,7 @@
 #include "umwelt/corpus.h"
 #include "umwelt/llm.h"
 #include "umwelt/search.h"
+#include "umwelt/searcher.h"
 #include "umwelt/status.h"
 
 namespace umwelt::cli {
@@ -107,14 +108,11 @@ Status CmdEvalAnswers(const std::string& corpus, const std::string& questions, c
 // `skills print|install [DIR]`: the research method as agent instructions.
 Status CmdSkills(const std::string& action, const std::string& dir);
 Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);
-struct SearchArgs {
-  SearchOptions search;
+// The flags of `search` and `search-multi`: the library's SearchRequest, and
+// how to print and which embedders to load.
+struct SearchArgs : SearchRequest {
   bool json = false;
-  bool fts_only = false;
-  bool vec_only = false;
-  std::vector<std::string> vec_texts;
   std::vector<std::string> embedders;
-  double vec_weight = 0.5;
 };
 Status CmdSearch(const std::string& corpus, const SearchArgs& args);
 Status CmdSearchMulti(const std::string& corpus, const std::vector<std::string>& queries, const SearchArgs& args,

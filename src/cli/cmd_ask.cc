@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
-#include "umwelt/publish.h"
 #include "umwelt/research.h"
 #include "umwelt/web.h"
 
@@ -57,34 +56,33 @@ Status CmdAsk(const std::string& path, const AskArgs& a) {
       std::fprintf(stderr, "\r\033[Kask: %s: %s", stage.c_str(), detail.c_str());
     };
   }
-  auto r = Ask(o);
+  // With --out, the page is published (and checked) by the same call the
+  // server's jobs make.
+  Result<PublishedAnswer> r = Status::Unavailable("not asked");
+  if (a.out.empty()) {
+    auto report = Ask(o);
+    r = report.ok() ? Result<PublishedAnswer>(PublishedAnswer{std::move(report).value(), "", {}})
+                    : Result<PublishedAnswer>(report.status());
+  } else {
+    r = AskAndPublish(o);
+  }
   if (tty) std::fprintf(stderr, "\r\033[K");
   UMWELT_RETURN_IF_ERROR(r.status());
-  for (const auto& n : r->notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
-  for (const auto& x : r->removed) std::fprintf(stderr, "umwelt: removed by verify: %s\n", x.c_str());
-  if (!a.trace.empty()) UMWELT_RETURN_IF_ERROR(WriteText(a.trace, r->trace_json));
+  const AskResult& report = r->report;
+  for (const auto& n : report.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  for (const auto& x : report.removed) std::fprintf(stderr, "umwelt: removed by verify: %s\n", x.c_str());
+  if (!a.trace.empty()) UMWELT_RETURN_IF_ERROR(WriteText(a.trace, report.trace_json));
   if (a.md.empty() && a.out.empty()) {
-    std::fputs(r->markdown.c_str(), stdout);
+    std::fputs(report.markdown.c_str(), stdout);
   } else if (!a.md.empty()) {
-    UMWELT_RETURN_IF_ERROR(WriteText(a.md, r->markdown));
+    UMWELT_RETURN_IF_ERROR(WriteText(a.md, report.markdown));
   }
-  if (!a.out.empty()) {
-    UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
-    PublishOptions po;
-    po.question = a.question;
-    po.system = r->extractive ? "umwelt ask (extractive)" : "umwelt ask with " + llm->provider() + ":" + llm->model();
-    UMWELT_ASSIGN_OR_RETURN(auto page, Publish(r->markdown, po, corpus.get()));
-    if (page.has_errors()) {
-      for (const auto& p : page.problems) std::fprintf(stderr, "umwelt: %s: %s\n", p.url.c_str(), p.message.c_str());
-      return Status::Corrupt("ask: the page failed the citation check and was not written");
-    }
-    UMWELT_RETURN_IF_ERROR(WriteText(a.out, page.html));
-  }
+  if (!a.out.empty()) UMWELT_RETURN_IF_ERROR(WriteText(a.out, r->html));
   std::fprintf(stderr, "ask: %s, %zu facets, %zu evidence, %zu removed by verify, %.2f s (%d LLM calls, %lld in / %lld out tokens, $%.4f)%s\n",
-               r->extractive ? "extractive" : "llm", r->facets.size(), r->evidence.size(), r->removed.size(), r->seconds,
-               r->usage.calls, static_cast<long long>(r->usage.input_tokens),
-               static_cast<long long>(r->usage.output_tokens), r->usage.cost_usd,
-               r->found ? "" : "; nothing in the corpus answers it");
+               report.extractive ? "extractive" : "llm", report.facets.size(), report.evidence.size(), report.removed.size(), report.seconds,
+               report.usage.calls, static_cast<long long>(report.usage.input_tokens),
+               static_cast<long long>(report.usage.output_tokens), report.usage.cost_usd,
+               report.found ? "" : "; nothing in the corpus answers it");
   if (!a.out.empty() && !a.quiet) std::printf("published %s\n", a.out.c_str());
   return Status::Ok();
 }

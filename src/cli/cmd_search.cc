@@ -3,11 +3,11 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <future>
 #include <map>
 
 
 #include "cli.h"
+#include "umwelt/searcher.h"
 #include "umwelt/vector.h"
 
 namespace umwelt::cli {
@@ -40,45 +40,27 @@ std::vector<std::string> EmbedderSpecs(const SearchArgs& a) {
   return specs;
 }
 
-// One query, start to finish, on its own connection (so queries can run in
-// parallel threads).
-Result<HybridResult> RunOne(const std::string& path, const SearchArgs& a, const std::string& query,
-                            bool* hybrid) {
-  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
-  UMWELT_ASSIGN_OR_RETURN(auto keyword, KeywordIndex::Open(*corpus));
-  HybridResult r;
-  std::vector<Space> spaces;
+// The process's one Searcher: the corpus, its keyword index and (unless
+// --fts-only) its vector spaces, opened once for every query.
+Result<std::unique_ptr<Searcher>> OpenSearcher(const std::string& path, const SearchArgs& a) {
+  std::vector<SpaceConfig> configs;
   if (!a.fts_only) {
-    UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(EmbedderSpecs(a)));
-    UMWELT_ASSIGN_OR_RETURN(spaces, LoadSpaces(*corpus, configs, &r.notes));
+    UMWELT_ASSIGN_OR_RETURN(configs, ParseSpaceConfigs(EmbedderSpecs(a)));
   }
-  SearchOptions so = a.search;
-  so.query = query;
-  *hybrid = !spaces.empty() || a.vec_only;
-  if (!*hybrid) {
-    if (!a.vec_texts.empty() && !a.fts_only) r.notes.push_back("--vec-text ignored: no vector space");
-    UMWELT_ASSIGN_OR_RETURN(r.hits, Search(*corpus, *keyword, so));
-    return r;
-  }
-  HybridOptions ho;
-  ho.search = so;
-  ho.vec_only = a.vec_only;
-  ho.vec_texts = a.vec_texts;
-  ho.vector_weight = a.vec_weight;
-  std::vector<std::string> load_notes = r.notes;
-  UMWELT_ASSIGN_OR_RETURN(HybridResult hr, HybridSearch(*corpus, *keyword, spaces, ho));
-  hr.notes.insert(hr.notes.begin(), load_notes.begin(), load_notes.end());
-  return hr;
+  auto s = std::make_unique<Searcher>(path, std::move(configs), a.fts_only);
+  UMWELT_RETURN_IF_ERROR(s->Refresh());
+  return s;
 }
 
 }  // namespace
 
 Status CmdSearch(const std::string& path, const SearchArgs& a) {
-  bool hybrid = false;
-  UMWELT_ASSIGN_OR_RETURN(HybridResult r, RunOne(path, a, a.search.query, &hybrid));
+  UMWELT_ASSIGN_OR_RETURN(auto searcher, OpenSearcher(path, a));
+  UMWELT_ASSIGN_OR_RETURN(SearchResponse out, searcher->Search(a));
+  const HybridResult& r = out.result;
   for (const auto& n : r.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
   if (a.json) {
-    Print(SearchJson(a.search.query, a.search.k, hybrid, r));
+    Print(SearchJson(a.search.query, a.search.k, out.hybrid, r));
     return Status::Ok();
   }
   if (r.hits.empty()) std::printf("no hits for \"%s\"\n", a.search.query.c_str());
@@ -98,32 +80,19 @@ Status CmdSearchMulti(const std::string& path, const std::vector<std::string>& q
                       int total) {
   if (queries.empty()) return Status::Invalid("search-multi needs at least one query");
   if (total <= 0) return Status::Invalid("--total must be positive");
-  std::vector<std::future<Result<HybridResult>>> jobs;
-  for (size_t i = 0; i < queries.size(); ++i) {
-    jobs.push_back(std::async(std::launch::async, [&, i] {
-      bool hybrid = false;
-      return RunOne(path, a, queries[i], &hybrid);
-    }));
-  }
-  std::vector<HybridResult> results;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    auto r = jobs[i].get();
-    if (!r.ok()) return r.status().WithContext("sub-query \"" + queries[i] + "\"");
-    results.push_back(std::move(*r));
-  }
-  std::vector<std::string> notes;
-  std::vector<MultiHit> merged = MergeMulti(queries, results, static_cast<size_t>(total), &notes);
-  for (const auto& n : notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  UMWELT_ASSIGN_OR_RETURN(auto searcher, OpenSearcher(path, a));
+  UMWELT_ASSIGN_OR_RETURN(MultiSearchResponse out, searcher->SearchMulti(queries, a, total));
+  for (const auto& n : out.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
   if (a.json) {
-    Print(SearchMultiJson(queries, total, merged, notes));
+    Print(SearchMultiJson(out.queries, out.total, out.hits, out.notes));
     return Status::Ok();
   }
-  for (size_t i = 0; i < merged.size(); ++i) {
+  for (size_t i = 0; i < out.hits.size(); ++i) {
+    const MultiHit& m = out.hits[i];
     std::string found;
-    for (const auto& q : merged[i].queries) found += (found.empty() ? "\"" : ", \"") + q + "\"";
-    std::printf("%2zu. [%s/%s] %s\n    %s\n    found by %s\n    %s\n", i + 1, merged[i].hit.source.c_str(),
-                merged[i].hit.kind.c_str(), merged[i].hit.title.c_str(), merged[i].hit.url.c_str(), found.c_str(),
-                merged[i].hit.snippet.c_str());
+    for (const auto& q : m.queries) found += (found.empty() ? "\"" : ", \"") + q + "\"";
+    std::printf("%2zu. [%s/%s] %s\n    %s\n    found by %s\n    %s\n", i + 1, m.hit.source.c_str(), m.hit.kind.c_str(),
+                m.hit.title.c_str(), m.hit.url.c_str(), found.c_str(), m.hit.snippet.c_str());
   }
   return Status::Ok();
 }

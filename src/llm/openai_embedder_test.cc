@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "fake_embeddings.h"
 #include "test_util.h"
 #include "umwelt/embed.h"
 
@@ -11,42 +12,6 @@ namespace umwelt {
 namespace {
 
 using json = nlohmann::json;
-
-// A scripted /v1/embeddings: answers each input with [len, 1, 0], after any
-// scripted failures.
-class FakeEmbeddings {
- public:
-  FakeEmbeddings() {
-    server_.server().Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) {
-      ++calls_;
-      auth_ = req.get_header_value("Authorization");
-      if (!failures_.empty()) {
-        int code = failures_.front();
-        failures_.erase(failures_.begin());
-        res.status = code;
-        res.set_content("{\"error\":\"scripted\"}", "application/json");
-        return;
-      }
-      auto body = json::parse(req.body);
-      model_ = body["model"];
-      json data = json::array();
-      int i = 0;
-      for (auto& t : body["input"]) {
-        json v = json::array({static_cast<double>(t.get<std::string>().size()), 1.0, 0.0});
-        if (wrong_dim_ && i == 1) v.push_back(5.0);
-        data.push_back({{"index", i++}, {"embedding", v}, {"object", "embedding"}});
-      }
-      res.set_content(malformed_ ? "{\"data\": [" : json({{"data", data}, {"model", model_}}).dump(), "application/json");
-    });
-  }
-  std::string base() { return server_.base() + "/v1"; }
-  testing::TestServer server_;
-  std::atomic<int> calls_{0};
-  std::vector<int> failures_;
-  bool malformed_ = false;
-  bool wrong_dim_ = false;
-  std::string auth_, model_;
-};
 
 OpenAiEmbedderOptions Options(const std::string& base) {
   OpenAiEmbedderOptions o;
@@ -59,7 +24,7 @@ OpenAiEmbedderOptions Options(const std::string& base) {
 }
 
 TEST(OpenAiEmbedder, BatchesAndNormalizes) {
-  FakeEmbeddings fake;
+  testing::FakeEmbeddings fake;
   auto o = Options(fake.base());
   o.api_key = "sk-test-secret";
   auto e = NewOpenAiEmbedder(o);
@@ -75,7 +40,7 @@ TEST(OpenAiEmbedder, BatchesAndNormalizes) {
 }
 
 TEST(OpenAiEmbedder, RetriesThenGivesUp) {
-  FakeEmbeddings fake;
+  testing::FakeEmbeddings fake;
   fake.failures_ = {429, 503};
   auto e = NewOpenAiEmbedder(Options(fake.base()));
   ASSERT_TRUE(e->Embed({"x"}).ok());
@@ -91,7 +56,7 @@ TEST(OpenAiEmbedder, RetriesThenGivesUp) {
 }
 
 TEST(OpenAiEmbedder, BadAnswersAreErrors) {
-  FakeEmbeddings fake;
+  testing::FakeEmbeddings fake;
   fake.malformed_ = true;
   auto e = NewOpenAiEmbedder(Options(fake.base()));
   auto r = e->Embed({"x"});

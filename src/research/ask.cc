@@ -16,6 +16,7 @@
 #include "umwelt/claims.h"
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
+#include "umwelt/searcher.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -138,42 +139,30 @@ struct FacetHits {
   bool keyword_exact = false;
 };
 
-Result<FacetHits> SearchFacet(const AskOptions& o, const Facet& f) {
-  UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o.corpus_path, Corpus::Mode::kReadOnly));
-  UMWELT_ASSIGN_OR_RETURN(auto keyword, KeywordIndex::Open(*corpus));
+Result<FacetHits> SearchFacet(Searcher& searcher, const AskOptions& o, const Facet& f) {
   FacetHits out;
-  std::vector<Space> spaces;
-  UMWELT_ASSIGN_OR_RETURN(spaces, LoadSpaces(*corpus, o.embedders, &out.notes));
-  HybridOptions ho;
-  ho.search.query = f.query;
-  ho.search.k = o.k;
-  if (f.code) ho.search.sources = {"code"};
-  ho.vec_texts = f.hyde;
-  ho.code_k = 10;
-  if (spaces.empty()) {
-    auto hits = Search(*corpus, *keyword, ho.search);
-    if (!hits.ok()) {
-      if (hits.status().code() == Code::kInvalidArgument) return out;  // no searchable words in this facet
-      return hits.status();
-    }
-    for (auto& h : *hits) {
+  SearchRequest req;
+  req.search.query = f.query;
+  req.search.k = o.k;
+  if (f.code) req.search.sources = {"code"};
+  req.vec_texts = f.hyde;
+  auto r = searcher.Search(req);
+  if (!r.ok()) {
+    if (r.status().code() == Code::kInvalidArgument) return out;  // no searchable words in this facet
+    return r.status();
+  }
+  out.notes = std::move(r->result.notes);
+  if (!r->hybrid) {
+    for (auto& h : r->result.hits) {
       if (h.source == "code") (h.kind == "branch-window" ? out.branches : out.main).push_back(std::move(h));
       else out.prose.push_back(std::move(h));
     }
+  } else if (f.code) {
+    for (auto& h : r->result.hits) (h.kind == "branch-window" ? out.branches : out.main).push_back(std::move(h));
   } else {
-    auto r = HybridSearch(*corpus, *keyword, spaces, ho);
-    if (!r.ok()) {
-      if (r.status().code() == Code::kInvalidArgument) return out;
-      return r.status();
-    }
-    for (auto& n : r->notes) out.notes.push_back(n);
-    if (f.code) {
-      for (auto& h : r->hits) (h.kind == "branch-window" ? out.branches : out.main).push_back(std::move(h));
-    } else {
-      out.prose = std::move(r->hits);
-      out.main = std::move(r->code_main);
-      out.branches = std::move(r->code_branches);
-    }
+    out.prose = std::move(r->result.hits);
+    out.main = std::move(r->result.code_main);
+    out.branches = std::move(r->result.code_branches);
   }
   for (const auto& h : out.prose) {
     if (std::find(h.via.begin(), h.via.end(), "keyword") != h.via.end()) out.keyword_exact = true;
@@ -525,8 +514,16 @@ Result<AskResult> Ask(const AskOptions& o) {
   result.extractive = o.llm == nullptr;
   json trace = {{"question", question}, {"mode", result.extractive ? "extractive" : "llm"}};
 
-  // 1. Freshness.
-  UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o.corpus_path, Corpus::Mode::kReadOnly));
+  // 1. Freshness. Every stage reads through one Searcher: the indexes open
+  // once, whatever the number of facets.
+  std::unique_ptr<Searcher> own_searcher;
+  Searcher* searcher = o.searcher;
+  if (!searcher) {
+    own_searcher = std::make_unique<Searcher>(o.corpus_path, o.embedders);
+    UMWELT_RETURN_IF_ERROR(own_searcher->Refresh());
+    searcher = own_searcher.get();
+  }
+  UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, searcher->Connection());
   // Not Stats(): counting chunks by source scans the table.
   CorpusStats stats;
   UMWELT_ASSIGN_OR_RETURN(stats.sync, corpus->SyncStates());
@@ -559,24 +556,20 @@ Result<AskResult> Ask(const AskOptions& o) {
 
   // 2. Orient: the question's words find the threads whose titles name the
   // project's subsystems; the latest weekly summaries.
-  UMWELT_ASSIGN_OR_RETURN(auto keyword, KeywordIndex::Open(*corpus));
-  std::vector<Hit> top;
-  {
-    SearchOptions so;
-    so.query = question;
-    so.k = 20;
-    auto hits = Search(*corpus, *keyword, so);
-    if (hits.ok()) top = std::move(hits).value();
-  }
+  auto keyword_search = [&](int k, std::vector<std::string> sources) {
+    SearchRequest req;
+    req.search.query = question;
+    req.search.k = k;
+    req.search.sources = std::move(sources);
+    req.fts_only = true;
+    auto r = searcher->Search(req);
+    return r.ok() ? std::move(r->result.hits) : std::vector<Hit>{};
+  };
+  std::vector<Hit> top = keyword_search(20, {});
   std::string summaries_through;
   std::vector<Hit> narrative;
   {
-    SearchOptions so;
-    so.query = question;
-    so.k = 3;
-    so.sources = {"narrative"};
-    auto hits = Search(*corpus, *keyword, so);
-    if (hits.ok()) narrative = std::move(hits).value();
+    narrative = keyword_search(3, {"narrative"});
     std::string latest;
     for (const auto& h : narrative) latest = std::max(latest, h.date.substr(0, 10));
     if (!latest.empty()) summaries_through = "Weekly summaries through " + latest;
@@ -608,9 +601,9 @@ Result<AskResult> Ask(const AskOptions& o) {
   // 4. Fan out, concurrently.
   std::vector<std::future<std::pair<Result<FacetHits>, double>>> jobs;
   for (const auto& f : facets) {
-    jobs.push_back(std::async(std::launch::async, [&o, f] {
+    jobs.push_back(std::async(std::launch::async, [&o, searcher, f] {
       auto t = Clock::now();
-      auto r = SearchFacet(o, f);
+      auto r = SearchFacet(*searcher, o, f);
       return std::make_pair(std::move(r), Ms(t));
     }));
   }
@@ -885,7 +878,7 @@ Result<AskResult> Ask(const AskOptions& o) {
     md.erase(0, md.find_first_not_of('\n') == std::string::npos ? md.size() : md.find_first_not_of('\n'));
     md = (title.empty() ? "" : title + "\n\n") + note + "\n\n" + md;
   }
-  auto problems = CheckCitations(md, corpus.get());
+  auto problems = CheckCitations(md, corpus);
   for (const auto& p : problems) {
     if (p.severity == CheckProblem::Severity::kError) {
       return Status::Corrupt("ask: the report failed the citation check and was not published: " + p.message +
@@ -943,6 +936,26 @@ Result<AskResult> Ask(const AskOptions& o) {
   trace["own_seconds"] = result.seconds - result.usage.seconds;
   result.trace_json = trace.dump(2, ' ', false, json::error_handler_t::replace);
   return result;
+}
+
+Result<PublishedAnswer> AskAndPublish(const AskOptions& o) {
+  PublishedAnswer out;
+  UMWELT_ASSIGN_OR_RETURN(out.report, Ask(o));
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o.corpus_path, Corpus::Mode::kReadOnly));
+  PublishOptions po;
+  po.question = o.question;
+  po.system = out.report.extractive ? "umwelt ask (extractive)"
+                                    : "umwelt ask with " + o.llm->provider() + ":" + o.llm->model();
+  UMWELT_ASSIGN_OR_RETURN(PublishResult page, Publish(out.report.markdown, po, corpus.get()));
+  for (const auto& p : page.problems) {
+    if (p.severity == CheckProblem::Severity::kError) {
+      return Status::Corrupt("ask: the page failed the citation check and was not written: " + p.message +
+                             (p.url.empty() ? "" : " (" + p.url + ")"));
+    }
+  }
+  out.html = std::move(page.html);
+  out.problems = std::move(page.problems);
+  return out;
 }
 
 }  // namespace umwelt

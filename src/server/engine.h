@@ -18,21 +18,9 @@
 #include <vector>
 
 #include "umwelt/corpus.h"
-#include "umwelt/search.h"
-#include "umwelt/vector.h"
+#include "umwelt/searcher.h"
 
 namespace umwelt::server_internal {
-
-// The key of everything a search reads: the chunks, and each space's
-// vectors; it changes whenever they do.
-Result<std::string> StateKey(Corpus& corpus);
-
-struct SearchRequest {
-  SearchOptions search;
-  bool fts_only = false, vec_only = false;
-  std::vector<std::string> vec_texts;
-  double vec_weight = 0.5;
-};
 
 // Runs searches on `threads` threads of its own, in arrival order. The
 // per-thread search buffers (the keyword leg's corpus-sized accumulators, a
@@ -47,58 +35,46 @@ class SearchPool {
   ~SearchPool();
   SearchPool(const SearchPool&) = delete;
   SearchPool& operator=(const SearchPool&) = delete;
-  // Runs `task` on a pool thread and returns when it has run.
-  Status Run(const std::function<void()>& task);
+  // Runs every task on the pool's threads, concurrently as threads free up,
+  // and returns when all have run; when one cannot start within max_wait,
+  // those not started are dropped (the rest finish) and it fails. A TaskRunner.
+  Status RunAll(const std::vector<std::function<void()>>& tasks);
 
  private:
   struct Task {
     const std::function<void()>* fn;
     bool started = false, done = false;
-    std::condition_variable cv;
   };
   void Work();
   std::mutex mu_;
-  std::condition_variable cv_;
+  std::condition_variable cv_;       // work arrived, or stopping
+  std::condition_variable progress_; // a task started or finished
   std::deque<Task*> queue_;  // guarded by mu_; the tasks live on their callers' stacks
   bool stop_ = false;        // guarded by mu_
   std::chrono::milliseconds max_wait_;
   std::vector<std::thread> threads_;
 };
 
+// The server's search state: the library Searcher (indexes opened once,
+// swapped whole when the corpus changes), with every search and sub-query
+// run on the bounded pool.
 class Engine {
  public:
   Engine(std::string corpus_path, std::vector<SpaceConfig> configs, int concurrency,
          std::chrono::milliseconds max_wait = std::chrono::milliseconds(1000))
-      : path_(std::move(corpus_path)), configs_(std::move(configs)), pool_(concurrency, max_wait) {}
+      : searcher_(std::move(corpus_path), std::move(configs)), pool_(concurrency, max_wait) {}
 
-  // Opens the indexes for the current corpus when its content changed since
-  // the last load (the first call always loads).
-  Status Refresh();
-  // The worker's own read-only connection (reopened after the file was
-  // replaced by a refresh).
-  Result<Corpus*> Connection();
-  Result<HybridResult> Search(const SearchRequest& r, bool* hybrid);
-  std::string content_key();
-  const std::string& path() const { return path_; }
-  // Bumped when the corpus file is replaced: connections reopen.
-  void FileReplaced() { ++generation_; }
+  Status Refresh() { return searcher_.Refresh(); }
+  Result<Corpus*> Connection() { return searcher_.Connection(); }
+  Result<SearchResponse> Search(const SearchRequest& r);
+  Result<MultiSearchResponse> SearchMulti(const std::vector<std::string>& queries, const SearchRequest& base, int total);
+  std::string content_key() { return searcher_.content_key(); }
+  const std::string& path() const { return searcher_.path(); }
+  void FileReplaced() { searcher_.FileReplaced(); }
+  Searcher& searcher() { return searcher_; }
 
  private:
-  struct State {
-    std::string key;
-    std::unique_ptr<KeywordIndex> keyword;
-    std::vector<Space> spaces;
-    std::vector<std::string> notes;
-  };
-  std::shared_ptr<State> Current();
-  Result<HybridResult> SearchOn(State& s, const SearchRequest& r, bool hybrid);
-
-  std::string path_;
-  std::vector<SpaceConfig> configs_;
-  std::mutex mu_;          // guards state_
-  std::mutex reload_mu_;   // one reload at a time
-  std::shared_ptr<State> state_;
-  std::atomic<uint64_t> generation_{1};
+  Searcher searcher_;
   SearchPool pool_;
 };
 

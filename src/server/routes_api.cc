@@ -22,10 +22,9 @@ void ServerImpl::ApiRoutes() {
   http_.Get("/api/search", [this](const Request& req, Response& res) {
     auto r = ParseSearch(req);
     if (!r.ok()) return Detail(res, 400, r.status().message());
-    bool hybrid = false;
-    auto out = engine_->Search(*r, &hybrid);
+    auto out = engine_->Search(*r);
     if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
-    SetJson(res, SearchJson(r->search.query, r->search.k, hybrid, *out));
+    SetJson(res, SearchJson(r->search.query, r->search.k, out->hybrid, out->result));
   });
   http_.Get("/api/search-multi", [this](const Request& req, Response& res) {
     size_t n = req.get_param_value_count("q");
@@ -38,20 +37,13 @@ void ServerImpl::ApiRoutes() {
     auto base = ParseSearch(req);  // filters; q is the first sub-query
     if (!base.ok()) return Detail(res, 400, base.status().message());
     std::vector<std::string> queries;
-    std::vector<HybridResult> results;
     for (size_t i = 0; i < n; ++i) {
-      si::SearchRequest r = *base;
-      r.search.query = CollapseWhitespace(req.get_param_value("q", i));
-      if (r.search.query.empty()) return Detail(res, 400, "an empty q");
-      bool hybrid = false;
-      auto out = engine_->Search(r, &hybrid);
-      if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), "sub-query \"" + r.search.query + "\": " + out.status().message());
-      queries.push_back(r.search.query);
-      results.push_back(std::move(*out));
+      queries.push_back(CollapseWhitespace(req.get_param_value("q", i)));
+      if (queries.back().empty()) return Detail(res, 400, "an empty q");
     }
-    std::vector<std::string> notes;
-    auto merged = MergeMulti(queries, results, static_cast<size_t>(total), &notes);
-    SetJson(res, SearchMultiJson(queries, total, merged, notes));
+    auto out = engine_->SearchMulti(queries, *base, total);
+    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
+    SetJson(res, SearchMultiJson(out->queries, out->total, out->hits, out->notes));
   });
   auto show = [this](const std::string& target, const Request& req, Response& res) {
     if (target.empty()) return Detail(res, 400, "target is required: a permalink or a ref");

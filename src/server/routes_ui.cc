@@ -58,13 +58,12 @@ void ServerImpl::UiRoutes() {
     if (CollapseWhitespace(f.q).empty()) return Html(res, 200, "Search", si::SearchBody(f, nullptr, false, "", nullptr), req);
     auto r = ParseSearch(req);
     if (!r.ok()) return Html(res, 400, "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
-    bool hybrid = false;
-    auto out = engine_->Search(*r, &hybrid);
+    auto out = engine_->Search(*r);
     auto corpus = engine_->Connection();
     if (!out.ok()) {
       return Html(res, HttpStatusOf(out.status()), "Search", si::SearchBody(f, nullptr, false, out.status().message(), nullptr), req);
     }
-    Html(res, 200, f.q, si::SearchBody(f, &*out, hybrid, "", corpus.ok() ? *corpus : nullptr), req);
+    Html(res, 200, f.q, si::SearchBody(f, &out->result, out->hybrid, "", corpus.ok() ? *corpus : nullptr), req);
   });
   http_.Get("/thread", [this](const Request& req, Response& res) {
     std::string ref = req.get_param_value("ref");

@@ -562,13 +562,13 @@ TEST(Issue13, SearchPoolRefusesWhatCannotStartInTime) {
     std::function<void()> hold = [&] {
       while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     };
-    EXPECT_TRUE(pool.Run(hold).ok());
+    EXPECT_TRUE(pool.RunAll({hold}).ok());
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the one thread is taken
   auto t0 = std::chrono::steady_clock::now();
   int ran = 0;
   std::function<void()> work = [&] { ++ran; };
-  Status s = pool.Run(work);
+  Status s = pool.RunAll({work});
   double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kUnavailable);
@@ -577,8 +577,36 @@ TEST(Issue13, SearchPoolRefusesWhatCannotStartInTime) {
   EXPECT_EQ(ran, 0);
   release = true;
   busy.join();
-  EXPECT_TRUE(pool.Run(work).ok());  // free again: it runs
+  EXPECT_TRUE(pool.RunAll({work}).ok());  // free again: it runs
   EXPECT_EQ(ran, 1);
+}
+
+// Issue 15: a search-multi's sub-queries run on the pool concurrently (two
+// threads take two tasks at once), and when some cannot start in time the
+// rest are dropped and the call fails, after the started ones finish.
+TEST(Issue15, SearchPoolRunsSubQueriesConcurrently) {
+  server_internal::SearchPool pool(2, std::chrono::milliseconds(2000));
+  std::atomic<int> inside{0}, most{0};
+  std::function<void()> task = [&] {
+    int now = ++inside;
+    int seen = most.load();
+    while (now > seen && !most.compare_exchange_weak(seen, now)) {}
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    --inside;
+  };
+  ASSERT_TRUE(pool.RunAll({task, task, task, task}).ok());
+  EXPECT_EQ(most.load(), 2);
+
+  server_internal::SearchPool narrow(1, std::chrono::milliseconds(100));
+  std::atomic<int> ran{0};
+  std::function<void()> slow = [&] {
+    ++ran;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  };
+  Status s = narrow.RunAll({slow, slow, slow});
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s.message();
+  EXPECT_EQ(ran.load(), 1);  // the one that started finished; the others never ran
+  EXPECT_TRUE(narrow.RunAll({task}).ok());
 }
 
 // Issue 14: a manifest and an auth file in wrong shapes are one error naming

@@ -224,8 +224,8 @@ bool ServerImpl::ValidParams(const Request& req, Response& res) {
 
 bool Truthy(const std::string& v) { return v == "1" || v == "true" || v == "yes" || v == "on"; }
 
-Result<si::SearchRequest> ServerImpl::ParseSearch(const Request& req) {
-  si::SearchRequest r;
+Result<SearchRequest> ServerImpl::ParseSearch(const Request& req) {
+  SearchRequest r;
   r.search.query = CollapseWhitespace(req.get_param_value("q"));
   if (r.search.query.empty()) return Status::Invalid("q is required: what to search for");
   if (req.has_param("k")) {
@@ -317,7 +317,7 @@ Result<std::string> ServerImpl::StatusJson() {
 Status ServerImpl::EnsureSnapshot() {
   std::lock_guard<std::mutex> lock(snapshot_mu_);
   UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, engine_->Connection());
-  UMWELT_ASSIGN_OR_RETURN(std::string key, si::StateKey(*corpus));
+  UMWELT_ASSIGN_OR_RETURN(std::string key, SearchStateKey(*corpus));
   if (key == snapshot_key_ && std::filesystem::exists(snapshot_path_)) return Status::Ok();
   UMWELT_RETURN_IF_ERROR(corpus->Snapshot(snapshot_path_));
   UMWELT_ASSIGN_OR_RETURN(snapshot_sha_, Sha256File(snapshot_path_));
@@ -349,30 +349,20 @@ void ServerImpl::RunJob(std::shared_ptr<Job> job) {
   ao.corpus_path = o_.corpus_path;
   ao.question = job->question;
   ao.llm = o_.llm;
+  ao.searcher = &engine_->searcher();  // the indexes and embedders /api/search uses
   ao.progress = push;
-  auto r = Ask(ao);
-  std::string html, error;
-  if (r.ok()) {
-    auto corpus = Corpus::Open(o_.corpus_path, Corpus::Mode::kReadOnly);
-    PublishOptions po;
-    po.question = job->question;
-    po.system = r->extractive ? "umwelt ask (extractive)" : "umwelt ask with " + o_.llm->model();
-    auto page = corpus.ok() ? Publish(r->markdown, po, corpus->get()) : Result<PublishResult>(corpus.status());
-    if (page.ok() && !page->has_errors()) html = page->html;
-    else error = "the report failed the citation check";
-  } else {
-    error = r.status().message();
-  }
+  auto r = AskAndPublish(ao);
   {
     std::lock_guard<std::mutex> lock(job->mu);
-    job->state = error.empty() ? "done" : "failed";
-    job->error = error;
+    job->state = r.ok() ? "done" : "failed";
+    job->error = r.ok() ? "" : r.status().code() == Code::kCorrupt ? "the report failed the citation check"
+                                                                   : r.status().message();
     if (r.ok()) {
-      job->markdown = r->markdown;
-      job->removed = r->removed;
-      job->seconds = r->seconds;
+      job->markdown = r->report.markdown;
+      job->removed = r->report.removed;
+      job->seconds = r->report.seconds;
+      job->html = std::move(r->html);
     }
-    job->html = html;
     job->cv.notify_all();
   }
   --jobs_running_;

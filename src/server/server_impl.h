@@ -87,7 +87,7 @@ class ServerImpl final : public Server {
   void Html(Response& res, int status, const std::string& title, const std::string& body,
             const Request& req, const std::string& script = "");
   bool ValidParams(const Request& req, Response& res);
-  Result<si::SearchRequest> ParseSearch(const Request& req);
+  Result<SearchRequest> ParseSearch(const Request& req);
   void ServeDir(const std::string& dir, const std::string& name, Response& res);
   Result<std::string> StatusJson();
   Result<json> SourceHealth(Corpus& corpus);

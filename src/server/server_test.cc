@@ -17,12 +17,14 @@
 #include "corpus_fixtures.h"
 #include "server_fixtures.h"
 #include "example_project.h"
+#include "fake_embeddings.h"
 #include "test_util.h"
 #include "umwelt/digest.h"
 #include "umwelt/discord.h"
 #include "umwelt/file.h"
 #include "umwelt/github.h"
 #include "umwelt/text.h"
+#include "umwelt/vector.h"
 
 namespace umwelt {
 namespace {
@@ -352,6 +354,39 @@ TEST_F(ServerTest, AskJobStreamsProgressAndPublishesTheReport) {
   EXPECT_EQ(client_->Get("/api/jobs/0123456789abcdef0123456789abcdef")->status, 404);
   EXPECT_EQ(client_->Post("/api/ask", "{}", "application/json")->status, 400);
   EXPECT_EQ(client_->Post("/api/ask", json{{"question", std::string(5000, 'q')}}.dump(), "application/json")->status, 400);
+}
+
+// Issue 15: /api/ask searches the vector spaces /api/search does (it once
+// left the server's embedders out, so a space served by an OpenAI-compatible
+// model was skipped): the ask's facets embed through the configured server.
+TEST_F(ServerTest, AskJobsSearchTheSpacesSearchUses) {
+  testing::FakeEmbeddings fake;
+  std::string spec = "prose=openai:" + fake.base() + "#BAAI/bge-small-en-v1.5";
+  {
+    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto configs = ParseSpaceConfigs({spec});
+    ASSERT_TRUE(configs.ok()) << configs.status().message();
+    IndexReport report;
+    ASSERT_TRUE(IndexSpaces(**c, *configs, IndexOptions{}, &report).ok());
+  }
+  ServeOptions o;
+  o.embedders = {spec};
+  StartServer(o);
+  int indexed = fake.calls_.load();
+  json hits = Json(client_->Get("/api/search?q=MFU"));
+  EXPECT_EQ(hits["mode"], "hybrid");
+  int after_search = fake.calls_.load();
+  EXPECT_GT(after_search, indexed);
+  auto r = client_->Post("/api/ask", json{{"question", "What MFU do we get on H100s?"}}.dump(), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 202) << r->body;
+  std::string id = Json(r)["id"];
+  auto events = client_->Get("/api/jobs/" + id + "/events");
+  ASSERT_TRUE(events);
+  json job = Json(client_->Get("/api/jobs/" + id));
+  EXPECT_EQ(job["state"], "done") << job.dump();
+  EXPECT_GT(fake.calls_.load(), after_search) << "the ask's facets never reached the space's embedder";
 }
 
 TEST_F(ServerTest, ReadersKeepServingWhileTheCorpusIsWritten) {

@@ -1,0 +1,107 @@
+// umwelt/searcher.h — search as one capability, whoever asks.
+//
+// The CLI's flags, the server's query strings and MCP's tool arguments all
+// parse into one SearchRequest and run through one Searcher: the corpus's
+// keyword index and vector spaces are opened once per process (or per server
+// state) and shared by every query, sub-query and facet; each thread reads
+// through a read-only connection of its own.
+//
+//   Searcher s(corpus_path, configs);
+//   UMWELT_RETURN_IF_ERROR(s.Refresh());
+//   UMWELT_ASSIGN_OR_RETURN(SearchResponse r, s.Search(request));
+//
+// A Searcher is safe for concurrent searches. Refresh() swaps in the indexes
+// of a changed corpus whole, so a search always sees one committed state.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "umwelt/corpus.h"
+#include "umwelt/search.h"
+#include "umwelt/vector.h"
+
+namespace umwelt {
+
+// One search: the query and filters, and how the legs combine.
+struct SearchRequest {
+  SearchOptions search;               // query, k, filters
+  bool fts_only = false;              // keyword leg only
+  bool vec_only = false;              // vector legs only
+  std::vector<std::string> vec_texts; // HyDE texts for the vector legs
+  double vec_weight = 0.5;            // RRF weight of each vector leg (keyword: 1)
+};
+// The one check every transport applies: a query, k from 1 to 1000, legs that
+// do not exclude each other, a weight from 0 to 10. Names the field at fault.
+Status ValidateSearchRequest(const SearchRequest& request);
+
+struct SearchResponse {
+  HybridResult result;  // hits, code lanes, notes
+  bool hybrid = false;  // whether vector legs ran
+};
+
+struct MultiSearchResponse {
+  std::vector<std::string> queries;
+  int total = 0;
+  std::vector<MultiHit> hits;
+  std::vector<std::string> notes;
+};
+
+// Runs every task and returns when all have run: the CLI runs them on
+// threads of their own, the server on its bounded search pool. Fails (and
+// runs none) when it cannot take them (an overloaded server).
+using TaskRunner = std::function<Status(const std::vector<std::function<void()>>& tasks)>;
+// Each task on a thread of its own.
+Status RunOnThreads(const std::vector<std::function<void()>>& tasks);
+
+class Searcher {
+ public:
+  // `configs`: the embedders for the corpus's spaces (see LoadSpaces);
+  // `keyword_only`: open no vector space.
+  Searcher(std::string corpus_path, std::vector<SpaceConfig> configs, bool keyword_only = false);
+  ~Searcher();
+  Searcher(const Searcher&) = delete;
+  Searcher& operator=(const Searcher&) = delete;
+
+  // Opens the indexes for the current corpus when its content changed since
+  // the last load (the first call always loads). Fails on a missing or
+  // unreadable corpus.
+  Status Refresh();
+  // This thread's read-only connection (reopened after FileReplaced()).
+  Result<Corpus*> Connection();
+  // Call when the corpus file was replaced whole: connections reopen.
+  void FileReplaced();
+
+  Result<SearchResponse> Search(const SearchRequest& request);
+  // Each of `queries` as `base` with that query, run through `run`, merged by
+  // reciprocal rank into at most `total` hits. 1 to 20 queries.
+  Result<MultiSearchResponse> SearchMulti(const std::vector<std::string>& queries, const SearchRequest& base,
+                                          int total, const TaskRunner& run = RunOnThreads);
+
+  // The key of everything a search reads ("" before the first Refresh()).
+  std::string content_key();
+  const std::string& path() const { return path_; }
+
+ private:
+  struct State;
+  std::shared_ptr<State> Current();
+
+  std::string path_;
+  std::vector<SpaceConfig> configs_;
+  bool keyword_only_;
+  std::mutex mu_;         // guards state_
+  std::mutex reload_mu_;  // one reload at a time
+  std::shared_ptr<State> state_;
+  const uint64_t id_;  // tells this Searcher's connections from another's at the same address
+  std::atomic<uint64_t> generation_{1};
+};
+
+// The key of everything a search reads: the chunks, and each space's
+// vectors; it changes whenever they do.
+Result<std::string> SearchStateKey(Corpus& corpus);
+
+}  // namespace umwelt

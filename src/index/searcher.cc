@@ -1,0 +1,162 @@
+#include "umwelt/searcher.h"
+
+#include <thread>
+
+namespace umwelt {
+
+Status ValidateSearchRequest(const SearchRequest& r) {
+  if (r.search.query.empty()) return Status::Invalid("query is required: what to search for");
+  if (r.search.k < 1 || r.search.k > 1000) return Status::Invalid("k must be a whole number from 1 to 1000");
+  if (r.fts_only && r.vec_only) return Status::Invalid("fts_only and vec_only exclude each other");
+  if (!(r.vec_weight >= 0 && r.vec_weight <= 10)) return Status::Invalid("vec_weight must be a number from 0 to 10");
+  return Status::Ok();
+}
+
+Status RunOnThreads(const std::vector<std::function<void()>>& tasks) {
+  if (tasks.size() == 1) {
+    tasks[0]();
+    return Status::Ok();
+  }
+  std::vector<std::thread> threads;
+  threads.reserve(tasks.size());
+  for (const auto& t : tasks) threads.emplace_back(t);
+  for (auto& t : threads) t.join();
+  return Status::Ok();
+}
+
+Result<std::string> SearchStateKey(Corpus& corpus) {
+  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
+  UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(corpus));
+  for (const auto& [space, model] : spaces) {
+    UMWELT_ASSIGN_OR_RETURN(std::string v, corpus.VectorKey(space));
+    key += "|" + space + "=" + model + ":" + v;
+  }
+  return key;
+}
+
+struct Searcher::State {
+  std::string key;
+  std::unique_ptr<KeywordIndex> keyword;
+  std::vector<Space> spaces;
+  std::vector<std::string> notes;
+};
+
+namespace {
+std::atomic<uint64_t> next_searcher_id{1};
+}  // namespace
+
+Searcher::Searcher(std::string corpus_path, std::vector<SpaceConfig> configs, bool keyword_only)
+    : path_(std::move(corpus_path)), configs_(std::move(configs)), keyword_only_(keyword_only), id_(next_searcher_id++) {}
+
+Searcher::~Searcher() = default;
+
+void Searcher::FileReplaced() { ++generation_; }
+
+namespace {
+// A thread's read-only connection, for the Searcher `owner` at `generation`.
+struct LocalConnection {
+  uint64_t owner = 0;
+  uint64_t generation = 0;
+  std::unique_ptr<Corpus> corpus;
+};
+thread_local LocalConnection local_connection;
+}  // namespace
+
+Result<Corpus*> Searcher::Connection() {
+  LocalConnection& local = local_connection;
+  uint64_t gen = generation_.load();
+  if (local.owner != id_ || local.generation != gen || !local.corpus) {
+    local.corpus.reset();
+    UMWELT_ASSIGN_OR_RETURN(local.corpus, Corpus::Open(path_, Corpus::Mode::kReadOnly));
+    local.owner = id_;
+    local.generation = gen;
+  }
+  return local.corpus.get();
+}
+
+std::shared_ptr<Searcher::State> Searcher::Current() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_;
+}
+
+std::string Searcher::content_key() {
+  auto s = Current();
+  return s ? s->key : "";
+}
+
+Status Searcher::Refresh() {
+  std::lock_guard<std::mutex> one(reload_mu_);
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(path_, Corpus::Mode::kReadOnly));
+  UMWELT_ASSIGN_OR_RETURN(std::string key, SearchStateKey(*corpus));
+  if (auto cur = Current(); cur && cur->key == key) return Status::Ok();
+  auto next = std::make_shared<State>();
+  next->key = key;
+  UMWELT_ASSIGN_OR_RETURN(next->keyword, KeywordIndex::Open(*corpus));
+  if (!keyword_only_) {
+    UMWELT_ASSIGN_OR_RETURN(next->spaces, LoadSpaces(*corpus, configs_, &next->notes));
+    // Shared by concurrent searches: one thread at a time in each embedder.
+    for (auto& sp : next->spaces) sp.embedder = SerializedEmbedder(std::move(sp.embedder));
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    state_ = std::move(next);
+  }
+  // The connection that loaded the state serves this thread's searches (a
+  // one-shot CLI search opens the corpus once).
+  if (LocalConnection& local = local_connection; local.owner != id_ || !local.corpus) {
+    local = {id_, generation_.load(), std::move(corpus)};
+  }
+  return Status::Ok();
+}
+
+Result<SearchResponse> Searcher::Search(const SearchRequest& r) {
+  UMWELT_RETURN_IF_ERROR(ValidateSearchRequest(r));
+  std::shared_ptr<State> s = Current();
+  if (!s) return Status::Unavailable("the search indexes are still loading");
+  UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, Connection());
+  SearchResponse out;
+  out.hybrid = !r.fts_only && (!s->spaces.empty() || r.vec_only);
+  if (!out.hybrid) {
+    if (!r.vec_texts.empty() && !r.fts_only) out.result.notes.push_back("vec_text ignored: no vector space");
+    UMWELT_ASSIGN_OR_RETURN(out.result.hits, umwelt::Search(*corpus, *s->keyword, r.search));
+    out.result.notes.insert(out.result.notes.begin(), s->notes.begin(), s->notes.end());
+    return out;
+  }
+  HybridOptions ho;
+  ho.search = r.search;
+  ho.vec_only = r.vec_only;
+  ho.vec_texts = r.vec_texts;
+  ho.vector_weight = r.vec_weight;
+  UMWELT_ASSIGN_OR_RETURN(out.result, HybridSearch(*corpus, *s->keyword, s->spaces, ho));
+  out.result.notes.insert(out.result.notes.begin(), s->notes.begin(), s->notes.end());
+  return out;
+}
+
+Result<MultiSearchResponse> Searcher::SearchMulti(const std::vector<std::string>& queries, const SearchRequest& base,
+                                                  int total, const TaskRunner& run) {
+  if (queries.empty() || queries.size() > 20) return Status::Invalid("give 1 to 20 queries");
+  if (total < 1 || total > 1000) return Status::Invalid("total must be a whole number from 1 to 1000");
+  std::vector<Result<SearchResponse>> results(queries.size(), Status::Unavailable("the sub-query did not run"));
+  std::vector<std::function<void()>> tasks;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    if (queries[i].empty()) return Status::Invalid("an empty query");
+    tasks.push_back([&, i] {
+      SearchRequest r = base;
+      r.search.query = queries[i];
+      results[i] = Search(r);
+    });
+  }
+  UMWELT_RETURN_IF_ERROR(run(tasks));
+  MultiSearchResponse out;
+  out.queries = queries;
+  out.total = total;
+  std::vector<HybridResult> lists;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok()) return results[i].status().WithContext("sub-query \"" + queries[i] + "\"");
+    lists.push_back(std::move(results[i]->result));
+  }
+  out.hits = MergeMulti(queries, lists, static_cast<size_t>(total), &out.notes);
+  return out;
+}
+
+}  // namespace umwelt
