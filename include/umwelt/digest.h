@@ -160,6 +160,10 @@ Result<std::vector<SummaryInfo>> ListSummaries(Corpus& corpus);  // newest first
 Result<std::string> SummaryText(Corpus& corpus, const std::string& period);
 // The outbound links of one period's M sections, de-duplicated, in order.
 Result<std::vector<std::string>> SummaryLinks(Corpus& corpus, const std::string& period);
+// The summaries as `summaries --json`, /api/summaries and MCP give them:
+// for `period` "" the list [{period, title, xs, url}], newest first; else
+// one period ("latest" for the newest) as {period, text, links}.
+Result<std::string> SummariesJson(Corpus& corpus, const std::string& period);
 
 // Posts XS, then S and M as follow-up messages, to a Discord webhook
 // (`kind` "discord", messages ≤ 2,000 characters) or a Slack incoming webhook

@@ -145,26 +145,23 @@ Status CmdDigest(const std::string& path, const DigestArgs& a) {
 
 Status CmdSummaries(const std::string& path, const std::string& action, const std::string& period, bool as_json) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
+  if (action != "list" && period.empty()) {
+    return Status::Invalid("summaries " + action + " needs a period (YYYY-MM-DD_YYYY-MM-DD, a day, or latest)");
+  }
+  if (as_json && action != "links") {
+    UMWELT_ASSIGN_OR_RETURN(std::string out, SummariesJson(*corpus, action == "list" ? "" : period));
+    std::printf("%s\n", out.c_str());
+    return Status::Ok();
+  }
   if (action == "list") {
     UMWELT_ASSIGN_OR_RETURN(auto all, ListSummaries(*corpus));
-    if (as_json) {
-      json out = json::array();
-      for (const auto& s : all) out.push_back({{"period", s.period}, {"title", s.title}, {"xs", s.xs}, {"url", s.url}});
-      std::printf("%s\n", out.dump(1).c_str());
-      return Status::Ok();
-    }
     if (all.empty()) std::fprintf(stderr, "no summaries yet: run `umwelt digest`\n");
     for (const auto& s : all) std::printf("%s  %s\n", s.period.c_str(), s.xs.c_str());
     return Status::Ok();
   }
-  if (period.empty()) return Status::Invalid("summaries " + action + " needs a period (YYYY-MM-DD_YYYY-MM-DD, a day, or latest)");
   if (action == "show") {
     UMWELT_ASSIGN_OR_RETURN(std::string text, SummaryText(*corpus, period));
-    if (as_json) {
-      std::printf("%s\n", json{{"period", period}, {"text", text}}.dump(1).c_str());
-    } else {
-      std::fputs(text.c_str(), stdout);
-    }
+    std::fputs(text.c_str(), stdout);
     return Status::Ok();
   }
   UMWELT_ASSIGN_OR_RETURN(auto links, SummaryLinks(*corpus, period));

@@ -128,6 +128,21 @@ Result<std::vector<std::string>> SummaryLinks(Corpus& corpus, const std::string&
   return out;
 }
 
+Result<std::string> SummariesJson(Corpus& corpus, const std::string& period) {
+  using json = nlohmann::json;
+  json out;
+  if (period.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(auto all, ListSummaries(corpus));
+    out = json::array();
+    for (const auto& s : all) out.push_back({{"period", s.period}, {"title", s.title}, {"xs", s.xs}, {"url", s.url}});
+  } else {
+    UMWELT_ASSIGN_OR_RETURN(std::string text, SummaryText(corpus, period));
+    UMWELT_ASSIGN_OR_RETURN(auto links, SummaryLinks(corpus, period));
+    out = {{"period", period}, {"text", text}, {"links", links}};
+  }
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 Status PostDigest(const Digest& d, const std::string& kind, const std::string& webhook_url) {
   if (kind != "discord" && kind != "slack") return Status::Invalid("post to discord or slack, not " + kind);
   if (webhook_url.rfind("https://", 0) != 0 && webhook_url.rfind("http://", 0) != 0) {

@@ -79,25 +79,15 @@ void ServerImpl::ApiRoutes() {
     }
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
-  http_.Get("/api/summaries", [this](const Request&, Response& res) {
+  auto summaries = [this](const std::string& period, Response& res) {
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
-    auto all = ListSummaries(**corpus);
-    if (!all.ok()) return Detail(res, 500, all.status().message());
-    json out = json::array();
-    for (const auto& s : *all) out.push_back({{"period", s.period}, {"title", s.title}, {"xs", s.xs}, {"url", s.url}});
-    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
-  });
-  http_.Get(R"(/api/summaries/([^/]+))", [this](const Request& req, Response& res) {
-    auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
-    std::string period = req.matches[1];
-    auto text = SummaryText(**corpus, period);
-    if (!text.ok()) return Detail(res, HttpStatusOf(text.status()), text.status().message());
-    auto links = SummaryLinks(**corpus, period);
-    json out = {{"period", period}, {"text", *text}, {"links", links.ok() ? *links : std::vector<std::string>{}}};
-    SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
-  });
+    auto out = SummariesJson(**corpus, period);
+    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
+    SetJson(res, *out);
+  };
+  http_.Get("/api/summaries", [summaries](const Request&, Response& res) { summaries("", res); });
+  http_.Get(R"(/api/summaries/([^/]+))", [summaries](const Request& req, Response& res) { summaries(req.matches[1], res); });
   http_.Post("/api/ask", [this](const Request& req, Response& res) {
     std::string question;
     json body = json::parse(req.body, nullptr, false);
