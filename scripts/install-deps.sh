@@ -15,11 +15,22 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ] && [ "${UMWELT_FORCE_APT:-0}" != 1 ]; then
-  exit 0
-fi
 SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update
-$SUDO apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+if [ ${#missing[@]} -ne 0 ] || [ "${UMWELT_FORCE_APT:-0}" = 1 ]; then
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+fi
+# npm comes with some builds of nodejs and separately in Debian's.
+if ! command -v npm >/dev/null; then
+  $SUDO apt-get update
+  $SUDO apt-get install -y --no-install-recommends npm
+fi
+# The official MCP SDK the MCP tests drive umwelt with, pinned by the lock
+# file, from the npm registry (test-only; nothing at build or run time).
+cd "$(dirname "$0")/../tests/mcp"
+if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.umwelt-lock; then
+  npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json node_modules/.umwelt-lock
+fi

@@ -141,6 +141,8 @@ struct ThreadView {
 // NotFound naming `target` when the corpus holds nothing for it, nor
 // anything that names it.
 Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int around);
+// The linked SQLite library's version ("3.40.1").
+const char* SqliteVersion();
 // `show --json`'s object, from the `first`-th chunk on; `toc` leaves texts out.
 std::string ThreadViewJson(const ThreadView& v, size_t first = 0, bool toc = false);
 

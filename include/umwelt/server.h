@@ -48,7 +48,8 @@ struct ServeOptions {
   // The scheduler's sync of the recorded sources (the CLI's refresh); the
   // server reloads its indexes after it.
   std::function<Status()> sync;
-  ChatModel* llm = nullptr;        // for /api/ask (null: extractive)
+  ChatModel* llm = nullptr;        // for /api/ask and MCP's ask (null: extractive)
+  std::string version;             // the server's version, in MCP's serverInfo
   size_t max_body_bytes = 1 << 20;
   int read_timeout_seconds = 10;   // to send a whole request; a slower client is cut off
   int max_jobs = 2;                // ask jobs running at once

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,10 @@
 #include "umwelt/search.h"
 #include "umwelt/searcher.h"
 #include "umwelt/status.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace umwelt::cli {
 
@@ -181,6 +187,17 @@ struct ServeArgs {
 };
 Result<int64_t> ParseDuration(const std::string& s);
 Status CmdServe(const std::string& corpus, const ServeArgs& args);
+struct McpArgs {
+  std::string llm;
+  bool extractive = false;
+  std::vector<std::string> embedders;
+};
+Status CmdMcp(const std::string& corpus, const McpArgs& args);
+// Registers `mcp`; when it is the verb given, parsing sets *run to run it.
+void AddMcp(CLI::App& app, const std::string& corpus, std::function<Status()>* run);
+// "0.1.0"; `umwelt --version` prints it with the build's commit and SQLite's version.
+extern const char* const kVersion;
+std::string VersionText();
 // `refresh --from URL`: the served snapshot, verified and swapped in.
 Status CmdRefresh(const std::string& corpus, const std::string& from, bool allow_private);
 // `summaries list|show|links [PERIOD]`.

@@ -18,6 +18,12 @@ std::string DefaultCorpusPath() {
   return "umwelt-corpus.db";
 }
 
+const char* const kVersion = UMWELT_VERSION;
+
+std::string VersionText() {
+  return std::string("umwelt ") + kVersion + " (commit " + UMWELT_COMMIT + ")\nSQLite " + SqliteVersion();
+}
+
 Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode) {
   if (mode == Corpus::Mode::kReadWrite) {
     // Create the parent folder of a default path on first use.

@@ -43,6 +43,7 @@ Status CmdServe(const std::string& path, const ServeArgs& a) {
   if (o.sync_every_seconds > 0) o.sync = [path] { return RefreshSources(path); };
   UMWELT_ASSIGN_OR_RETURN(std::unique_ptr<ChatModel> llm, OpenModel(a.llm, false));
   o.llm = llm.get();
+  o.version = kVersion;
   if (!a.quiet) {
     o.log = [](const std::string& line) {
       std::string t = FormatIsoTime(NowEpoch());

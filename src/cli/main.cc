@@ -1,6 +1,7 @@
 // The `umwelt` command. Exit codes: 0 success, 1 failure, 2 usage error.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
 
 #include "cli.h"
 #include "umwelt/log.h"
@@ -261,6 +262,11 @@ static int RunCli(int argc, char** argv) {
   refresh->add_option("--from", refresh_from, "The server's base url ($UMWELT_TOKEN is sent as a bearer token)")->required();
   refresh->add_flag("--allow-private", refresh_private, "The server may be on a private or loopback address");
 
+  // Verbs that register themselves set `run` when given.
+  std::function<Status()> run;
+  cli::AddMcp(app, corpus, &run);
+  app.set_version_flag("--version", cli::VersionText(), "Print the version, the build's commit and SQLite's version");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -273,7 +279,9 @@ static int RunCli(int argc, char** argv) {
 
 
   Status s;
-  if (*init) {
+  if (run) {
+    s = run();
+  } else if (*init) {
     s = cli::CmdInit(corpus);
   } else if (*import_gh) {
     s = cli::CmdImportGithub(corpus, import_paths);

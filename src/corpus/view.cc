@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "umwelt/corpus.h"
 #include "umwelt/text.h"
@@ -88,5 +89,7 @@ std::string ThreadViewJson(const ThreadView& v, size_t first, bool toc) {
   }
   return out.dump(2, ' ', false, json::error_handler_t::replace);
 }
+
+const char* SqliteVersion() { return sqlite3_libversion(); }
 
 }  // namespace umwelt

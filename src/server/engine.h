@@ -72,6 +72,8 @@ class Engine {
   const std::string& path() const { return searcher_.path(); }
   void FileReplaced() { searcher_.FileReplaced(); }
   Searcher& searcher() { return searcher_; }
+  // Runs tasks on the pool (a TaskRunner).
+  Status RunAll(const std::vector<std::function<void()>>& tasks) { return pool_.RunAll(tasks); }
 
  private:
   Searcher searcher_;

@@ -109,6 +109,7 @@ class HttpServer {
   // Register before Listen().
   void Get(const std::string& pattern, Handler h) { Route("GET", pattern, std::move(h)); }
   void Post(const std::string& pattern, Handler h) { Route("POST", pattern, std::move(h)); }
+  void Delete(const std::string& pattern, Handler h) { Route("DELETE", pattern, std::move(h)); }
   // Runs before routing; false when it answered the request itself.
   void set_pre_routing_handler(std::function<bool(const Request&, Response&)> f) { pre_ = std::move(f); }
   // Fills the body of an error status a handler left empty (404, 405, 413, 500, ...).

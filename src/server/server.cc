@@ -542,6 +542,7 @@ void ServerImpl::Routes() {
   ApiRoutes();
   SnapshotRoutes();
   UiRoutes();
+  McpRoutes();
 }
 
 }  // namespace umwelt::server_internal

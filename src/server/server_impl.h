@@ -17,6 +17,7 @@
 
 #include "auth.h"
 #include "engine.h"
+#include "umwelt/mcp.h"
 #include "umwelt/server.h"
 
 namespace umwelt::server_internal {
@@ -80,6 +81,7 @@ class ServerImpl final : public Server {
   void ApiRoutes();       // routes_api.cc
   void SnapshotRoutes();  // routes_api.cc
   void UiRoutes();        // routes_ui.cc
+  void McpRoutes();       // routes_mcp.cc
   bool Gate(const Request& req, Response& res);
   bool SameOrigin(const Request& req, Response& res);
   std::string Identify(const Request& req, si::AuthVerdict* v);
@@ -116,6 +118,12 @@ class ServerImpl final : public Server {
     int64_t expires;
   };
   std::map<std::string, Session> sessions_;
+
+  // MCP over HTTP: one protocol session per Mcp-Session-Id, the oldest
+  // dropped past a bound (its client re-initializes on the 404).
+  std::mutex mcp_mu_;
+  std::map<std::string, std::shared_ptr<mcp::Session>> mcp_sessions_;  // guarded by mcp_mu_
+  std::deque<std::string> mcp_order_;                                   // guarded by mcp_mu_; oldest first
 
   std::mutex jobs_mu_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;

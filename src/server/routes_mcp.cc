@@ -1,0 +1,92 @@
+// MCP over HTTP (the Streamable HTTP transport) at /mcp: a POST carries one
+// JSON-RPC message; a request is answered as JSON, or as an event stream
+// (progress, then the response) when the client accepts one and asked for
+// progress. Behind the same gate as the API: bearer tokens, Origin checks.
+#include "server_impl.h"
+#include "umwelt/json_read.h"
+
+namespace umwelt::server_internal {
+
+void ServerImpl::McpRoutes() {
+  constexpr size_t kMaxSessions = 1000;
+  http_.Post("/mcp", [this](const Request& req, Response& res) {
+    res.set_header("Cache-Control", "no-store");
+    std::string version = req.get_header_value("MCP-Protocol-Version");
+    const auto& versions = mcp::ProtocolVersions();
+    if (!version.empty() && std::find(versions.begin(), versions.end(), version) == versions.end()) {
+      return Detail(res, 400, "unsupported MCP-Protocol-Version " + version.substr(0, 40));
+    }
+    json msg = ParseJson(req.body);
+    std::string method = msg.is_object() ? StrField(msg, "method") : "";
+    bool request = msg.is_object() && msg.contains("id") && !method.empty();
+    std::shared_ptr<mcp::Session> session;
+    std::string session_id = req.get_header_value("Mcp-Session-Id");
+    if (method == "initialize") {
+      mcp::Options o;
+      o.corpus_path = o_.corpus_path;
+      o.searcher = &engine_->searcher();
+      o.llm = o_.llm;
+      o.extractive_ask = true;  // /api/ask answers without a model too
+      o.run = [this](const std::vector<std::function<void()>>& tasks) { return engine_->RunAll(tasks); };
+      o.max_message_bytes = o_.max_body_bytes;
+      o.server_version = o_.version;
+      o.served = true;
+      session = std::make_shared<mcp::Session>(std::move(o));
+      session_id = Random128();
+      std::lock_guard<std::mutex> lock(mcp_mu_);
+      mcp_sessions_[session_id] = session;
+      mcp_order_.push_back(session_id);
+      while (mcp_order_.size() > kMaxSessions) {
+        mcp_sessions_.erase(mcp_order_.front());
+        mcp_order_.pop_front();
+      }
+    } else {
+      if (session_id.empty()) return Detail(res, 400, "Mcp-Session-Id is required: initialize first");
+      std::lock_guard<std::mutex> lock(mcp_mu_);
+      auto it = mcp_sessions_.find(session_id);
+      if (it == mcp_sessions_.end()) return Detail(res, 404, "no such MCP session (it ended or expired): initialize again");
+      session = it->second;
+    }
+    res.set_header("Mcp-Session-Id", session_id);
+    bool progress = false;
+    if (const json* params = msg.is_object() ? FieldOf(msg, "params") : nullptr) {
+      if (const json* meta = FieldOf(*params, "_meta")) progress = FieldOf(*meta, "progressToken") != nullptr;
+    }
+    if (!request) {  // a notification or a response: accepted, nothing to answer
+      std::string reply = session->Handle(req.body, nullptr);
+      if (reply.empty()) {
+        res.status = 202;
+        return;
+      }
+      res.status = 400;
+      return res.set_content(reply, "application/json");
+    }
+    if (!progress || req.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
+      return res.set_content(session->Handle(req.body, nullptr), "application/json");
+    }
+    res.set_chunked_content_provider("text/event-stream", [session, body = req.body](size_t, DataSink& sink) {
+      std::mutex mu;
+      auto event = [&](const std::string& message) {
+        std::lock_guard<std::mutex> lock(mu);
+        std::string e = "event: message\ndata: " + message + "\n\n";
+        sink.write(e.data(), e.size());
+      };
+      event(session->Handle(body, event));
+      sink.done();
+      return true;
+    });
+  });
+  http_.Delete("/mcp", [this](const Request& req, Response& res) {
+    std::lock_guard<std::mutex> lock(mcp_mu_);
+    std::string id = req.get_header_value("Mcp-Session-Id");
+    if (!mcp_sessions_.erase(id)) return Detail(res, 404, "no such MCP session");
+    std::erase(mcp_order_, id);
+    res.status = 204;
+  });
+  http_.Get("/mcp", [this](const Request&, Response& res) {
+    res.set_header("Allow", "POST, DELETE");
+    Detail(res, 405, "this server sends no stream of its own: POST JSON-RPC messages to /mcp");
+  });
+}
+
+}  // namespace umwelt::server_internal
