@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <unordered_set>
 
 #include <xxhash.h>
@@ -73,6 +75,42 @@ class MappedIndex final : public KeywordIndex {
   }
 
  private:
+  // Per-document accumulators for one search. They are corpus-sized, so
+  // zeroing (and faulting in) a fresh pair per query costs more than the
+  // scoring: searches borrow them from a pool and return them clean
+  // (cleared through the touched lists). The pool holds as many as searches
+  // ran at once, at most kMaxIdleScratch kept idle: memory follows the
+  // concurrency actually used, not the number of threads that ever searched.
+  struct Scratch {
+    std::vector<float> exact, expanded;
+    std::vector<uint32_t> touched_exact, touched_expanded;
+  };
+  static constexpr size_t kMaxIdleScratch = 4;
+  std::unique_ptr<Scratch> Borrow() const {
+    {
+      std::lock_guard<std::mutex> lock(scratch_mu_);
+      if (!idle_.empty()) {
+        auto s = std::move(idle_.back());
+        idle_.pop_back();
+        return s;
+      }
+    }
+    auto s = std::make_unique<Scratch>();
+    s->exact.assign(h_.n_docs, 0.0f);
+    s->expanded.assign(h_.n_docs, 0.0f);
+    return s;
+  }
+  void Return(std::unique_ptr<Scratch> s) const {
+    for (uint32_t d : s->touched_exact) s->exact[d] = 0;
+    for (uint32_t d : s->touched_expanded) s->expanded[d] = 0;
+    s->touched_exact.clear();
+    s->touched_expanded.clear();
+    std::lock_guard<std::mutex> lock(scratch_mu_);
+    if (idle_.size() < kMaxIdleScratch) idle_.push_back(std::move(s));
+  }
+  mutable std::mutex scratch_mu_;
+  mutable std::vector<std::unique_ptr<Scratch>> idle_;  // guarded by scratch_mu_
+
   template <typename T>
   const T* Sec(int id) const {
     return reinterpret_cast<const T*>(file_->data() + h_.offset[id]);
@@ -253,23 +291,15 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
   auto pass = [&](uint32_t d) { return f.Pass(d); };
 
   const uint32_t n = h_.n_docs;
-  // Per-document accumulators, kept per thread between queries and cleared
-  // through the touched lists: zeroing (and faulting in) two arrays of the
-  // corpus's size on every query costs more than the scoring.
-  thread_local std::vector<float> acc_exact, acc_expanded;
-  thread_local std::vector<uint32_t> touched_exact, touched_expanded;
-  if (acc_exact.size() != n) {
-    acc_exact.assign(n, 0.0f);
-    acc_expanded.assign(n, 0.0f);
-  }
-  touched_exact.clear();
-  touched_expanded.clear();
-  struct Clear {
-    ~Clear() {
-      for (uint32_t d : touched_exact) acc_exact[d] = 0;
-      for (uint32_t d : touched_expanded) acc_expanded[d] = 0;
-    }
-  } clear_on_return;
+  struct Lease {  // the scratch goes back to the pool however Rank returns
+    const MappedIndex* index;
+    std::unique_ptr<Scratch> s;
+    ~Lease() { index->Return(std::move(s)); }
+  } lease{this, Borrow()};
+  std::vector<float>& acc_exact = lease.s->exact;
+  std::vector<float>& acc_expanded = lease.s->expanded;
+  std::vector<uint32_t>& touched_exact = lease.s->touched_exact;
+  std::vector<uint32_t>& touched_expanded = lease.s->touched_expanded;
   const uint32_t* docs = Sec<uint32_t>(ii::kPostDocs);
   const uint16_t* tfs = Sec<uint16_t>(ii::kPostTf);
   const uint32_t* len_e = Sec<uint32_t>(ii::kLenExact);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -671,10 +672,33 @@ Status ServeStdio(Options options, std::FILE* in, std::FILE* out, const std::fun
     std::fputc('\n', out);
     std::fflush(out);
   };
+  // Requests run on a few long-lived workers (their read connections and
+  // search buffers stay warm between calls), so a ping or a cancellation is
+  // answered while a long call runs; reading pauses while 64 wait.
+  constexpr int kWorkers = 4;
+  constexpr size_t kMaxQueued = 64;
   std::mutex mu;
   std::condition_variable cv;
-  int running = 0;  // guarded by mu; requests in flight, each on a detached thread
-  constexpr int kMaxInFlight = 16;
+  std::deque<std::string> queue;  // guarded by mu
+  bool done = false;              // guarded by mu
+  std::vector<std::thread> workers;
+  for (int w = 0; w < kWorkers; ++w) {
+    workers.emplace_back([&] {
+      while (true) {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return done || !queue.empty(); });
+        if (queue.empty()) return;
+        std::string message = std::move(queue.front());
+        queue.pop_front();
+        cv.notify_all();
+        lock.unlock();
+        json parsed = ParseJson(message);
+        const json* id = parsed.is_object() ? FieldOf(parsed, "id") : nullptr;
+        std::string reply = session.Handle(message, write);
+        if (!reply.empty() && !(id && session.Cancelled(id->dump()))) write(reply);
+      }
+    });
+  }
   const size_t max = session_limit;
   std::string line;
   bool too_long = false;
@@ -693,24 +717,19 @@ Status ServeStdio(Options options, std::FILE* in, std::FILE* out, const std::fun
       if (!reply.empty()) write(reply);
     } else if (!CollapseWhitespace(line).empty()) {
       std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return running < kMaxInFlight; });
-      ++running;
-      lock.unlock();
-      std::thread([&, message = std::move(line)] {
-        json parsed = ParseJson(message);
-        const json* id = parsed.is_object() ? FieldOf(parsed, "id") : nullptr;
-        std::string reply = session.Handle(message, write);
-        if (!reply.empty() && !(id && session.Cancelled(id->dump()))) write(reply);
-        std::lock_guard<std::mutex> l(mu);
-        --running;
-        cv.notify_all();
-      }).detach();
+      cv.wait(lock, [&] { return queue.size() < kMaxQueued; });
+      queue.push_back(std::move(line));
+      cv.notify_all();
     }
     line.clear();
     too_long = false;
   }
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return running == 0; });
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = true;
+  }
+  cv.notify_all();
+  for (auto& t : workers) t.join();
   return Status::Ok();
 }
 
