@@ -112,7 +112,10 @@ Status RefreshSources(const std::string& corpus);
 Status CmdAsk(const std::string& corpus, const AskArgs& args);
 Status CmdEvalAnswers(const std::string& corpus, const std::string& questions, const AskArgs& args, bool json);
 // `skills print|install [DIR]`: the research method as agent instructions.
-Status CmdSkills(const std::string& action, const std::string& dir);
+// `skills print|install [DIR]`: install writes SKILL.md, AGENTS.md and the
+// MCP configuration of Claude Code, Cursor and VS Code (merged into files
+// that exist) for `corpus`.
+Status CmdSkills(const std::string& action, const std::string& dir, const std::string& corpus);
 Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);
 // The flags of `search` and `search-multi`: the library's SearchRequest, and
 // how to print and which embedders to load.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
+#include "umwelt/file.h"
 #include "umwelt/research.h"
 #include "umwelt/web.h"
 
@@ -132,7 +133,47 @@ Status CmdEvalAnswers(const std::string& path, const std::string& questions, con
   return Status::Ok();
 }
 
-Status CmdSkills(const std::string& action, const std::string& dir) {
+namespace {
+
+// The command agents start: `umwelt` when it is on PATH, else this binary.
+std::string UmweltCommand() {
+  if (const char* path = std::getenv("PATH")) {
+    std::string p = path;
+    for (size_t i = 0; i <= p.size();) {
+      size_t e = p.find(':', i);
+      if (e == std::string::npos) e = p.size();
+      std::string dir = p.substr(i, e - i);
+      if (!dir.empty() && ::access((dir + "/umwelt").c_str(), X_OK) == 0) return "umwelt";
+      i = e + 1;
+    }
+  }
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "umwelt" : self.string();
+}
+
+// Adds (or replaces) the umwelt server in an MCP client's configuration
+// file, keeping every other server in it; a file that is not a JSON object
+// is an error, never overwritten.
+Status AddMcpServer(const std::string& path, const char* servers_key, const nlohmann::json& server) {
+  nlohmann::json config = nlohmann::json::object();
+  if (std::filesystem::exists(path)) {
+    UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
+    config = nlohmann::json::parse(text, nullptr, false);
+    if (!config.is_object() || (config.contains(servers_key) && !config[servers_key].is_object())) {
+      return Status::Invalid(path + ": not an MCP configuration (a JSON object with \"" + servers_key +
+                             "\"); left as it is");
+    }
+  }
+  config[servers_key]["umwelt"] = server;
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  return WriteText(path, config.dump(2) + "\n");
+}
+
+}  // namespace
+
+Status CmdSkills(const std::string& action, const std::string& dir, const std::string& corpus) {
   if (action == "print") {
     std::printf("%s\n\n---\n\n%s", SkillMarkdown().c_str(), AgentsMarkdown().c_str());
     return Status::Ok();
@@ -141,7 +182,18 @@ Status CmdSkills(const std::string& action, const std::string& dir) {
   std::filesystem::create_directories(dir + "/.claude/skills/umwelt-research", ec);
   UMWELT_RETURN_IF_ERROR(WriteText(dir + "/.claude/skills/umwelt-research/SKILL.md", SkillMarkdown()));
   UMWELT_RETURN_IF_ERROR(WriteText(dir + "/AGENTS.md", AgentsMarkdown()));
-  std::printf("wrote %s/.claude/skills/umwelt-research/SKILL.md and %s/AGENTS.md\n", dir.c_str(), dir.c_str());
+  // MCP: Claude Code (.mcp.json), Cursor (.cursor/mcp.json), VS Code (.vscode/mcp.json).
+  std::string absolute = std::filesystem::absolute(corpus, ec).string();
+  nlohmann::json args = {"--corpus", ec ? corpus : absolute, "mcp"};
+  nlohmann::json server = {{"command", UmweltCommand()}, {"args", args}};
+  UMWELT_RETURN_IF_ERROR(AddMcpServer(dir + "/.mcp.json", "mcpServers", server));
+  UMWELT_RETURN_IF_ERROR(AddMcpServer(dir + "/.cursor/mcp.json", "mcpServers", server));
+  nlohmann::json vscode = server;
+  vscode["type"] = "stdio";
+  UMWELT_RETURN_IF_ERROR(AddMcpServer(dir + "/.vscode/mcp.json", "servers", vscode));
+  std::printf("wrote %s/.claude/skills/umwelt-research/SKILL.md, %s/AGENTS.md and the MCP configuration for Claude "
+              "Code (.mcp.json), Cursor (.cursor/mcp.json) and VS Code (.vscode/mcp.json)\n",
+              dir.c_str(), dir.c_str());
   return Status::Ok();
 }
 

@@ -154,10 +154,10 @@ static int RunCli(int argc, char** argv) {
   ask->add_flag("--fetch-linked", ask_args.fetch_linked, "Fetch the web pages the evidence links, and cite them");
   ask->add_flag("--allow-private", ask_args.allow_private, "--fetch-linked may fetch private addresses");
 
-  auto* skills = app.add_subcommand("skills", "The research method as agent instructions (SKILL.md, AGENTS.md)");
+  auto* skills = app.add_subcommand("skills", "The research method as agent instructions (SKILL.md, AGENTS.md) and MCP client configuration");
   std::string skills_action, skills_dir = ".";
   skills->add_option("action", skills_action, "print or install")->required()->check(CLI::IsMember({"print", "install"}));
-  skills->add_option("dir", skills_dir, "install: where to write SKILL.md and AGENTS.md")->default_val(".");
+  skills->add_option("dir", skills_dir, "install: where to write SKILL.md, AGENTS.md and the MCP configuration (.mcp.json, .cursor/, .vscode/)")->default_val(".");
 
   auto* status = app.add_subcommand("status", "Counts, sync health and age of the corpus");
   bool status_json = false;
@@ -303,7 +303,7 @@ static int RunCli(int argc, char** argv) {
     ask_args.quiet = quiet;
     s = cli::CmdAsk(corpus, ask_args);
   } else if (*skills) {
-    s = cli::CmdSkills(skills_action, skills_dir);
+    s = cli::CmdSkills(skills_action, skills_dir, corpus);
   } else if (*sync_git) {
     s = cli::CmdSyncGit(corpus, git_args);
   } else if (*search || *multi) {

@@ -135,5 +135,70 @@ TEST(Mcp, HostileMessagesOverStdioGetErrorsAndTheSessionGoesOn) {
   EXPECT_NE(r.err.find("refused a message over"), std::string::npos) << r.err;
 }
 
+// docs/MCP.md lists every tool the server offers, with every argument.
+TEST(Mcp, TheDocsListEveryToolAndArgument) {
+  testing::TempDir dir;
+  std::string db = testing::ExampleCorpus(dir);
+  testing::WriteFile(dir.File("in.jsonl"),
+                     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+                     "\n"
+                     R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
+                     "\n");
+  auto r = testing::RunShell("(" + testing::Quote(UMWELT_BINARY) + " --corpus " + testing::Quote(db) +
+                             " mcp --extractive < " + testing::Quote(dir.File("in.jsonl")) + ")");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto a = Answers(r.out);
+  const json& tools = a["2"]["result"]["tools"];
+  ASSERT_EQ(tools.size(), 7u) << r.out;
+  std::string docs = testing::ReadFileOrEmpty(UMWELT_SOURCE_DIR "/docs/MCP.md");
+  for (const auto& t : tools) {
+    std::string name = t["name"];
+    size_t row = docs.find("| `" + name + "` |");
+    ASSERT_NE(row, std::string::npos) << name << " is not in docs/MCP.md";
+    std::string line = docs.substr(row, docs.find('\n', row) - row);
+    for (const auto& [arg, schema] : t["inputSchema"]["properties"].items()) {
+      EXPECT_NE(line.find("`" + arg + "`"), std::string::npos) << name << "'s argument " << arg << " is not in docs/MCP.md";
+    }
+  }
+}
+
+// `skills install` writes the MCP configuration of Claude Code, Cursor and
+// VS Code, merged into files that exist; what it writes starts a server.
+TEST(Mcp, SkillsInstallWritesClientConfigurationsThatStartTheServer) {
+  testing::TempDir dir;
+  std::string db = testing::ExampleCorpus(dir);
+  std::string project = dir.File("project");
+  fs::create_directories(project);
+  testing::WriteFile(project + "/.mcp.json", R"({"mcpServers": {"other": {"command": "other-server"}}, "keep": 1})");
+  auto r = Umwelt({"--corpus", db, "skills", "install", project});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json claude = json::parse(testing::ReadFileOrEmpty(project + "/.mcp.json"));
+  EXPECT_EQ(claude["mcpServers"]["other"]["command"], "other-server");
+  EXPECT_EQ(claude["keep"], 1);
+  const json& server = claude["mcpServers"]["umwelt"];
+  EXPECT_EQ(server["args"], json::array({"--corpus", fs::absolute(db).string(), "mcp"}));
+  EXPECT_EQ(json::parse(testing::ReadFileOrEmpty(project + "/.cursor/mcp.json"))["mcpServers"]["umwelt"], server);
+  json vscode = json::parse(testing::ReadFileOrEmpty(project + "/.vscode/mcp.json"));
+  EXPECT_EQ(vscode["servers"]["umwelt"]["type"], "stdio");
+  EXPECT_TRUE(fs::exists(project + "/.claude/skills/umwelt-research/SKILL.md"));
+  // The configured command answers an initialize.
+  std::string command = server["command"] == "umwelt" ? std::string(UMWELT_BINARY) : server["command"].get<std::string>();
+  testing::WriteFile(dir.File("init.jsonl"), R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})"
+                                             "\n");
+  std::string cmd = testing::Quote(command);
+  for (const auto& a : server["args"]) cmd += " " + testing::Quote(a.get<std::string>());
+  auto started = testing::RunShell("(" + cmd + " < " + testing::Quote(dir.File("init.jsonl")) + ")");
+  ASSERT_EQ(started.code, 0) << started.err;
+  EXPECT_EQ(json::parse(started.out)["result"]["serverInfo"]["name"], "umwelt") << started.out;
+  // A configuration file that is not one is refused, never overwritten.
+  std::string other = dir.File("other");
+  fs::create_directories(other + "/.cursor");
+  testing::WriteFile(other + "/.cursor/mcp.json", "[1, 2]");
+  auto refused = Umwelt({"--corpus", db, "skills", "install", other});
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE(refused.err.find(".cursor/mcp.json: not an MCP configuration"), std::string::npos) << refused.err;
+  EXPECT_EQ(testing::ReadFileOrEmpty(other + "/.cursor/mcp.json"), "[1, 2]");
+}
+
 }  // namespace
 }  // namespace umwelt
