@@ -332,6 +332,43 @@ TEST_F(ServerTest, SnapshotManifestRangeAndRefreshRoundTrip) {
   EXPECT_EQ(*Sha256File(third), sha2);
 }
 
+// Issue 17: /mcp's transport limits, each attacked: a cross-origin POST, a
+// request without or with an unknown session, an unsupported protocol
+// version, an oversized body, and more sessions than the server keeps.
+TEST_F(ServerTest, McpOverHttpRefusesWhatItMust) {
+  StartServer();
+  const std::string init =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
+  auto first = client_->Post("/mcp", init, "application/json");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  std::string session = first->get_header_value("Mcp-Session-Id");
+  ASSERT_EQ(session.size(), 32u);
+  EXPECT_EQ(Json(first)["result"]["protocolVersion"], "2025-06-18");
+  const std::string call = R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"MFU"}}})";
+  auto ok = client_->Post("/mcp", {{"Mcp-Session-Id", session}}, call, "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_FALSE(Json(ok)["result"]["structuredContent"]["hits"].empty());
+  auto note = client_->Post("/mcp", {{"Mcp-Session-Id", session}}, R"({"jsonrpc":"2.0","method":"notifications/initialized"})",
+                            "application/json");
+  EXPECT_EQ(note->status, 202);
+  EXPECT_EQ(client_->Post("/mcp", {{"Origin", "https://evil.example"}, {"Mcp-Session-Id", session}}, call, "application/json")->status, 403);
+  EXPECT_EQ(client_->Post("/mcp", call, "application/json")->status, 400);
+  EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", std::string(32, 'a')}}, call, "application/json")->status, 404);
+  EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "1999-01-01"}}, call,
+                          "application/json")->status, 400);
+  EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", session}}, std::string(2 << 20, ' '), "application/json")->status, 413);
+  EXPECT_EQ(client_->Get("/mcp")->status, 405);
+  // Sessions are bounded: after 1,000 newer ones the first is gone.
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(client_->Post("/mcp", init, "application/json")->status, 200);
+  EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", session}}, call, "application/json")->status, 404);
+  // A session ends on DELETE.
+  std::string last = client_->Post("/mcp", init, "application/json")->get_header_value("Mcp-Session-Id");
+  EXPECT_EQ(client_->Delete("/mcp", {{"Mcp-Session-Id", last}})->status, 204);
+  EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", last}}, call, "application/json")->status, 404);
+}
+
 TEST_F(ServerTest, AskJobStreamsProgressAndPublishesTheReport) {
   StartServer();
   auto r = client_->Post("/api/ask", json{{"question", "What MFU do we get on H100s?"}}.dump(), "application/json");
