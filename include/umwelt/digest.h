@@ -170,6 +170,26 @@ Result<std::string> SummariesJson(Corpus& corpus, const std::string& period);
 // ("slack"). The url is a secret: errors never show it.
 Status PostDigest(const Digest& d, const std::string& kind, const std::string& webhook_url);
 
+// A period's digest written whole, as `umwelt digest` and the server's
+// weekly round both do: built, its site written (when `site.out_dir` is
+// set), fed back into the corpus (when `store`, and the corpus is umwelt's
+// own: a reference-schema corpus is read-only, and a note says so), and
+// posted (when `post_kind` is set).
+struct WriteDigestOptions {
+  DigestOptions digest;
+  SiteOptions site;
+  std::string page_url;    // where the page is served: the stored sections link there
+  bool store = true;
+  std::string post_kind;   // "discord" or "slack"; "" = no post
+  std::string post_webhook;
+};
+struct WrittenDigest {
+  Digest digest;
+  std::string page;        // the page written ("" without a site)
+  bool stored = false;
+};
+Result<WrittenDigest> WriteDigest(const WriteDigestOptions& options);
+
 // `umwelt eval digest`: the checks on one digest.
 // The digest's trace as JSON: per section the evidence pack its writer (or
 // model) received, in rank order, and what landed; notes, removals, usage.

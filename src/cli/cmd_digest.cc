@@ -95,35 +95,32 @@ Status CmdDigest(const std::string& path, const DigestArgs& a) {
   UMWELT_ASSIGN_OR_RETURN(auto llm, OpenModel(a.llm, a.replay));
   // The corpus must exist; digests never create one.
   UMWELT_ASSIGN_OR_RETURN(auto probe, OpenCorpus(path, Corpus::Mode::kReadOnly));
-  bool writable = probe->native();
   probe.reset();
   bool tty = ::isatty(2) && !a.quiet;
   json traces = json::array();
   for (const auto& period : periods) {
-    DigestOptions o = Options(path, period, a, llm.get(), now);
+    WriteDigestOptions w;
+    w.digest = Options(path, period, a, llm.get(), now);
     if (tty) {
-      o.progress = [](const std::string& stage, const std::string& detail) {
+      w.digest.progress = [](const std::string& stage, const std::string& detail) {
         std::fprintf(stderr, "\r\033[Kdigest: %s: %s", stage.c_str(), detail.c_str());
       };
     }
-    auto d = BuildDigest(o);
+    w.site.out_dir = a.out;
+    w.site.site_url = a.site_url;
+    w.site.generated_at = now;
+    w.page_url = PageUrl(a, period);
+    w.store = !a.no_store;
+    w.post_kind = webhook.empty() ? "" : a.post;
+    w.post_webhook = webhook;
+    auto written = WriteDigest(w);
     if (tty) std::fprintf(stderr, "\r\033[K");
-    UMWELT_RETURN_IF_ERROR(d.status());
+    UMWELT_RETURN_IF_ERROR(written.status());
+    const Digest* d = &written->digest;
+    const std::string& page = written->page;
     for (const auto& n : d->notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
     for (const auto& x : d->removed) std::fprintf(stderr, "umwelt: removed by the checks: %s\n", x.c_str());
     if (!a.trace.empty()) traces.push_back(json::parse(DigestTraceJson(*d)));
-    UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, writable ? Corpus::Mode::kReadWrite : Corpus::Mode::kReadOnly));
-    SiteOptions so;
-    so.out_dir = a.out;
-    so.site_url = a.site_url;
-    so.generated_at = now;
-    UMWELT_ASSIGN_OR_RETURN(std::string page, WriteDigestSite(*d, so, corpus.get()));
-    if (writable && !a.no_store) {
-      UMWELT_RETURN_IF_ERROR(StoreDigest(*corpus, *d, PageUrl(a, period)));
-    } else if (!writable) {
-      std::fprintf(stderr, "umwelt: note: the corpus is in the reference schema (read-only): the digest is not fed back\n");
-    }
-    if (!webhook.empty()) UMWELT_RETURN_IF_ERROR(PostDigest(*d, a.post, webhook));
     if (!a.quiet) {
       if (want_xs) std::printf("%s\n", d->xs.c_str());
       if (want_s && !d->sections.empty()) std::printf("\n%s", DigestS(*d).c_str());

@@ -165,4 +165,27 @@ std::string DigestTraceJson(const Digest& d) {
   return t.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+Result<WrittenDigest> WriteDigest(const WriteDigestOptions& o) {
+  WrittenDigest out;
+  UMWELT_ASSIGN_OR_RETURN(out.digest, BuildDigest(o.digest));
+  bool native = false;
+  {
+    UMWELT_ASSIGN_OR_RETURN(auto probe, Corpus::Open(o.digest.corpus_path, Corpus::Mode::kReadOnly));
+    native = probe->native();
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o.digest.corpus_path, native && o.store ? Corpus::Mode::kReadWrite
+                                                                                              : Corpus::Mode::kReadOnly));
+  if (!o.site.out_dir.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(out.page, WriteDigestSite(out.digest, o.site, corpus.get()));
+  }
+  if (o.store && native) {
+    UMWELT_RETURN_IF_ERROR(StoreDigest(*corpus, out.digest, o.page_url));
+    out.stored = true;
+  } else if (o.store) {
+    out.digest.notes.push_back("the corpus is in the reference schema (read-only): the digest is not fed back");
+  }
+  if (!o.post_kind.empty()) UMWELT_RETURN_IF_ERROR(PostDigest(out.digest, o.post_kind, o.post_webhook));
+  return out;
+}
+
 }  // namespace umwelt

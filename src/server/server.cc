@@ -378,17 +378,13 @@ Status ServerImpl::DigestClosedWeek() {
   if (!reader->native()) return Status::Ok();
   UMWELT_ASSIGN_OR_RETURN(auto have, reader->GetThread("narrative:" + week.id()));
   if (have) return Status::Ok();
-  DigestOptions d;
-  d.corpus_path = o_.corpus_path;
-  d.period = week;
-  d.llm = o_.llm;
-  UMWELT_ASSIGN_OR_RETURN(Digest digest, BuildDigest(d));
-  UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o_.corpus_path, Corpus::Mode::kReadWrite));
-  if (!o_.summaries_dir.empty()) {
-    UMWELT_ASSIGN_OR_RETURN(std::string page, WriteDigestSite(digest, {o_.summaries_dir, "", 0}, corpus.get()));
-    (void)page;
-  }
-  UMWELT_RETURN_IF_ERROR(StoreDigest(*corpus, digest, "/summaries/summary-" + week.id() + ".html"));
+  WriteDigestOptions w;
+  w.digest.corpus_path = o_.corpus_path;
+  w.digest.period = week;
+  w.digest.llm = o_.llm;
+  w.site.out_dir = o_.summaries_dir;
+  w.page_url = "/summaries/summary-" + week.id() + ".html";
+  UMWELT_RETURN_IF_ERROR(WriteDigest(w).status());
   return engine_->Refresh();
 }
 
