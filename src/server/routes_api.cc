@@ -101,14 +101,16 @@ void ServerImpl::ApiRoutes() {
     if (!IsValidUtf8(question)) return Detail(res, 400, "the question is not valid UTF-8");
     if (question.size() > 4000) return Detail(res, 400, "the question is longer than 4,000 bytes");
     if (stopping_) return Detail(res, 503, "the server is shutting down");
-    if (jobs_running_.load() >= o_.max_jobs) {
+    // Reserve a slot first: checking, then counting, let two requests that
+    // arrive together both take the last one.
+    if (jobs_running_.fetch_add(1) >= o_.max_jobs) {
+      --jobs_running_;
       res.set_header("Retry-After", "10");
       return Detail(res, 429, "too many questions in progress; try again shortly");
     }
     auto job = std::make_shared<Job>();
     job->id = Random128();
     job->question = question;
-    ++jobs_running_;
     {
       std::lock_guard<std::mutex> lock(jobs_mu_);
       // Finished jobs beyond the newest 200 are forgotten.
