@@ -336,7 +336,9 @@ TEST_F(ServerTest, SnapshotManifestRangeAndRefreshRoundTrip) {
 // request without or with an unknown session, an unsupported protocol
 // version, an oversized body, and more sessions than the server keeps.
 TEST_F(ServerTest, McpOverHttpRefusesWhatItMust) {
-  StartServer();
+  ServeOptions o;
+  o.max_body_bytes = 64 * 1024;
+  StartServer(o);
   const std::string init =
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
   auto first = client_->Post("/mcp", init, "application/json");
@@ -358,7 +360,7 @@ TEST_F(ServerTest, McpOverHttpRefusesWhatItMust) {
   EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", std::string(32, 'a')}}, call, "application/json")->status, 404);
   EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "1999-01-01"}}, call,
                           "application/json")->status, 400);
-  EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", session}}, std::string(2 << 20, ' '), "application/json")->status, 413);
+  EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", session}}, std::string(200 * 1024, ' '), "application/json")->status, 413);
   EXPECT_EQ(client_->Get("/mcp")->status, 405);
   // Sessions are bounded: after 1,000 newer ones the first is gone.
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(client_->Post("/mcp", init, "application/json")->status, 200);
