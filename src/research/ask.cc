@@ -497,46 +497,81 @@ Hit AsPullRequest(Corpus& corpus, const Hit& h, std::map<std::string, std::optio
   return it->second ? *it->second : h;
 }
 
-}  // namespace
-
-Result<AskResult> Ask(const AskOptions& o) {
-  auto t0 = Clock::now();
-  std::string question = CollapseWhitespace(o.question);
-  if (question.empty()) return Status::Invalid("ask: the question is empty");
-  if (question.size() > kMaxQuestionBytes) {
-    return Status::Invalid("ask: the question is " + std::to_string(question.size()) + " bytes; at most " +
-                           std::to_string(kMaxQuestionBytes) + " (put background in the question's first lines)");
+// One run of Ask, stage by stage; each stage reads what the ones before it
+// left in the fields below.
+class AskRun {
+ public:
+  AskRun(const AskOptions& o, std::string question) : o(o), question(std::move(question)) {
+    result.extractive = o.llm == nullptr;
+    trace = {{"question", this->question}, {"mode", result.extractive ? "extractive" : "llm"}};
   }
-  auto progress = [&](const std::string& stage, const std::string& detail) {
-    if (o.progress) o.progress(stage, detail);
-  };
-  AskResult result;
-  result.extractive = o.llm == nullptr;
-  json trace = {{"question", question}, {"mode", result.extractive ? "extractive" : "llm"}};
+  Status Freshness();       // 1: the corpus's age and its sources' health
+  void Orient();            // 2: the threads the question's words find; the weekly summaries
+  void Decompose();         // 3: facets, by the model or extractively
+  Status FanOut();          // 4: every facet searched, concurrently
+  Status Expand();          // 5-6: the facets' rankings fused; the best threads read to their end
+  Status FetchLinked();     //      linked papers and posts, fetched and read
+  Status AddSuperseding();  //      what superseded a statement, as evidence
+  void Judge();             //      found at all; abstain when the key constraints never meet
+  void Synthesize();        // 7: the model's report, or the extractive one
+  Status Verify();          // 8: every link and number checked, failing closed
+  AskResult Finish(Clock::time_point t0);  // 9: provenance, the result and its trace
 
+ private:
+  void Progress(const std::string& stage, const std::string& detail) {
+    if (o.progress) o.progress(stage, detail);
+  }
+  const AskOptions& o;
+  std::string question;
+  AskResult result;
+  json trace;
+  std::unique_ptr<Searcher> own_searcher;
+  Searcher* searcher = nullptr;
+  Corpus* corpus = nullptr;
+  CorpusStats stats;
+  std::string snapshot;
+  int64_t now = 0;
+  std::vector<std::string> freshness;
+  std::vector<Hit> top, narrative;
+  std::string summaries_through;
+  std::vector<Facet> facets;
+  std::vector<FacetHits> per_facet;
+  bool found = false;
+  std::vector<Evidence> ev;
+  struct ThreadView {
+    std::vector<Chunk> chunks;
+    std::optional<Thread> row;
+    std::string state, reverted_by;
+  };
+  std::map<std::string, ThreadView> threads;  // each read once
+  std::vector<std::string> fetched;
+  std::vector<std::string> keys;
+  bool unanswered = false;
+  std::string md;
+};
+
+Status AskRun::Freshness() {
   // 1. Freshness. Every stage reads through one Searcher: the indexes open
   // once, whatever the number of facets.
-  std::unique_ptr<Searcher> own_searcher;
-  Searcher* searcher = o.searcher;
+  searcher = o.searcher;
   if (!searcher) {
     own_searcher = std::make_unique<Searcher>(o.corpus_path, o.embedders);
     UMWELT_RETURN_IF_ERROR(own_searcher->Refresh());
     searcher = own_searcher.get();
   }
-  UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, searcher->Connection());
+  UMWELT_ASSIGN_OR_RETURN(corpus, searcher->Connection());
   // Not Stats(): counting chunks by source scans the table.
-  CorpusStats stats;
   UMWELT_ASSIGN_OR_RETURN(stats.sync, corpus->SyncStates());
   UMWELT_ASSIGN_OR_RETURN(std::string chunk_count, corpus->GetMeta("chunks"));
   stats.total_chunks = std::atoll(chunk_count.c_str());
   UMWELT_ASSIGN_OR_RETURN(std::string built, corpus->GetMeta("built_at_epoch"));
   if (!built.empty()) stats.built_at = FormatIsoTime(std::atoll(built.c_str()));
   UMWELT_ASSIGN_OR_RETURN(std::string content_key, corpus->ContentKey());
-  char snapshot[17];
-  std::snprintf(snapshot, sizeof snapshot, "%016llx",
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
                 static_cast<unsigned long long>(XXH3_64bits(content_key.data(), content_key.size())));
-  int64_t now = o.now ? o.now : NowEpoch();
-  std::vector<std::string> freshness;
+  snapshot = hex;
+  now = o.now ? o.now : NowEpoch();
   for (const auto& s : stats.sync) {
     std::string line = s.source + " as of " + (s.last_success.empty() ? "never synced" : s.last_success);
     if (!s.last_error.empty()) {
@@ -552,8 +587,11 @@ Result<AskResult> Ask(const AskOptions& o) {
                              " days ago (run a sync to refresh it)");
     }
   }
-  progress("freshness", std::to_string(stats.total_chunks) + " chunks");
+  Progress("freshness", std::to_string(stats.total_chunks) + " chunks");
+  return Status::Ok();
+}
 
+void AskRun::Orient() {
   // 2. Orient: the question's words find the threads whose titles name the
   // project's subsystems; the latest weekly summaries.
   auto keyword_search = [&](int k, std::vector<std::string> sources) {
@@ -565,19 +603,18 @@ Result<AskResult> Ask(const AskOptions& o) {
     auto r = searcher->Search(req);
     return r.ok() ? std::move(r->result.hits) : std::vector<Hit>{};
   };
-  std::vector<Hit> top = keyword_search(20, {});
-  std::string summaries_through;
-  std::vector<Hit> narrative;
+  top = keyword_search(20, {});
   {
     narrative = keyword_search(3, {"narrative"});
     std::string latest;
     for (const auto& h : narrative) latest = std::max(latest, h.date.substr(0, 10));
     if (!latest.empty()) summaries_through = "Weekly summaries through " + latest;
   }
-  progress("orient", std::to_string(top.size()) + " top hits");
+  Progress("orient", std::to_string(top.size()) + " top hits");
+}
 
+void AskRun::Decompose() {
   // 3. Decompose.
-  std::vector<Facet> facets;
   if (o.llm) {
     std::string context = "<context>\nThread titles the question's words find:\n";
     for (const auto& h : top) context += "- " + h.title + " (" + h.source + "/" + h.kind + ")\n";
@@ -596,19 +633,20 @@ Result<AskResult> Ask(const AskOptions& o) {
     else if (facets.empty()) result.notes.push_back("decompose: the model's answer held no usable facets; made extractively");
   }
   if (facets.empty()) facets = ExtractiveFacets(question, top, std::max(2, o.facets));
-  progress("decompose", std::to_string(facets.size()) + " facets");
+  Progress("decompose", std::to_string(facets.size()) + " facets");
+}
 
+Status AskRun::FanOut() {
   // 4. Fan out, concurrently.
   std::vector<std::future<std::pair<Result<FacetHits>, double>>> jobs;
   for (const auto& f : facets) {
-    jobs.push_back(std::async(std::launch::async, [&o, searcher, f] {
+    jobs.push_back(std::async(std::launch::async, [this, f] {
       auto t = Clock::now();
       auto r = SearchFacet(*searcher, o, f);
       return std::make_pair(std::move(r), Ms(t));
     }));
   }
-  std::vector<FacetHits> per_facet(facets.size());
-  bool found = false;
+  per_facet.resize(facets.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     auto [r, ms] = jobs[i].get();
     if (!r.ok()) return r.status().WithContext("facet \"" + facets[i].name + "\"");
@@ -621,8 +659,11 @@ Result<AskResult> Ask(const AskOptions& o) {
     }
   }
   found = found && !top.empty();
-  progress("search", std::to_string(facets.size()) + " facets searched");
+  Progress("search", std::to_string(facets.size()) + " facets searched");
+  return Status::Ok();
+}
 
+Status AskRun::Expand() {
   // 5-6. Expand and gather evidence: fuse the facets' rankings, read the best
   // threads to their end.
   std::map<std::string, Evidence> by_url;
@@ -656,18 +697,11 @@ Result<AskResult> Ask(const AskOptions& o) {
     for (size_t r = 0; r < fh.main.size() && r < 5; ++r) add(fh.main[r], facets[i].name, "main", 0.5 / (60 + r));
     for (size_t r = 0; r < fh.branches.size() && r < 5; ++r) add(fh.branches[r], facets[i].name, "branch", 0.5 / (60 + r));
   }
-  std::vector<Evidence> ev;
   for (const auto& u : order) ev.push_back(by_url[u]);
   std::stable_sort(ev.begin(), ev.end(), [](const Evidence& a, const Evidence& b) { return a.score > b.score; });
   if (static_cast<int>(ev.size()) > o.max_evidence) ev.resize(static_cast<size_t>(o.max_evidence));
   // Each thread read once: its chunks (to the end), its row, its state (with
   // a revert found among what links to a merged PR).
-  struct ThreadView {
-    std::vector<Chunk> chunks;
-    std::optional<Thread> row;
-    std::string state, reverted_by;
-  };
-  std::map<std::string, ThreadView> threads;
   auto view = [&](const std::string& ref) -> Result<const ThreadView*> {
     auto it = threads.find(ref);
     if (it != threads.end()) return &it->second;
@@ -733,8 +767,11 @@ Result<AskResult> Ask(const AskOptions& o) {
       }
     }
   }
+  return Status::Ok();
+}
+
+Status AskRun::FetchLinked() {
   // Linked papers and posts: fetched, then read as evidence.
-  std::vector<std::string> fetched;
   if (o.fetch_linked) {
     std::vector<std::string> urls;
     std::set<std::string> seen;
@@ -746,7 +783,7 @@ Result<AskResult> Ask(const AskOptions& o) {
       }
     }
     if (!urls.empty()) {
-      progress("fetch", std::to_string(urls.size()) + " linked pages");
+      Progress("fetch", std::to_string(urls.size()) + " linked pages");
       Status fs = o.fetch_linked(urls);
       if (!fs.ok()) result.notes.push_back("--fetch-linked: " + fs.message());
       for (const auto& url : urls) {
@@ -771,6 +808,10 @@ Result<AskResult> Ask(const AskOptions& o) {
       }
     }
   }
+  return Status::Ok();
+}
+
+Status AskRun::AddSuperseding() {
   // What superseded a statement is evidence too: the report links to it.
   {
     std::set<std::string> have;
@@ -797,6 +838,10 @@ Result<AskResult> Ask(const AskOptions& o) {
     for (auto& x : later) ev.push_back(std::move(x));
   }
   for (size_t i = 0; i < ev.size(); ++i) ev[i].id = "E" + std::to_string(i + 1);
+  return Status::Ok();
+}
+
+void AskRun::Judge() {
   // Found only when some evidence says one of the question's own words (or,
   // with a model, its facets' words): a search always returns something.
   {
@@ -817,8 +862,7 @@ Result<AskResult> Ask(const AskOptions& o) {
   // Abstain when no record names the question's key constraints together
   // (a metric and a hardware name, say): the closest records are related,
   // not an answer.
-  std::vector<std::string> keys = research::WithoutProjectNames(research::KeyConstraints(question), ev);
-  bool unanswered = false;
+  keys = research::WithoutProjectNames(research::KeyConstraints(question), ev);
   if (found) {
     bool together = keys.empty();
     for (const auto& e : ev) {
@@ -831,10 +875,11 @@ Result<AskResult> Ask(const AskOptions& o) {
                              " key terms of the question together: the report abstains");
     }
   }
-  progress("expand", std::to_string(threads.size()) + " threads read");
+  Progress("expand", std::to_string(threads.size()) + " threads read");
+}
 
+void AskRun::Synthesize() {
   // 7. Synthesize.
-  std::string md;
   if (o.llm && found && !unanswered && !ev.empty()) {
     ChatRequest req;
     req.purpose = "synthesize";
@@ -855,8 +900,10 @@ Result<AskResult> Ask(const AskOptions& o) {
     result.extractive = true;
     md = Extractive(question, facets, ev, found && !ev.empty(), keys, unanswered);
   }
-  progress("synthesize", result.extractive ? "extractive" : "llm");
+  Progress("synthesize", result.extractive ? "extractive" : "llm");
+}
 
+Status AskRun::Verify() {
   // 8. Verify, failing closed.
   research::VerifiedClaims v = research::VerifyClaims(md, ev);
   result.removed = std::move(v.removed);
@@ -885,9 +932,12 @@ Result<AskResult> Ask(const AskOptions& o) {
                              (p.url.empty() ? "" : " (" + p.url + ")"));
     }
   }
+  return Status::Ok();
+}
 
+AskResult AskRun::Finish(Clock::time_point t0) {
   // 9. Provenance.
-  std::string prov = "\n<!--provenance-->\nCorpus snapshot " + std::string(snapshot).substr(0, 12) + " (" +
+  std::string prov = "\n<!--provenance-->\nCorpus snapshot " + snapshot.substr(0, 12) + " (" +
                      std::to_string(stats.total_chunks) + " chunks" +
                      (stats.built_at.empty() ? "" : ", written " + stats.built_at) + ").";
   if (!freshness.empty()) {
@@ -936,6 +986,30 @@ Result<AskResult> Ask(const AskOptions& o) {
   trace["own_seconds"] = result.seconds - result.usage.seconds;
   result.trace_json = trace.dump(2, ' ', false, json::error_handler_t::replace);
   return result;
+}
+
+}  // namespace
+
+Result<AskResult> Ask(const AskOptions& o) {
+  auto t0 = Clock::now();
+  std::string question = CollapseWhitespace(o.question);
+  if (question.empty()) return Status::Invalid("ask: the question is empty");
+  if (question.size() > kMaxQuestionBytes) {
+    return Status::Invalid("ask: the question is " + std::to_string(question.size()) + " bytes; at most " +
+                           std::to_string(kMaxQuestionBytes) + " (put background in the question's first lines)");
+  }
+  AskRun run(o, std::move(question));
+  UMWELT_RETURN_IF_ERROR(run.Freshness());
+  run.Orient();
+  run.Decompose();
+  UMWELT_RETURN_IF_ERROR(run.FanOut());
+  UMWELT_RETURN_IF_ERROR(run.Expand());
+  UMWELT_RETURN_IF_ERROR(run.FetchLinked());
+  UMWELT_RETURN_IF_ERROR(run.AddSuperseding());
+  run.Judge();
+  run.Synthesize();
+  UMWELT_RETURN_IF_ERROR(run.Verify());
+  return run.Finish(t0);
 }
 
 Result<PublishedAnswer> AskAndPublish(const AskOptions& o) {
