@@ -13,7 +13,16 @@
 
 namespace umwelt::server_internal {
 
+// The JSON API, by resource.
 void ServerImpl::ApiRoutes() {
+  SearchApiRoutes();
+  ThreadApiRoutes();
+  SummaryApiRoutes();
+  AskApiRoutes();
+}
+
+// /api/status, /api/search, /api/search-multi.
+void ServerImpl::SearchApiRoutes() {
   http_.Get("/api/status", [this](const Request&, Response& res) {
     auto s = StatusJson();
     if (!s.ok()) return Detail(res, 500, s.status().message());
@@ -45,6 +54,10 @@ void ServerImpl::ApiRoutes() {
     if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
     SetJson(res, SearchMultiJson(out->queries, out->total, out->hits, out->notes));
   });
+}
+
+// /api/show and /api/threads/{ref}.
+void ServerImpl::ThreadApiRoutes() {
   auto show = [this](const std::string& target, const Request& req, Response& res) {
     if (target.empty()) return Detail(res, 400, "target is required: a permalink or a ref");
     auto corpus = engine_->Connection();
@@ -79,6 +92,10 @@ void ServerImpl::ApiRoutes() {
     }
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
+}
+
+// /api/summaries and /api/summaries/{period}.
+void ServerImpl::SummaryApiRoutes() {
   auto summaries = [this](const std::string& period, Response& res) {
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
@@ -88,6 +105,10 @@ void ServerImpl::ApiRoutes() {
   };
   http_.Get("/api/summaries", [summaries](const Request&, Response& res) { summaries("", res); });
   http_.Get(R"(/api/summaries/([^/]+))", [summaries](const Request& req, Response& res) { summaries(req.matches[1], res); });
+}
+
+// /api/ask and its jobs: state and progress events.
+void ServerImpl::AskApiRoutes() {
   http_.Post("/api/ask", [this](const Request& req, Response& res) {
     std::string question;
     json body = json::parse(req.body, nullptr, false);

@@ -79,6 +79,10 @@ class ServerImpl final : public Server {
  private:
   void Routes();
   void ApiRoutes();       // routes_api.cc
+  void SearchApiRoutes();
+  void ThreadApiRoutes();
+  void SummaryApiRoutes();
+  void AskApiRoutes();
   void SnapshotRoutes();  // routes_api.cc
   void UiRoutes();        // routes_ui.cc
   void McpRoutes();       // routes_mcp.cc
