@@ -196,8 +196,28 @@ struct McpArgs {
   std::vector<std::string> embedders;
 };
 Status CmdMcp(const std::string& corpus, const McpArgs& args);
-// Registers `mcp`; when it is the verb given, parsing sets *run to run it.
-void AddMcp(CLI::App& app, const std::string& corpus, std::function<Status()>* run);
+// What a verb's registration needs: the app to add its subcommand to, the
+// corpus path and the global -q flag (both read when the verb runs), and
+// where to leave the verb's run when it is the one given.
+struct VerbContext {
+  CLI::App& app;
+  const std::string& corpus;
+  const bool& quiet;
+  std::function<Status()>* run;
+};
+// Each cmd_<verb>.cc registers its own subcommands, flags and help.
+void AddInitVerb(const VerbContext& v);                      // init
+void AddIngestVerbs(const VerbContext& v);                   // import …, sync …, fetch
+void AddSearchVerbs(const VerbContext& v);                   // search, search-multi, index
+void AddShowVerb(const VerbContext& v);                      // show
+void AddRunVerb(const VerbContext& v);                       // run
+void AddAskVerbs(const VerbContext& v, CLI::App& eval);      // ask, skills, eval answers
+void AddStatusVerb(const VerbContext& v);                    // status
+void AddPublishVerb(const VerbContext& v);                   // publish
+void AddEvalRetrievalVerb(const VerbContext& v, CLI::App& eval);  // eval retrieval
+void AddDigestVerbs(const VerbContext& v, CLI::App& eval);   // digest, summaries, eval digest
+void AddServeVerbs(const VerbContext& v);                    // serve, refresh
+void AddMcp(const VerbContext& v);                           // mcp
 // "0.1.0"; `umwelt --version` prints it with the build's commit and SQLite's version.
 extern const char* const kVersion;
 std::string VersionText();

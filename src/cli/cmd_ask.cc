@@ -7,6 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/file.h"
 #include "umwelt/research.h"
@@ -195,6 +199,62 @@ Status CmdSkills(const std::string& action, const std::string& dir, const std::s
               "Code (.mcp.json), Cursor (.cursor/mcp.json) and VS Code (.vscode/mcp.json)\n",
               dir.c_str(), dir.c_str());
   return Status::Ok();
+}
+
+void AddAskVerbs(const VerbContext& v, CLI::App& eval) {
+  struct Args {
+    AskArgs ask_args;
+    std::string skills_action;
+    std::string skills_dir = ".";
+    AskArgs eval_ask;
+    std::string answers_path;
+    bool answers_json = false;
+  };
+  auto args = std::make_shared<Args>();
+  AskArgs& ask_args = args->ask_args;
+  std::string& skills_action = args->skills_action;
+  std::string& skills_dir = args->skills_dir;
+  AskArgs& eval_ask = args->eval_ask;
+  std::string& answers_path = args->answers_path;
+  bool& answers_json = args->answers_json;
+  auto* ask = v.app.add_subcommand("ask", "Research a question over the corpus: a report where every claim cites a permalink");
+  ask->add_option("question", ask_args.question, "The question")->required();
+  ask->add_option("--llm", ask_args.llm, "openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM; none: extractive)");
+  ask->add_flag("--replay", ask_args.replay, "Answer only from the LLM cache; a miss is an error");
+  ask->add_option("--embedder", ask_args.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
+  ask->add_option("--md", ask_args.md, "Write the Markdown here (default: stdout)");
+  ask->add_option("--out,-o", ask_args.out, "Also publish the report as an HTML page here");
+  ask->add_option("--trace", ask_args.trace, "Write the trace (facets, searches, evidence, LLM calls) as JSON here");
+  ask->add_option("--facets", ask_args.facets, "Facets to research")->default_val(10)->check(CLI::Range(2, 20));
+  ask->add_flag("--refresh", ask_args.refresh, "Sync every recorded source before asking");
+  ask->add_flag("--fetch-linked", ask_args.fetch_linked, "Fetch the web pages the evidence links, and cite them");
+  ask->add_flag("--allow-private", ask_args.allow_private, "--fetch-linked may fetch private addresses");
+
+  auto* skills = v.app.add_subcommand("skills", "The research method as agent instructions (SKILL.md, AGENTS.md) and MCP client configuration");
+  skills->add_option("action", skills_action, "print or install")->required()->check(CLI::IsMember({"print", "install"}));
+  skills->add_option("dir", skills_dir, "install: where to write SKILL.md, AGENTS.md and the MCP configuration (.mcp.json, .cursor/, .vscode/)")->default_val(".");
+  auto* eval_answers = eval.add_subcommand("answers", "Ask each question of reference-format files and score the reports");
+  eval_answers->add_option("--questions", answers_path, "Question files (a folder or one file)")->required();
+  eval_answers->add_option("--llm", eval_ask.llm, "openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM)");
+  eval_answers->add_flag("--replay", eval_ask.replay, "Answer only from the LLM cache");
+  eval_answers->add_option("--embedder", eval_ask.embedders, "SPACE=PROVIDER (repeatable)");
+  eval_answers->add_flag("--json", answers_json, "Emit JSON");
+  ask->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      args->ask_args.quiet = v.quiet;
+      return CmdAsk(v.corpus, args->ask_args);
+    };
+  });
+  skills->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdSkills(args->skills_action, args->skills_dir, v.corpus);
+    };
+  });
+  eval_answers->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdEvalAnswers(v.corpus, args->answers_path, args->eval_ask, args->answers_json);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

@@ -6,6 +6,10 @@
 #include <cstring>
 #include <fstream>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/log.h"
 
@@ -75,6 +79,11 @@ Status WriteText(const std::string& path, const std::string& text) {
   f << text;
   f.close();
   return f ? Status::Ok() : Status::Io(path + ": write failed");
+}
+
+void AddInitVerb(const VerbContext& v) {
+  auto* init = v.app.add_subcommand("init", "Create an empty corpus (or migrate an old one)");
+  init->callback([v] { *v.run = [v] { return CmdInit(v.corpus); }; });
 }
 
 }  // namespace umwelt::cli

@@ -8,6 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/digest.h"
 #include "umwelt/file.h"
@@ -270,6 +274,74 @@ Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::st
   }
   if (bad) return Status::Corrupt("eval digest: " + std::to_string(bad) + " check failure(s)");
   return Status::Ok();
+}
+
+void AddDigestVerbs(const VerbContext& v, CLI::App& eval) {
+  struct Args {
+    DigestArgs dg;
+    std::string sum_action;
+    std::string sum_period;
+    bool sum_json = false;
+    DigestArgs eval_dg;
+    std::string eval_ref;
+    std::string eval_expect;
+    bool eval_dg_json = false;
+  };
+  auto args = std::make_shared<Args>();
+  DigestArgs& dg = args->dg;
+  std::string& sum_action = args->sum_action;
+  std::string& sum_period = args->sum_period;
+  bool& sum_json = args->sum_json;
+  DigestArgs& eval_dg = args->eval_dg;
+  std::string& eval_ref = args->eval_ref;
+  std::string& eval_expect = args->eval_expect;
+  bool& eval_dg_json = args->eval_dg_json;
+  auto* digest = v.app.add_subcommand("digest", "Summarize a week (or period) by workstream in three tiers; publish it as a site");
+  auto digest_options = [](CLI::App* cmd, DigestArgs& a) {
+    cmd->add_option("--week", a.week, "A day of the week to summarize, YYYY-MM-DD (default: the last complete week)");
+    cmd->add_option("--weeks", a.weeks, "Summarize this many weeks, ending with --week")->default_val(1);
+    cmd->add_option("--from", a.from, "Start of a custom period, YYYY-MM-DD");
+    cmd->add_option("--to", a.to, "End of a custom period, YYYY-MM-DD (inclusive)");
+    cmd->add_option("--llm", a.llm, "openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM; none: extractive)");
+    cmd->add_flag("--replay", a.replay, "Write only from the LLM cache; a miss is an error");
+    cmd->add_option("--project", a.project, "The name in titles (default: the main repository)");
+    cmd->add_option("--epic-label", a.epic_labels, "Labels that mark epics (repeatable; default epic)");
+    cmd->add_option("--member", a.members, "Logins counted as the project's own (repeatable)");
+    cmd->add_option("--introductions", a.intro_channel, "The Discord channel of introductions (default introductions)")
+        ->each([&a](const std::string&) { a.intro_channel_set = true; });
+  };
+  digest_options(digest, dg);
+  digest->add_option("--tiers", dg.tiers, "Tiers to print: xs,s,m (all are written beside the page)")->default_val("xs,s,m");
+  digest->add_option("--out,-o", dg.out, "The site folder")->default_val("summaries");
+  digest->add_option("--site-url", dg.site_url, "Where the site is served (absolute links in the feed and corpus)");
+  digest->add_flag("--no-store", dg.no_store, "Do not feed the sections back into the corpus");
+  digest->add_option("--trace", dg.trace, "Write each section's evidence pack and landed list as JSON to this file");
+  digest->add_option("--post", dg.post, "Post XS, then S and M, to a webhook: discord ($UMWELT_DISCORD_WEBHOOK) or slack ($UMWELT_SLACK_WEBHOOK)");
+  auto* summaries = v.app.add_subcommand("summaries", "Stored weekly summaries: list, show PERIOD|latest, links PERIOD");
+  summaries->add_option("action", sum_action, "list, show or links")->required()->check(CLI::IsMember({"list", "show", "links"}));
+  summaries->add_option("period", sum_period, "YYYY-MM-DD_YYYY-MM-DD, a day in it, or latest");
+  summaries->add_flag("--json", sum_json, "Emit JSON");
+  auto* eval_digest = eval.add_subcommand("digest", "Check digests: links, coverage of notable events, tier rules; compare with reference tiers");
+  digest_options(eval_digest, eval_dg);
+  eval_digest->add_option("--reference", eval_ref, "A folder of reference weeks (xs.md, s.md, m.md) to compare shapes with");
+  eval_digest->add_option("--expect", eval_expect, "A JSON file of the PRs each week must show: {\"YYYY-MM-DD\": [\"#N\", ...]}");
+  eval_digest->add_flag("--json", eval_dg_json, "Emit JSON");
+  digest->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      args->dg.quiet = v.quiet;
+      return CmdDigest(v.corpus, args->dg);
+    };
+  });
+  summaries->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdSummaries(v.corpus, args->sum_action, args->sum_period, args->sum_json);
+    };
+  });
+  eval_digest->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdEvalDigest(v.corpus, args->eval_dg, args->eval_ref, args->eval_expect, args->eval_dg_json);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

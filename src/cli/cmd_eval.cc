@@ -9,6 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/eval.h"
 #include "umwelt/vector.h"
@@ -186,6 +190,32 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
                 r["map"].get<double>(), r["recall@100"].get<double>());
   }
   return Status::Ok();
+}
+
+void AddEvalRetrievalVerb(const VerbContext& v, CLI::App& eval) {
+  struct Args {
+    EvalArgs ea;
+  };
+  auto args = std::make_shared<Args>();
+  EvalArgs& ea = args->ea;
+  auto* eval_retrieval = eval.add_subcommand("retrieval", "Ranking quality on a test collection, or citation recall on question files");
+  eval_retrieval->add_option("--collection", ea.collection, "cranfield or cisi");
+  eval_retrieval->add_option("--data", ea.data, "Folder holding cranfield/ and cisi/ (default ../shared/data)");
+  eval_retrieval->add_option("--questions", ea.questions, "Question files (a folder or one file) instead of a collection");
+  eval_retrieval->add_option("--embedder", ea.embedders, "SPACE=PROVIDER for --questions");
+  eval_retrieval->add_option("--run", ea.run, "Also write the rankings in TREC run format");
+  eval_retrieval->add_option("--work", ea.work, "Keep the evaluation corpus in this folder");
+  eval_retrieval->add_option("--vec-weight", ea.vec_weight, "Fusion weight of the vector leg")->default_val(0.5);
+  eval_retrieval->add_option("--epochs", ea.epochs, "Builtin training epochs")->default_val(10);
+  eval_retrieval->add_flag("--json", ea.json, "Emit JSON");
+  eval_retrieval->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      if (args->ea.collection.empty() == args->ea.questions.empty()) {
+        return Status::Invalid("eval retrieval needs exactly one of --collection and --questions");
+      }
+      return CmdEvalRetrieval(v.corpus, args->ea);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

@@ -4,6 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/discord.h"
 #include "umwelt/git.h"
@@ -230,6 +234,116 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   if (r.shallow) std::printf("  a shallow clone: the history starts at its grafted commits\n");
   if (r.commits + r.commits_removed + r.files + r.branches > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
+}
+
+void AddIngestVerbs(const VerbContext& v) {
+  struct Args {
+    std::vector<std::string> import_paths;
+    DiscordArgs discord_args;
+    WandbArgs wandb_args;
+    SyncGithubArgs sync_args;
+    SyncGitArgs git_args;
+    FetchArgs fetch_args;
+  };
+  auto args = std::make_shared<Args>();
+  std::vector<std::string>& import_paths = args->import_paths;
+  DiscordArgs& discord_args = args->discord_args;
+  WandbArgs& wandb_args = args->wandb_args;
+  SyncGithubArgs& sync_args = args->sync_args;
+  SyncGitArgs& git_args = args->git_args;
+  FetchArgs& fetch_args = args->fetch_args;
+  auto* import = v.app.add_subcommand("import", "Import saved records from files");
+  import->require_subcommand(1);
+  auto* import_gh = import->add_subcommand(
+      "github", "Import GitHub API JSON (`gh api --paginate` output, JSON Lines, or recordings)");
+  import_gh->add_option("paths", import_paths, "Files to import")->required()->check(CLI::ExistingFile);
+
+  auto* import_dc = import->add_subcommand(
+      "discord", "Import DiscordChatExporter JSON exports or Discord API thread dumps");
+  import_dc->add_option("paths", discord_args.paths, "Files to import")->required()->check(CLI::ExistingFile);
+  import_dc->add_option("--repo", discord_args.repo, "OWNER/REPO that a bare #123 in a message refers to");
+
+  auto* import_wb = import->add_subcommand("wandb", "Import W&B runs saved as GraphQL output or run objects");
+  import_wb->add_option("paths", wandb_args.paths, "Files to import")->required()->check(CLI::ExistingFile);
+  import_wb->add_option("--project", wandb_args.project, "ENTITY/PROJECT of runs that do not name theirs");
+  import_wb->add_option("--repo", wandb_args.repo, "OWNER/REPO that a bare #123 in notes refers to");
+
+  auto* sync = v.app.add_subcommand("sync", "Fetch what changed since the last sync");
+  sync->require_subcommand(1);
+  auto* sync_gh = sync->add_subcommand("github", "Sync OWNER/REPO from the GitHub API (GITHUB_TOKEN, else `gh auth token`)");
+  sync_gh->add_option("repo", sync_args.repo, "OWNER/REPO")->required();
+  sync_gh->add_option("--api-base", sync_args.api_base, "API base URL (GitHub Enterprise)")
+      ->default_val("https://api.github.com");
+  sync_gh->add_option("--max-retries", sync_args.max_retries, "Retries per request")->default_val(5);
+
+  auto* sync_dc = sync->add_subcommand("discord", "Sync a guild with a bot token (DISCORD_TOKEN)");
+  sync_dc->add_option("guild", discord_args.guild, "Guild (server) id")->required();
+  sync_dc->add_option("--api-base", discord_args.api_base, "API base URL")->default_val("https://discord.com/api/v10");
+  sync_dc->add_option("--repo", discord_args.repo, "OWNER/REPO that a bare #123 in a message refers to");
+  sync_dc->add_option("--recheck-days", discord_args.recheck_days, "Re-read this many days for edits and deletions")
+      ->default_val(3)->check(CLI::Range(0, 365));
+  sync_dc->add_option("--archived-days", discord_args.archived_days, "Re-list threads archived this recently")
+      ->default_val(30)->check(CLI::Range(0, 3650));
+
+  auto* sync_wb = sync->add_subcommand("wandb", "Sync the runs of ENTITY/PROJECT (WANDB_API_KEY)");
+  sync_wb->add_option("project", wandb_args.project, "ENTITY/PROJECT")->required();
+  sync_wb->add_option("--api-base", wandb_args.api_base, "API base URL")->default_val("https://api.wandb.ai");
+  sync_wb->add_option("--repo", wandb_args.repo, "OWNER/REPO that a bare #123 in notes refers to");
+
+  auto* sync_git = sync->add_subcommand("git", "Mirror a local clone: commits, code on the default branch, active branches");
+  sync_git->add_option("path", git_args.path, "A clone (working tree or bare)")->required()->check(CLI::ExistingDirectory);
+  sync_git->add_option("--remote-url", git_args.remote_url, "The project's remote (default: origin): its forge's permalinks");
+  sync_git->add_option("--forge", git_args.forge, "The remote's url shapes when its host does not say: github, gitlab, gitea or bitbucket")
+      ->check(CLI::IsMember({"github", "gitlab", "gitea", "bitbucket"}));
+  sync_git->add_option("--branch-days", git_args.branch_days, "Mirror branches with a commit this recent")
+      ->default_val(30)->check(CLI::NonNegativeNumber);
+
+  auto* fetch = v.app.add_subcommand("fetch", "Fetch web pages and PDFs into the corpus");
+  fetch->add_option("urls", fetch_args.urls, "http(s) urls")->required();
+  fetch->add_flag("--allow-private", fetch_args.allow_private, "Also fetch loopback, private and link-local addresses");
+  fetch->add_option("--max-mb", fetch_args.max_mb, "Largest response, in MB")->default_val(50)->check(CLI::Range(1, 4096));
+  fetch->add_option("--timeout", fetch_args.timeout, "Seconds per request")->default_val(60)->check(CLI::Range(1, 3600));
+  fetch->add_option("--repo", fetch_args.repo, "OWNER/REPO that a bare #123 on a page refers to");
+  import_gh->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdImportGithub(v.corpus, args->import_paths);
+    };
+  });
+  import_dc->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdImportDiscord(v.corpus, args->discord_args);
+    };
+  });
+  import_wb->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdImportWandb(v.corpus, args->wandb_args);
+    };
+  });
+  sync_gh->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdSyncGithub(v.corpus, args->sync_args);
+    };
+  });
+  sync_dc->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdSyncDiscord(v.corpus, args->discord_args);
+    };
+  });
+  sync_wb->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdSyncWandb(v.corpus, args->wandb_args);
+    };
+  });
+  sync_git->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdSyncGit(v.corpus, args->git_args);
+    };
+  });
+  fetch->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdFetch(v.corpus, args->fetch_args);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

@@ -33,14 +33,14 @@ Status CmdMcp(const std::string& path, const McpArgs& a) {
   });
 }
 
-void AddMcp(CLI::App& app, const std::string& corpus, std::function<Status()>* run) {
+void AddMcp(const VerbContext& v) {
   auto args = std::make_shared<McpArgs>();
-  auto* cmd = app.add_subcommand("mcp", "Serve MCP (the Model Context Protocol) on stdio for agent tools: search, "
-                                        "search_multi, show, linked_from, status, summaries, ask");
+  auto* cmd = v.app.add_subcommand("mcp", "Serve MCP (the Model Context Protocol) on stdio for agent tools: search, "
+                                          "search_multi, show, linked_from, status, summaries, ask");
   cmd->add_option("--llm", args->llm, "Offer `ask` with this model: openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM)");
   cmd->add_flag("--extractive", args->extractive, "Offer `ask` without a model (extractive reports)");
   cmd->add_option("--embedder", args->embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
-  cmd->callback([&corpus, args, run] { *run = [&corpus, args] { return CmdMcp(corpus, *args); }; });
+  cmd->callback([v, args] { *v.run = [v, args] { return CmdMcp(v.corpus, *args); }; });
 }
 
 }  // namespace umwelt::cli

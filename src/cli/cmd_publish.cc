@@ -5,6 +5,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/publish.h"
 
@@ -101,6 +105,32 @@ Status CmdPublish(const std::string& corpus_path, const PublishArgs& a) {
     std::printf("shared (secret gist): %s\n", link.c_str());
   }
   return Status::Ok();
+}
+
+void AddPublishVerb(const VerbContext& v) {
+  struct Args {
+    PublishArgs pub;
+  };
+  auto args = std::make_shared<Args>();
+  PublishArgs& pub = args->pub;
+  auto* publish = v.app.add_subcommand("publish", "Render a cited Markdown report as a self-contained HTML page");
+  publish->add_option("report", pub.input, "The Markdown report")->required()->check(CLI::ExistingFile);
+  publish->add_option("--out,-o", pub.out, "The page to write (default: REPORT.html)");
+  publish->add_option("--title", pub.title, "Title (else front matter, else the leading # heading)");
+  publish->add_option("--author", pub.author, "Who posed the question");
+  publish->add_option("--system", pub.system, "Who answered (default umwelt)");
+  publish->add_option("--question", pub.question, "The question, shown in the prompt box");
+  publish->add_option("--date", pub.date, "Publish date, YYYY-MM-DD (default today)");
+  publish->add_flag("--check", pub.check_only, "Only check citations; write nothing");
+  publish->add_flag("--strict", pub.strict, "Warnings fail too");
+  publish->add_flag("--no-corpus", pub.no_corpus, "No corpus: no hover cards, corpus links are errors");
+  publish->add_flag("--no-math", pub.no_math, "Leave $math$ as code");
+  publish->add_flag("--gist", pub.gist, "Upload the page as a secret gist with `gh`");
+  publish->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdPublish(v.corpus, args->pub);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

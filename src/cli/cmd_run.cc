@@ -4,6 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 
 namespace umwelt::cli {
@@ -49,6 +53,24 @@ Status CmdRun(const std::string& path, const std::string& run, bool json) {
   }
   std::printf("\n%s\n", text.c_str());
   return Status::Ok();
+}
+
+void AddRunVerb(const VerbContext& v) {
+  struct Args {
+    std::string run_name;
+    bool run_json = false;
+  };
+  auto args = std::make_shared<Args>();
+  std::string& run_name = args->run_name;
+  bool& run_json = args->run_json;
+  auto* run_cmd = v.app.add_subcommand("run", "A W&B run's state, config and final numbers");
+  run_cmd->add_option("run", run_name, "ENTITY/PROJECT/RUN, or the run's url")->required();
+  run_cmd->add_flag("--json", run_json, "Emit JSON");
+  run_cmd->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdRun(v.corpus, args->run_name, args->run_json);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

@@ -6,8 +6,13 @@
 #include <map>
 
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/searcher.h"
+#include "umwelt/text.h"
 #include "umwelt/vector.h"
 
 namespace umwelt::cli {
@@ -124,6 +129,72 @@ Status CmdIndex(const std::string& path, const IndexArgs& a) {
     if (!v.ok()) return v.status();
   }
   return Status::Ok();
+}
+
+void AddSearchVerbs(const VerbContext& v) {
+  struct Args {
+    SearchArgs sa;
+    std::string source_list;
+    std::string kind_list;
+    std::vector<std::string> multi_queries;
+    int multi_total = 60;
+    IndexArgs ia;
+  };
+  auto args = std::make_shared<Args>();
+  SearchArgs& sa = args->sa;
+  std::string& source_list = args->source_list;
+  std::string& kind_list = args->kind_list;
+  std::vector<std::string>& multi_queries = args->multi_queries;
+  int& multi_total = args->multi_total;
+  IndexArgs& ia = args->ia;
+  auto* search = v.app.add_subcommand("search", "Search: keyword, fused with vectors when the corpus has them");
+  auto add_search_flags = [&sa, &source_list, &kind_list](CLI::App* cmd) {
+    cmd->add_option("-k", sa.search.k, "Hits to return")->default_val(50)->check(CLI::PositiveNumber);
+    cmd->add_option("--source", source_list, "Only these sources (comma-separated)");
+    cmd->add_option("--kind", kind_list, "Only these kinds (comma-separated)");
+    cmd->add_option("--since", sa.search.since, "Only chunks dated on or after (ISO date)");
+    cmd->add_option("--until", sa.search.until, "Only chunks dated on or before (ISO date)");
+    cmd->add_option("--author", sa.search.author, "Only chunks by this author");
+    cmd->add_flag("--fts-only", sa.fts_only, "Keyword leg only");
+    cmd->add_flag("--vec-only", sa.vec_only, "Vector legs only");
+    cmd->add_option("--vec-text", sa.vec_texts, "Hypothetical answer text for the vector leg (repeatable)");
+    cmd->add_option("--embedder", sa.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
+    cmd->add_option("--vec-weight", sa.vec_weight, "Fusion weight of each vector leg (keyword: 1)")->default_val(0.5);
+    cmd->add_flag("--json", sa.json, "Emit JSON");
+  };
+  search->add_option("query", sa.search.query, "What to look for")->required();
+  add_search_flags(search);
+  auto* multi = v.app.add_subcommand("search-multi", "Several queries at once, merged and de-duplicated");
+  multi->add_option("queries", multi_queries, "The sub-queries")->required();
+  multi->add_option("--total", multi_total, "Hits to return in all")->default_val(60)->check(CLI::PositiveNumber);
+  add_search_flags(multi);
+
+  auto* index = v.app.add_subcommand("index", "Embed new and changed chunks into the vector spaces");
+  index->add_option("--embedder", ia.embedders, "SPACE=PROVIDER (default prose=builtin, or $UMWELT_EMBEDDERS)");
+  index->add_flag("--retrain", ia.retrain, "Train the builtin model again (re-embeds its space)");
+  index->add_option("--dim", ia.dim, "Builtin model dimension")->default_val(100)->check(CLI::Range(8, 1024));
+  index->add_option("--epochs", ia.epochs, "Builtin training epochs")->default_val(5)->check(CLI::Range(1, 100));
+  search->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      args->sa.search.sources = SplitList(args->source_list);
+      args->sa.search.kinds = SplitList(args->kind_list);
+      if (args->sa.fts_only && args->sa.vec_only) return Status::Invalid("--fts-only and --vec-only exclude each other");
+      return CmdSearch(v.corpus, args->sa);
+    };
+  });
+  multi->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      args->sa.search.sources = SplitList(args->source_list);
+      args->sa.search.kinds = SplitList(args->kind_list);
+      if (args->sa.fts_only && args->sa.vec_only) return Status::Invalid("--fts-only and --vec-only exclude each other");
+      return CmdSearchMulti(v.corpus, args->multi_queries, args->sa, args->multi_total);
+    };
+  });
+  index->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdIndex(v.corpus, args->ia);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

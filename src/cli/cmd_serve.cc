@@ -2,6 +2,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/llm.h"
 #include "umwelt/server.h"
@@ -65,6 +69,45 @@ Status CmdRefresh(const std::string& path, const std::string& from, bool allow_p
                 r.sha256.substr(0, 12).c_str());
   }
   return Status::Ok();
+}
+
+void AddServeVerbs(const VerbContext& v) {
+  struct Args {
+    ServeArgs sv;
+    std::string refresh_from;
+    bool refresh_private = false;
+  };
+  auto args = std::make_shared<Args>();
+  ServeArgs& sv = args->sv;
+  std::string& refresh_from = args->refresh_from;
+  bool& refresh_private = args->refresh_private;
+  auto* serve = v.app.add_subcommand("serve", "Serve the corpus: JSON API, web UI, summaries, snapshot downloads, auth, scheduled syncs");
+  serve->add_option("--bind", sv.bind, "Address to listen on")->default_val("127.0.0.1");
+  serve->add_option("--port", sv.port, "Port")->default_val(8080)->check(CLI::Range(0, 65535));
+  serve->add_option("--threads", sv.threads, "Connections at once (each holds a thread); more are refused")->default_val(512)->check(CLI::Range(4, 16384));
+  serve->add_option("--max-per-client", sv.max_per_client, "Connections at once from one client address (behind a proxy: raise it)")->default_val(256)->check(CLI::Range(1, 16384));
+  serve->add_option("--auth", sv.auth, "Auth file (JSON: org, allow, tokens, revoked, github_api)")->check(CLI::ExistingFile);
+  serve->add_flag("--open-network", sv.open_network, "Serve a non-loopback address without auth");
+  serve->add_option("--public-url", sv.public_url, "The origin users reach the server by (https://umwelt.example.org): its host is accepted in Host headers and Origin checks");
+  serve->add_option("--summaries", sv.summaries, "The digest site folder to serve under /summaries/ (and write weekly)");
+  serve->add_option("--reports", sv.reports, "A folder of published report pages to serve under /reports/");
+  serve->add_option("--sync-every", sv.sync_every, "Sync the recorded sources this often (30m, 1h, 1d) and write each closed week's digest");
+  serve->add_option("--llm", sv.llm, "Model for /api/ask and digests (else $UMWELT_LLM; none: extractive)");
+  serve->add_option("--embedder", sv.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
+  auto* refresh = v.app.add_subcommand("refresh", "Download a served corpus snapshot: verified, resumable, swapped in atomically");
+  refresh->add_option("--from", refresh_from, "The server's base url ($UMWELT_TOKEN is sent as a bearer token)")->required();
+  refresh->add_flag("--allow-private", refresh_private, "The server may be on a private or loopback address");
+  serve->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      args->sv.quiet = v.quiet;
+      return CmdServe(v.corpus, args->sv);
+    };
+  });
+  refresh->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdRefresh(v.corpus, args->refresh_from, args->refresh_private);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

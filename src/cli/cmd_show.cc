@@ -2,6 +2,10 @@
 #include <cstdio>
 #include <optional>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/text.h"
 
@@ -68,6 +72,27 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
     }
   }
   return Status::Ok();
+}
+
+void AddShowVerb(const VerbContext& v) {
+  struct Args {
+    ShowArgs show_args;
+  };
+  auto args = std::make_shared<Args>();
+  ShowArgs& show_args = args->show_args;
+  auto* show = v.app.add_subcommand("show", "Show a thread whole, by url or ref");
+  show->add_option("target", show_args.target, "A permalink or ref (owner/repo#123)")->required();
+  show->add_option("--tail", show_args.tail, "Only the last N chunks (the close-out)")
+      ->check(CLI::NonNegativeNumber);
+  show->add_flag("--toc", show_args.toc, "One line per chunk");
+  show->add_option("--around", show_args.around, "A chat message: messages either side (-1: the whole channel)")
+      ->default_val(10)->check(CLI::Range(-1, 1000));
+  show->add_flag("--json", show_args.json, "Emit JSON");
+  show->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdShow(v.corpus, args->show_args);
+    };
+  });
 }
 
 }  // namespace umwelt::cli

@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
 #include "cli.h"
 #include "umwelt/git.h"
 #include "umwelt/text.h"
@@ -75,6 +79,21 @@ Status CmdStatus(const std::string& path, bool json) {
   }
   std::printf("\nvector spaces: %s\n", s.spaces_json.empty() ? "none (keyword search only)" : s.spaces_json.c_str());
   return Status::Ok();
+}
+
+void AddStatusVerb(const VerbContext& v) {
+  struct Args {
+    bool status_json = false;
+  };
+  auto args = std::make_shared<Args>();
+  bool& status_json = args->status_json;
+  auto* status = v.app.add_subcommand("status", "Counts, sync health and age of the corpus");
+  status->add_flag("--json", status_json, "Emit JSON");
+  status->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      return CmdStatus(v.corpus, args->status_json);
+    };
+  });
 }
 
 }  // namespace umwelt::cli
