@@ -90,8 +90,10 @@ uint64_t HitKey(const Corpus::IndexRow& r) {
 
 }  // namespace
 
-Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
-  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
+namespace {
+
+// Every chunk's tokens, lengths and filter values, and each term's postings.
+struct Collected {
   std::vector<int64_t> chunk_ids;
   std::vector<uint32_t> len_exact, len_syms, author_ids, url_ids;
   std::vector<uint8_t> source_ids, kind_ids;
@@ -99,6 +101,11 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   Interner terms, sources, kinds, authors;
   std::unordered_map<uint64_t, uint32_t> url_hash_ids;
   std::vector<TermPostings> postings;
+};
+
+Status Collect(Corpus& corpus, Collected* out) {
+  auto& [chunk_ids, len_exact, len_syms, author_ids, url_ids, source_ids, kind_ids, dates, terms, sources, kinds, authors,
+         url_hash_ids, postings] = *out;
   std::unordered_map<uint32_t, float> tf_exact;
   std::unordered_map<uint32_t, float> tf_syms;
 
@@ -133,7 +140,17 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   });
   UMWELT_RETURN_IF_ERROR(s);
   postings.resize(terms.names().size());
+  return Status::Ok();
+}
 
+}  // namespace
+
+Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
+  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
+  Collected c;
+  UMWELT_RETURN_IF_ERROR(Collect(corpus, &c));
+  auto& [chunk_ids, len_exact, len_syms, author_ids, url_ids, source_ids, kind_ids, dates, terms, sources, kinds, authors,
+         url_hash_ids, postings] = c;
   // Sort terms so lookups can binary-search.
   const auto& names = terms.names();
   std::vector<uint32_t> order(names.size());
