@@ -155,9 +155,10 @@ std::string BuiltinModelPath(const Corpus& corpus, const std::string& space) {
   return corpus.path() + "." + space + ".words";
 }
 
-Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
-  std::string path = BuiltinModelPath(corpus, space);
-  std::string text_path = TempPathFor(path + ".train");
+// The space's text, tokenized one record a line, sampled down to about
+// o.max_train_words words, into `text_path` for fastText.
+static Status WriteTrainingText(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o,
+                         const std::string& text_path) {
   auto covers = [&](std::string_view src) { return SpaceCovers(space, std::string(src)); };
   // Words in the space, roughly (bytes / 6), to decide the sampling rate.
   int64_t bytes = 0;
@@ -185,6 +186,13 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
       return s;
     }
   }
+  return Status::Ok();
+}
+
+Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
+  std::string path = BuiltinModelPath(corpus, space);
+  std::string text_path = TempPathFor(path + ".train");
+  UMWELT_RETURN_IF_ERROR(WriteTrainingText(corpus, space, o, text_path));
   fasttext::FastText ft;
   fasttext::Args args;
   args.input = text_path;
