@@ -55,6 +55,16 @@ class ServerTest : public ::testing::Test {
     if (thread_.joinable()) thread_.join();
     server_.reset();
   }
+  // Posts a question to /api/ask and waits for its job to end (its event
+  // stream closes); the job's JSON.
+  json AskAndWait(const std::string& question) {
+    auto r = client_->Post("/api/ask", json{{"question", question}}.dump(), "application/json");
+    EXPECT_TRUE(r && r->status == 202) << (r ? r->body : "no response");
+    if (!r || r->status != 202) return json();
+    std::string id = Json(r)["id"];
+    EXPECT_TRUE(client_->Get("/api/jobs/" + id + "/events"));
+    return Json(client_->Get("/api/jobs/" + id));
+  }
   json Json(const httplib::Result& r) {
     EXPECT_TRUE(r) << "no response";
     if (!r) return json();

@@ -417,13 +417,7 @@ TEST_F(ServerTest, AskJobsSearchTheSpacesSearchUses) {
   EXPECT_EQ(hits["mode"], "hybrid");
   int after_search = fake.calls_.load();
   EXPECT_GT(after_search, indexed);
-  auto r = client_->Post("/api/ask", json{{"question", "What MFU do we get on H100s?"}}.dump(), "application/json");
-  ASSERT_TRUE(r);
-  ASSERT_EQ(r->status, 202) << r->body;
-  std::string id = Json(r)["id"];
-  auto events = client_->Get("/api/jobs/" + id + "/events");
-  ASSERT_TRUE(events);
-  json job = Json(client_->Get("/api/jobs/" + id));
+  json job = AskAndWait("What MFU do we get on H100s?");
   EXPECT_EQ(job["state"], "done") << job.dump();
   EXPECT_GT(fake.calls_.load(), after_search) << "the ask's facets never reached the space's embedder";
 }
