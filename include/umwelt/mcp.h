@@ -37,6 +37,9 @@ struct Options {
   size_t max_message_bytes = 1 << 20;  // a larger message is refused with an error
   std::string server_version;          // in serverInfo
   bool served = false;                 // over the network: errors carry no local paths
+  // A slot for one `ask` (the server's bound on questions at once, shared
+  // with /api/ask); null when none is free. Unset: no bound.
+  std::function<std::shared_ptr<void>()> ask_slot;
 };
 
 // The protocol versions spoken, newest first. An initialize asking for

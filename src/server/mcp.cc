@@ -406,6 +406,8 @@ json CallTool(const Options& o, const std::string& name, const json& arguments, 
     std::string question = CollapseWhitespace(a.Str("question", true));
     if (a.error().empty() && question.empty()) return ToolError("ask: `question` is empty");
     if (!a.error().empty()) return ToolError("ask: " + a.error());
+    std::shared_ptr<void> slot = o.ask_slot ? o.ask_slot() : nullptr;
+    if (o.ask_slot && !slot) return ToolError("ask: too many questions in progress; try again shortly");
     AskOptions ao;
     ao.corpus_path = o.corpus_path;
     ao.question = question;

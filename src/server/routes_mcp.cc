@@ -31,6 +31,13 @@ void ServerImpl::McpRoutes() {
       o.max_message_bytes = o_.max_body_bytes;
       o.server_version = o_.version;
       o.served = true;
+      o.ask_slot = [this]() -> std::shared_ptr<void> {  // the bound /api/ask keeps
+        if (jobs_running_.fetch_add(1) >= o_.max_jobs) {
+          --jobs_running_;
+          return nullptr;
+        }
+        return std::shared_ptr<void>(static_cast<void*>(this), [this](void*) { --jobs_running_; });
+      };
       session = std::make_shared<mcp::Session>(std::move(o));
       session_id = Random128();
       std::lock_guard<std::mutex> lock(mcp_mu_);

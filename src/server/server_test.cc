@@ -338,6 +338,7 @@ TEST_F(ServerTest, SnapshotManifestRangeAndRefreshRoundTrip) {
 TEST_F(ServerTest, McpOverHttpRefusesWhatItMust) {
   ServeOptions o;
   o.max_body_bytes = 64 * 1024;
+  o.max_jobs = 0;
   StartServer(o);
   const std::string init =
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
@@ -362,6 +363,13 @@ TEST_F(ServerTest, McpOverHttpRefusesWhatItMust) {
                           "application/json")->status, 400);
   EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", session}}, std::string(200 * 1024, ' '), "application/json")->status, 413);
   EXPECT_EQ(client_->Get("/mcp")->status, 405);
+  // MCP's ask shares /api/ask's bound on questions at once (here none).
+  auto ask = client_->Post("/mcp", {{"Mcp-Session-Id", session}},
+                           R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{"question":"What MFU?"}}})",
+                           "application/json");
+  ASSERT_TRUE(ask);
+  EXPECT_TRUE(Json(ask)["result"]["isError"].get<bool>()) << ask->body;
+  EXPECT_NE(ask->body.find("too many questions in progress"), std::string::npos) << ask->body;
   // Sessions are bounded: after 1,000 newer ones the first is gone.
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(client_->Post("/mcp", init, "application/json")->status, 200);
   EXPECT_EQ(client_->Post("/mcp", {{"Mcp-Session-Id", session}}, call, "application/json")->status, 404);
