@@ -14,6 +14,13 @@ namespace umwelt {
 // writing a file that is then renamed over `path`.
 std::string TempPathFor(const std::string& path);
 
+// Writes `data` to `path` whole or not at all: into a temporary file beside
+// it, flushed, then renamed over it. A reader never sees half a file.
+Status WriteFileAtomic(const std::string& path, std::string_view data);
+
+// Creates `dir` and any missing parents (mkdir -p).
+Status MakeDirs(const std::string& dir);
+
 // The contents of `path`; NotFound when it cannot be opened.
 Result<std::string> ReadWholeFile(const std::string& path);
 

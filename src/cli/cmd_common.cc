@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "umwelt/file.h"
 #include "umwelt/log.h"
 
 namespace umwelt::cli {
@@ -29,20 +30,9 @@ std::string VersionText() {
 }
 
 Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode) {
-  if (mode == Corpus::Mode::kReadWrite) {
-    // Create the parent folder of a default path on first use.
+  if (mode == Corpus::Mode::kReadWrite) {  // create the parent folder of a default path on first use
     size_t slash = path.rfind('/');
-    if (slash != std::string::npos && slash > 0) {
-      std::string dir = path.substr(0, slash);
-      for (size_t p = 1; p <= dir.size(); ++p) {
-        if (p == dir.size() || dir[p] == '/') {
-          std::string d = dir.substr(0, p);
-          if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) {
-            return Status::Io(d + ": " + std::strerror(errno));
-          }
-        }
-      }
-    }
+    if (slash != std::string::npos && slash > 0) UMWELT_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash)));
   }
   return Corpus::Open(path, mode);
 }
@@ -73,13 +63,7 @@ Status CmdInit(const std::string& path) {
   return Status::Ok();
 }
 
-Status WriteText(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return Status::Io(path + ": cannot write");
-  f << text;
-  f.close();
-  return f ? Status::Ok() : Status::Io(path + ": write failed");
-}
+Status WriteText(const std::string& path, const std::string& text) { return WriteFileAtomic(path, text); }
 
 void AddInitVerb(const VerbContext& v) {
   auto* init = v.app.add_subcommand("init", "Create an empty corpus (or migrate an old one)");

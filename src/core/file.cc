@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -59,6 +60,35 @@ Result<std::string> Sha256File(const std::string& path) {
 std::string TempPathFor(const std::string& path) {
   static std::atomic<uint64_t> counter{0};
   return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+}
+
+Status WriteFileAtomic(const std::string& path, std::string_view data) {
+  std::string tmp = TempPathFor(path);
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) return Status::Io(path + ": cannot write");
+    f.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!f.flush()) {
+      std::remove(tmp.c_str());
+      return Status::Io(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return Status::Io(path + ": " + why);
+  }
+  return Status::Ok();
+}
+
+Status MakeDirs(const std::string& dir) {
+  for (size_t p = 1; p <= dir.size(); ++p) {
+    if (p == dir.size() || dir[p] == '/') {
+      std::string d = dir.substr(0, p);
+      if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) return Status::Io(d + ": " + std::strerror(errno));
+    }
+  }
+  return Status::Ok();
 }
 
 Result<std::string> ReadWholeFile(const std::string& path) {

@@ -214,20 +214,7 @@ std::string ShortWeek(const std::string& from) {
   return d.substr(0, d.find(','));
 }
 
-Status WriteFile(const std::string& path, const std::string& data) {
-  std::string tmp = TempPathFor(path);
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return Status::Io("cannot write " + path);
-    f.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!f.flush()) return Status::Io("cannot write " + path);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::Io("cannot write " + path);
-  }
-  return Status::Ok();
-}
+Status WriteFile(const std::string& path, const std::string& data) { return WriteFileAtomic(path, data); }
 
 // The page's Markdown, with a token where the navigation goes.
 std::string PageMarkdown(const Digest& d) {

@@ -35,18 +35,6 @@ std::string CacheDir(const std::string& override_dir) {
   return "/tmp/umwelt-cache";
 }
 
-Status MakeDirs(const std::string& dir) {
-  for (size_t p = 1; p <= dir.size(); ++p) {
-    if (p == dir.size() || dir[p] == '/') {
-      std::string d = dir.substr(0, p);
-      if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) {
-        return Status::Io(d + ": " + std::strerror(errno));
-      }
-    }
-  }
-  return Status::Ok();
-}
-
 class MappedIndex final : public KeywordIndex {
  public:
   // Maps `path`; returns NotFound when absent, Corrupt when unusable.

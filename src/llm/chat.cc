@@ -123,9 +123,7 @@ class Model final : public ChatModel {
       std::error_code ec;
       std::filesystem::create_directories(CacheDir(o_), ec);
       json j = {{"key", key_text}, {"text", r->text}, {"input_tokens", r->input_tokens}, {"output_tokens", r->output_tokens}};
-      std::string tmp = TempPathFor(cache_path);
-      std::ofstream(tmp, std::ios::binary) << j.dump(-1, ' ', false, json::error_handler_t::replace);
-      std::filesystem::rename(tmp, cache_path, ec);
+      (void)WriteFileAtomic(cache_path, j.dump(-1, ' ', false, json::error_handler_t::replace));  // a cache: best effort
     }
     return r;
   }
