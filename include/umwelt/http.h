@@ -54,6 +54,25 @@ class HttpClient {
 // A libcurl client. Keeps its connection alive between calls.
 std::unique_ptr<HttpClient> NewCurlHttpClient();
 
+// How a caller retries one request: how often, how long it waits, which
+// answers it retries. Per-provider rules are data here, not loops.
+struct RetryPolicy {
+  int max_retries = 4;             // retries after the first try
+  double backoff_seconds = 1.0;    // the first wait, doubled after each retry
+  double max_wait_seconds = 120;   // no wait is longer, Retry-After included
+  // Whether an answer is retried; default: 429, 529 and 5xx. A transport
+  // failure (refused, dropped, timed out) always is.
+  std::function<bool(const HttpResponse&)> retry_on;
+  std::function<void(double seconds)> sleep;  // default: this thread sleeps; tests record
+  std::function<void()> on_retry;             // before each retry (counting them)
+};
+// Sends `request` until the answer is not one to retry or the retries run
+// out, waiting between tries for the answer's Retry-After (seconds) when it
+// gives one, else the backoff. Returns the last try's result; *attempts (when
+// given) is the number of tries.
+Result<HttpResponse> SendWithRetry(HttpClient& http, const HttpRequest& request, const RetryPolicy& policy,
+                                   int* attempts = nullptr);
+
 // One `<url>; rel="name"` entry of an RFC 8288 Link header.
 struct LinkRelation {
   std::string url;

@@ -2,7 +2,11 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #include "umwelt/text.h"
 
@@ -122,6 +126,27 @@ class CurlHttpClient final : public HttpClient {
 }  // namespace
 
 std::unique_ptr<HttpClient> NewCurlHttpClient() { return std::make_unique<CurlHttpClient>(); }
+
+Result<HttpResponse> SendWithRetry(HttpClient& http, const HttpRequest& request, const RetryPolicy& p, int* attempts) {
+  double backoff = p.backoff_seconds;
+  for (int attempt = 0;; ++attempt) {
+    Result<HttpResponse> r = http.Send(request);
+    if (attempts) *attempts = attempt + 1;
+    bool retry = !r.ok() || (p.retry_on ? p.retry_on(*r) : r->status == 429 || r->status == 529 || r->status >= 500);
+    if (!retry || attempt >= p.max_retries) return r;
+    double wait = backoff;
+    if (r.ok() && !r->Header("retry-after").empty()) {
+      char* end = nullptr;
+      double after = std::strtod(r->Header("retry-after").c_str(), &end);
+      if (end && *end == '\0' && after >= 0) wait = after;  // an HTTP date is not a number: the backoff stands
+    }
+    if (p.on_retry) p.on_retry();
+    wait = std::min(wait, p.max_wait_seconds);
+    if (p.sleep) p.sleep(wait);
+    else std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    backoff *= 2;
+  }
+}
 
 std::vector<LinkRelation> ParseLinkHeader(std::string_view h) {
   std::vector<LinkRelation> out;

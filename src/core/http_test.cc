@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include <mutex>
+
+#include <atomic>
+
 #include "test_util.h"
 #include "umwelt/redact.h"
 
@@ -109,6 +115,70 @@ TEST(Issue13, StripLocalPathsKeepsUrlsAndNames) {
   EXPECT_EQ(StripLocalPaths("{\"path\":\"/home/me/src/tinylm\",\"head\":\"ab\"}"), "{\"path\":\"tinylm\",\"head\":\"ab\"}");
   EXPECT_EQ(StripLocalPaths("https://github.com/acme/tinylm/issues/1 failed"), "https://github.com/acme/tinylm/issues/1 failed");
   EXPECT_EQ(StripLocalPaths("5/10 pages and/or more"), "5/10 pages and/or more");
+}
+
+// Issue 15: one retry policy for every client of an HTTP API, against a
+// real server on loopback: transient answers are retried with the backoff or
+// the answer's Retry-After (capped), the rest are returned at once.
+TEST(Issue15, SendWithRetryWaitsBacksOffAndGivesUp) {
+  testing::TestServer server;
+  std::vector<std::pair<int, std::string>> script;  // status, Retry-After
+  std::atomic<size_t> served{0};
+  std::mutex mu;
+  server.server().Get("/x", [&](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu);
+    size_t i = served++;
+    auto [status, after] = i < script.size() ? script[i] : std::make_pair(200, std::string());
+    res.status = status;
+    if (!after.empty()) res.set_header("Retry-After", after);
+    res.set_content("answer " + std::to_string(i), "text/plain");
+  });
+  auto http = NewCurlHttpClient();
+  HttpRequest req;
+  req.url = server.base() + "/x";
+  std::vector<double> waits;
+  int retries = 0;
+  RetryPolicy p;
+  p.max_retries = 4;
+  p.backoff_seconds = 0.5;
+  p.sleep = [&](double s) { waits.push_back(s); };
+  p.on_retry = [&] { ++retries; };
+  script = {{503, ""}, {429, "7"}, {500, "Wed, 21 Oct 2015 07:28:00 GMT"}, {529, "100000"}};
+  int attempts = 0;
+  auto r = SendWithRetry(*http, req, p, &attempts);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(attempts, 5);
+  EXPECT_EQ(retries, 4);
+  // The backoff, Retry-After's seconds, the backoff again (a date is not
+  // seconds), and a huge Retry-After capped.
+  EXPECT_EQ(waits, (std::vector<double>{0.5, 7, 2, 120}));
+  // Retries run out: the last answer comes back.
+  served = 0;
+  waits.clear();
+  script = {{503, ""}, {503, ""}, {503, ""}};
+  p.max_retries = 1;
+  r = SendWithRetry(*http, req, p, &attempts);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(attempts, 2);
+  // An answer not to retry comes back at once; a caller's rule decides.
+  served = 0;
+  script = {{404, ""}};
+  r = SendWithRetry(*http, req, p, &attempts);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(attempts, 1);
+  served = 0;
+  script = {{200, ""}};
+  p.retry_on = [](const HttpResponse& a) { return a.body == "answer 0"; };
+  r = SendWithRetry(*http, req, p, &attempts);
+  EXPECT_EQ(r->body, "answer 1");
+  // A refused connection is retried, then reported.
+  HttpRequest dead;
+  dead.url = "http://127.0.0.1:1/";
+  r = SendWithRetry(*http, dead, p, &attempts);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(attempts, 2);
 }
 
 }  // namespace

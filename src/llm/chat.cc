@@ -177,40 +177,41 @@ class Model final : public ChatModel {
         m->pool_.push_back(std::move(c));
       }
     } give_back{this, client};
-    double backoff = o_.backoff_seconds;
     std::string what = provider_ + ":" + model_;
-    for (int attempt = 0;; ++attempt) {
-      auto resp = client->Send(http);
-      bool retry = !resp.ok() || resp->status == 429 || resp->status == 529 || resp->status >= 500;
-      std::string why = !resp.ok() ? resp.status().message() : "HTTP " + std::to_string(resp->status);
-      bool bad_body = false;
-      if (!retry && resp->status == 200) {
-        auto parsed = ParseChatAnswer(provider_, resp->body);
-        if (parsed.ok()) return parsed;
-        why = parsed.status().message();
-        bad_body = true;  // a truncated or malformed answer is retried too
-      }
-      if (!retry && !bad_body) {
-        std::string detail;
-        json e = json::parse(resp->body, nullptr, false);
-        if (e.is_object() && e.contains("error")) {
-          detail = e["error"].is_object() ? StrField(e["error"], "message") : e["error"].dump();
-        }
-        return Status::Unavailable("llm " + what + ": " + why + (detail.empty() ? "" : ": " + detail));
-      }
-      if (attempt >= o_.max_retries) {
-        return Status::Unavailable("llm " + what + ": " + why + " after " + std::to_string(attempt + 1) + " attempts");
-      }
-      double wait = backoff;
-      if (resp.ok() && !resp->Header("retry-after").empty()) wait = std::atof(resp->Header("retry-after").c_str());
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        usage_.retries++;
-      }
-      if (o_.sleep) o_.sleep(wait);
-      else std::this_thread::sleep_for(std::chrono::duration<double>(std::min(wait, 120.0)));
-      backoff *= 2;
+    RetryPolicy policy;
+    policy.max_retries = o_.max_retries;
+    policy.backoff_seconds = o_.backoff_seconds;
+    policy.sleep = o_.sleep;
+    policy.on_retry = [this] {
+      std::lock_guard<std::mutex> lock(mu_);
+      usage_.retries++;
+    };
+    auto transient = [](int status) { return status == 429 || status == 529 || status >= 500; };
+    policy.retry_on = [&](const HttpResponse& r) {  // a truncated or malformed answer is retried too
+      return transient(r.status) || (r.status == 200 && !ParseChatAnswer(provider_, r.body).ok());
+    };
+    int attempts = 0;
+    auto resp = SendWithRetry(*client, http, policy, &attempts);
+    if (!resp.ok()) {
+      return Status::Unavailable("llm " + what + ": " + resp.status().message() + " after " + std::to_string(attempts) +
+                                 " attempts");
     }
+    if (resp->status == 200) {
+      auto parsed = ParseChatAnswer(provider_, resp->body);
+      if (parsed.ok()) return parsed;
+      return Status::Unavailable("llm " + what + ": " + parsed.status().message() + " after " +
+                                 std::to_string(attempts) + " attempts");
+    }
+    std::string why = "HTTP " + std::to_string(resp->status);
+    if (transient(resp->status)) {
+      return Status::Unavailable("llm " + what + ": " + why + " after " + std::to_string(attempts) + " attempts");
+    }
+    std::string detail;
+    json e = json::parse(resp->body, nullptr, false);
+    if (e.is_object() && e.contains("error")) {
+      detail = e["error"].is_object() ? StrField(e["error"], "message") : e["error"].dump();
+    }
+    return Status::Unavailable("llm " + what + ": " + why + (detail.empty() ? "" : ": " + detail));
   }
 
   LlmOptions o_;

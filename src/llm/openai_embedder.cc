@@ -53,29 +53,19 @@ class OpenAiEmbedder final : public Embedder {
     req.headers = {{"Content-Type", "application/json"}, {"User-Agent", "umwelt"}};
     if (!o_.api_key.empty()) req.headers.emplace_back("Authorization", "Bearer " + o_.api_key);
     req.body = json{{"model", o_.model}, {"input", input}, {"encoding_format", "float"}}.dump();
-    double backoff = o_.backoff_seconds;
-    for (int attempt = 0;; ++attempt) {
-      auto r = http_->Send(req);
-      std::string why;
-      if (!r.ok()) {
-        why = r.status().message();
-      } else if (r->status == 200) {
-        return Parse(r->body, n);
-      } else if (r->status == 429 || r->status >= 500) {
-        why = "HTTP " + std::to_string(r->status);
-        std::string after = r->Header("retry-after");
-        if (!after.empty()) backoff = std::max(backoff, std::atof(after.c_str()));
-      } else {
-        return Status::Unavailable("POST " + Url() + ": HTTP " + std::to_string(r->status) + ": " +
-                                   std::string(TruncateUtf8(r->body, 300)));
-      }
-      if (attempt >= o_.max_retries) {
-        return Status::Unavailable("POST " + Url() + ": " + why + "; gave up after " + std::to_string(attempt + 1) +
-                                   " attempts");
-      }
-      std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
-      backoff *= 2;
+    RetryPolicy policy;
+    policy.max_retries = o_.max_retries;
+    policy.backoff_seconds = o_.backoff_seconds;
+    int attempts = 0;
+    auto r = SendWithRetry(*http_, req, policy, &attempts);
+    if (r.ok() && r->status == 200) return Parse(r->body, n);
+    bool gave_up = !r.ok() || r->status == 429 || r->status == 529 || r->status >= 500;
+    if (!gave_up) {
+      return Status::Unavailable("POST " + Url() + ": HTTP " + std::to_string(r->status) + ": " +
+                                 std::string(TruncateUtf8(r->body, 300)));
     }
+    std::string why = r.ok() ? "HTTP " + std::to_string(r->status) : r.status().message();
+    return Status::Unavailable("POST " + Url() + ": " + why + "; gave up after " + std::to_string(attempts) + " attempts");
   }
 
   Result<std::vector<std::vector<float>>> Parse(const std::string& body, size_t n) {

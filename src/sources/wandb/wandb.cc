@@ -343,19 +343,15 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
                    {"Authorization", "Basic " + Base64("api:" + o.api_key)},
                    {"User-Agent", "umwelt/0.1"}};
     req.body = json{{"query", kRunsQuery}, {"variables", vars}}.dump();
-    Result<HttpResponse> resp = Status::Unavailable("not sent");
-    double backoff = o.backoff_seconds;
-    for (int attempt = 0;; ++attempt) {
-      report->requests++;
-      resp = http.Send(req);
-      bool retry = !resp.ok() || resp->status == 429 || resp->status >= 500;
-      if (!retry || attempt >= o.max_retries) break;
-      report->retries++;
-      double wait = backoff;
-      if (resp.ok() && !resp->Header("retry-after").empty()) wait = std::atof(resp->Header("retry-after").c_str());
-      sleep(std::min(wait, 600.0));
-      backoff *= 2;
-    }
+    RetryPolicy policy;
+    policy.max_retries = o.max_retries;
+    policy.backoff_seconds = o.backoff_seconds;
+    policy.max_wait_seconds = 600;
+    policy.sleep = sleep;
+    policy.on_retry = [&] { report->retries++; };
+    int attempts = 0;
+    Result<HttpResponse> resp = SendWithRetry(http, req, policy, &attempts);
+    report->requests += attempts;
     if (!resp.ok()) return record_error(Status::Unavailable("sync wandb " + o.project + ": " + resp.status().message()));
     if (resp->status == 401 || resp->status == 403) {
       return record_error(Status::Unavailable("sync wandb " + o.project + ": the API key was refused (HTTP " +
