@@ -2,11 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <vector>
-
-#include <mutex>
-
 #include <atomic>
+#include <mutex>
+#include <vector>
 
 #include "test_util.h"
 #include "umwelt/redact.h"
