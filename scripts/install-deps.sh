@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what umwelt needs to build and test, from Debian's packages.
+# Installs what umwelt needs to build and test, from Debian's packages;
+# with --tests also the test-only npm packages (tests/mcp).
 # Runs apt-get as root (directly, or through sudo).
 set -euo pipefail
 PACKAGES=(
@@ -27,8 +28,10 @@ if ! command -v npm >/dev/null; then
   $SUDO apt-get update
   $SUDO apt-get install -y --no-install-recommends npm
 fi
-# The official MCP SDK the MCP tests drive umwelt with, pinned by the lock
-# file, from the npm registry (test-only; nothing at build or run time).
+# With --tests: the official MCP SDK the MCP tests drive umwelt with, pinned
+# by the lock file, from the npm registry (test-only; nothing at build or run
+# time, so the demo never needs it).
+[ "${1:-}" = "--tests" ] || exit 0
 cd "$(dirname "$0")/../tests/mcp"
 if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.umwelt-lock; then
   npm ci --no-audit --no-fund --loglevel=error

@@ -41,7 +41,7 @@ std::string McpCorpus(testing::TempDir& dir) {
 TEST(Mcp, TheOfficialSdkDrivesStdioAndHttp) {
   std::string sdk = UMWELT_SOURCE_DIR "/tests/mcp/node_modules/@modelcontextprotocol/sdk/package.json";
   if (!fs::exists(sdk)) {
-    GTEST_SKIP() << "the MCP SDK is not installed (scripts/install-deps.sh runs npm ci in tests/mcp); skipped";
+    GTEST_SKIP() << "the MCP SDK is not installed (scripts/install-deps.sh --tests runs npm ci in tests/mcp); skipped";
   }
   testing::TempDir dir;
   std::string db = McpCorpus(dir);
