@@ -104,8 +104,20 @@ struct Collected {
 };
 
 Status Collect(Corpus& corpus, Collected* out) {
-  auto& [chunk_ids, len_exact, len_syms, author_ids, url_ids, source_ids, kind_ids, dates, terms, sources, kinds, authors,
-         url_hash_ids, postings] = *out;
+  auto& chunk_ids = out->chunk_ids;
+  auto& len_exact = out->len_exact;
+  auto& len_syms = out->len_syms;
+  auto& author_ids = out->author_ids;
+  auto& url_ids = out->url_ids;
+  auto& source_ids = out->source_ids;
+  auto& kind_ids = out->kind_ids;
+  auto& dates = out->dates;
+  auto& terms = out->terms;
+  auto& sources = out->sources;
+  auto& kinds = out->kinds;
+  auto& authors = out->authors;
+  auto& url_hash_ids = out->url_hash_ids;
+  auto& postings = out->postings;
   std::unordered_map<uint32_t, float> tf_exact;
   std::unordered_map<uint32_t, float> tf_syms;
 
@@ -149,8 +161,19 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
   Collected c;
   UMWELT_RETURN_IF_ERROR(Collect(corpus, &c));
-  auto& [chunk_ids, len_exact, len_syms, author_ids, url_ids, source_ids, kind_ids, dates, terms, sources, kinds, authors,
-         url_hash_ids, postings] = c;
+  auto& chunk_ids = c.chunk_ids;
+  auto& len_exact = c.len_exact;
+  auto& len_syms = c.len_syms;
+  auto& author_ids = c.author_ids;
+  auto& url_ids = c.url_ids;
+  auto& source_ids = c.source_ids;
+  auto& kind_ids = c.kind_ids;
+  auto& dates = c.dates;
+  auto& terms = c.terms;
+  auto& sources = c.sources;
+  auto& kinds = c.kinds;
+  auto& authors = c.authors;
+  auto& postings = c.postings;
   // Sort terms so lookups can binary-search.
   const auto& names = terms.names();
   std::vector<uint32_t> order(names.size());
