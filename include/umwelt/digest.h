@@ -130,13 +130,19 @@ std::string DigestXs(const Digest& d);
 std::string DigestS(const Digest& d);
 std::string DigestM(const Digest& d);
 
-// The site: summary-<from>_<to>.html (the publish renderer, with an inline
-// SVG activity strip per section), .md beside it (M, with S and XS in .s.md
-// and .xs.md), .json (what the index and feed are rebuilt from), then
-// index.html (newest first, XS headlines, a chart of weekly activity),
-// feed.xml (Atom) and the previous and next pages' links. `site_url` makes
-// the feed's links absolute. Fails, writing nothing, when the page does not
-// pass the citation check. Returns the page's path.
+// The site, in the reference system's layout (its client finds the pages
+// by the index's links): summaries/summary-<from>_<to>.html (the publish
+// renderer, with an inline SVG activity strip per section), .md beside it
+// (M, with S and XS in .s.md and .xs.md), .json (what the index and feed are
+// rebuilt from); at the root index.html (newest first, XS headlines, a chart
+// of weekly activity, links `summaries/summary-….html`) and feed.xml (Atom);
+// and the previous and next pages' links. Pages of a site written flat by an
+// older umwelt move into summaries/. `site_url` (the site's root) makes the
+// feed's links absolute. Fails, writing nothing, when the page does not pass
+// the citation check. Returns the page's path.
+inline constexpr const char* kPagesFolder = "summaries";
+// A period's page relative to the site root: "summaries/summary-<id>.html".
+std::string SitePagePath(const std::string& period);
 struct SiteOptions {
   std::string out_dir;
   std::string site_url;

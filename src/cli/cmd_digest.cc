@@ -68,7 +68,7 @@ DigestOptions Options(const std::string& path, const Period& period, const Diges
 }
 
 std::string PageUrl(const DigestArgs& a, const Period& p) {
-  std::string name = "summary-" + p.id() + ".html";
+  std::string name = SitePagePath(p.id());
   if (!a.site_url.empty()) return a.site_url + (a.site_url.back() == '/' ? "" : "/") + name;
   std::error_code ec;
   std::string abs = std::filesystem::absolute(a.out, ec).lexically_normal().string();

@@ -281,9 +281,9 @@ TEST_F(DigestTest, SiteFeedAndCorpusRoundTrip) {
     auto corpus = Corpus::Open(path_, Corpus::Mode::kReadWrite);
     auto page = WriteDigestSite(*d, {site, "https://digest.example/acme", 0}, corpus->get());
     ASSERT_TRUE(page.ok()) << page.status().message();
-    ASSERT_TRUE(StoreDigest(**corpus, *d, "https://digest.example/acme/summary-" + d->period.id() + ".html").ok());
+    ASSERT_TRUE(StoreDigest(**corpus, *d, "https://digest.example/acme/" + SitePagePath(d->period.id())).ok());
   }
-  std::string html = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.html");
+  std::string html = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-16_2026-11-22.html");
   ASSERT_FALSE(html.empty());
   // Previous and next, the strips, hover cards, nothing unescaped.
   EXPECT_NE(html.find("href=\"summary-2026-11-09_2026-11-15.html\""), std::string::npos);
@@ -294,21 +294,24 @@ TEST_F(DigestTest, SiteFeedAndCorpusRoundTrip) {
   EXPECT_EQ(html.find("UMWELTFIGURE"), std::string::npos);
   EXPECT_EQ(html.find("UMWELTPERIODNAV"), std::string::npos);
   // The first page learned of its next neighbour after it was written.
-  std::string first = testing::ReadFileOrEmpty(site + "/summary-2026-11-09_2026-11-15.html");
+  std::string first = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-09_2026-11-15.html");
   EXPECT_NE(first.find("href=\"summary-2026-11-16_2026-11-22.html\""), std::string::npos);
   for (const char* f : {".md", ".s.md", ".xs.md", ".json"}) {
-    EXPECT_TRUE(std::filesystem::exists(site + "/summary-2026-11-16_2026-11-22" + f)) << f;
+    EXPECT_TRUE(std::filesystem::exists(site + "/summaries/summary-2026-11-16_2026-11-22" + f)) << f;
   }
-  // Index: newest first, with the chart; the feed names each period.
+  EXPECT_NE(html.find("href=\"../index.html\""), std::string::npos);
+  // Index: newest first, with the chart, linking the pages the way the
+  // reference client looks for them; the feed names each period.
   std::string index = testing::ReadFileOrEmpty(site + "/index.html");
-  size_t newest = index.find("summary-2026-11-23_2026-11-29.html"), oldest = index.find("summary-2026-11-09_2026-11-15.html");
+  size_t newest = index.find("href=\"summaries/summary-2026-11-23_2026-11-29.html\""),
+         oldest = index.find("href=\"summaries/summary-2026-11-09_2026-11-15.html\"");
   ASSERT_NE(newest, std::string::npos);
   ASSERT_NE(oldest, std::string::npos);
   EXPECT_LT(newest, oldest);
   EXPECT_NE(index.find("<figure class=\"chart\"><svg"), std::string::npos);
   std::string feed = testing::ReadFileOrEmpty(site + "/feed.xml");
   EXPECT_NE(feed.find("<feed xmlns=\"http://www.w3.org/2005/Atom\">"), std::string::npos);
-  EXPECT_NE(feed.find("<link href=\"https://digest.example/acme/summary-2026-11-16_2026-11-22.html\"/>"), std::string::npos);
+  EXPECT_NE(feed.find("<link href=\"https://digest.example/acme/summaries/summary-2026-11-16_2026-11-22.html\"/>"), std::string::npos);
   EXPECT_EQ(std::count(feed.begin(), feed.end(), '\n') > 10, true);
   // Fed back: listed newest first, shown, links in order, searchable rows.
   auto corpus = Corpus::Open(path_, Corpus::Mode::kReadOnly);
@@ -331,7 +334,7 @@ TEST_F(DigestTest, SiteFeedAndCorpusRoundTrip) {
   auto row = (*corpus)->ChunkByRef("narrative:2026-11-16_2026-11-22/01-epic-acme-widget-1");
   ASSERT_TRUE(row.ok() && row->has_value());
   EXPECT_EQ((*row)->source, "narrative");
-  EXPECT_EQ((*row)->url, "https://digest.example/acme/summary-2026-11-16_2026-11-22.html#s-epic-acme-widget-1");
+  EXPECT_EQ((*row)->url, "https://digest.example/acme/summaries/summary-2026-11-16_2026-11-22.html#s-epic-acme-widget-1");
   auto linked = (*corpus)->LinkedFrom("acme/widget#4");
   ASSERT_TRUE(linked.ok());
   bool from_digest = false;

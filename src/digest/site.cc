@@ -201,11 +201,34 @@ std::string Provenance(const Digest& d) {
 
 }  // namespace digest_internal
 
+std::string SitePagePath(const std::string& period) { return std::string(kPagesFolder) + "/summary-" + period + ".html"; }
+
 namespace {
 
 const char* kNavToken = "UMWELTPERIODNAV";
 
 std::string PageName(const std::string& period) { return "summary-" + period + ".html"; }
+
+// Sites written before the reference layout kept the periods beside the
+// index: their files move into summaries/ (a file already there wins).
+// Returns whether any moved (their pages' links need writing again).
+bool MovePagesIntoFolder(const std::string& out_dir) {
+  static const std::regex re(R"(^summary-\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}[.a-z]*$)");
+  std::error_code ec;
+  std::vector<std::filesystem::path> old;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
+    if (entry.is_regular_file(ec) && std::regex_match(entry.path().filename().string(), re)) old.push_back(entry.path());
+  }
+  for (const auto& from : old) {
+    std::filesystem::path to = std::filesystem::path(out_dir) / kPagesFolder / from.filename();
+    if (std::filesystem::exists(to, ec)) {
+      std::filesystem::remove(from, ec);
+    } else {
+      std::filesystem::rename(from, to, ec);
+    }
+  }
+  return !old.empty();
+}
 
 std::string FigureKey(const std::string& slug) { return "UMWELTFIGURE-" + slug; }
 
@@ -277,7 +300,7 @@ Result<std::string> RenderPage(const std::vector<PeriodFile>& all, size_t i, Cor
   std::string nav;
   nav += i > 0 ? "[← " + ShortWeek(all[i - 1].period.substr(0, 10)) + "](" + PageName(all[i - 1].period) + ")"
                : std::string("←");
-  nav += " · [All summaries](index.html) · ";
+  nav += " · [All summaries](../index.html) · ";
   nav += i + 1 < all.size()
              ? "[" + ShortWeek(all[i + 1].period.substr(0, 10)) + " →](" + PageName(all[i + 1].period) + ")"
              : std::string("→");
@@ -328,7 +351,7 @@ std::string IndexMarkdown(const std::vector<PeriodFile>& all, const std::string&
     auto a = di::DayStart(from), b = di::DayStart(to);
     bool week = a && b && *b - *a == 6 * 86400;
     md += "### [" + (week ? "Week of " + di::LongDate(from) : di::LongDate(from) + " to " + di::LongDate(to)) + "](" +
-          PageName(all[i].period) + ")\n\n" + di::Inline(StrField(j, "xs"), 400) + "\n\n";
+          SitePagePath(all[i].period) + ")\n\n" + di::Inline(StrField(j, "xs"), 400) + "\n\n";
   }
   return md;
 }
@@ -344,7 +367,7 @@ std::string FeedXml(const std::vector<PeriodFile>& all, const std::string& proje
   x += "<updated>" + FormatIsoTime(generated_at) + "</updated>\n<generator>umwelt</generator>\n";
   for (size_t i = all.size(); i-- > 0;) {
     const json& j = all[i].j;
-    std::string url = base + PageName(all[i].period);
+    std::string url = base + SitePagePath(all[i].period);
     std::string content = "<p>" + HtmlEscape(StrField(j, "xs")) + "</p><ul>";
     if (j.contains("sections")) {
       for (const auto& s : j["sections"]) {
@@ -368,11 +391,13 @@ std::string FeedXml(const std::vector<PeriodFile>& all, const std::string& proje
 Result<std::string> WriteDigestSite(const Digest& d, const SiteOptions& o, Corpus* corpus) {
   if (o.out_dir.empty()) return Status::Invalid("no output folder for the digest site");
   std::error_code ec;
-  std::filesystem::create_directories(o.out_dir, ec);
-  if (ec) return Status::Io("cannot create " + o.out_dir + ": " + ec.message());
+  std::string pages = o.out_dir + "/" + kPagesFolder;
+  std::filesystem::create_directories(pages, ec);
+  if (ec) return Status::Io("cannot create " + pages + ": " + ec.message());
+  bool moved = MovePagesIntoFolder(o.out_dir);
   int64_t generated = o.generated_at ? o.generated_at : NowEpoch();
   std::string period = d.period.id();
-  std::string base = o.out_dir + "/summary-" + period;
+  std::string base = pages + "/summary-" + period;
 
   json j;
   j["period"] = period;
@@ -407,7 +432,7 @@ Result<std::string> WriteDigestSite(const Digest& d, const SiteOptions& o, Corpu
   j["notes"] = d.notes;
 
   // Render first: a page that fails the check writes nothing.
-  std::vector<PeriodFile> all = LoadPeriods(o.out_dir);
+  std::vector<PeriodFile> all = LoadPeriods(pages);
   std::erase_if(all, [&](const PeriodFile& p) { return p.period == period; });
   all.push_back({period, j});
   std::sort(all.begin(), all.end(), [](const PeriodFile& a, const PeriodFile& b) { return a.period < b.period; });
@@ -420,11 +445,11 @@ Result<std::string> WriteDigestSite(const Digest& d, const SiteOptions& o, Corpu
   UMWELT_RETURN_IF_ERROR(WriteFile(base + ".xs.md", DigestXs(d)));
   UMWELT_RETURN_IF_ERROR(WriteFile(base + ".json", j.dump(1)));
   UMWELT_RETURN_IF_ERROR(WriteFile(base + ".html", html));
-  // The neighbours' previous / next links.
-  for (size_t n : {at - 1, at + 1}) {
-    if (n >= all.size()) continue;
+  // The neighbours' previous / next links (every page's, after a move).
+  for (size_t n = 0; n < all.size(); ++n) {
+    if (n == at || (!moved && n + 1 != at && n != at + 1)) continue;
     auto neighbour = RenderPage(all, n, corpus, generated);
-    if (neighbour.ok()) UMWELT_RETURN_IF_ERROR(WriteFile(o.out_dir + "/" + PageName(all[n].period), *neighbour));
+    if (neighbour.ok()) UMWELT_RETURN_IF_ERROR(WriteFile(pages + "/" + PageName(all[n].period), *neighbour));
   }
   // Index and feed.
   std::vector<di::WeekTotal> weeks;

@@ -1,9 +1,11 @@
 // The web UI's routes: search, threads, ask, sign-in, summaries and reports.
+#include <filesystem>
 #include <regex>
 
 #include "server_impl.h"
 #include "ui.h"
 #include "umwelt/corpus.h"
+#include "umwelt/digest.h"
 #include "umwelt/text.h"
 
 namespace umwelt::server_internal {
@@ -129,8 +131,22 @@ void ServerImpl::UiRoutes() {
     res.status = 301;
     res.set_header("Location", "/summaries/");
   });
+  // The digest site's root: the reference client, pointed here by
+  // MARIN_MWS_URL, follows the index's links into summaries/.
   http_.Get(R"(/summaries/([^/]*))", [this](const Request& req, Response& res) {
-    ServeDir(o_.summaries_dir, req.matches[1], res);
+    std::string name = req.matches[1];
+    std::error_code ec;
+    static const std::regex period_file(R"(^summary-[0-9_-]+\.[a-z.]+$)");
+    if (std::regex_match(name, period_file) && !o_.summaries_dir.empty() &&
+        !std::filesystem::exists(std::filesystem::path(o_.summaries_dir) / name, ec)) {
+      res.status = 301;  // a page's address before the reference layout
+      res.set_header("Location", "/summaries/" + std::string(kPagesFolder) + "/" + name);
+      return;
+    }
+    ServeDir(o_.summaries_dir, name, res);
+  });
+  http_.Get(R"(/summaries/summaries/([^/]+))", [this](const Request& req, Response& res) {
+    ServeDir(o_.summaries_dir.empty() ? "" : o_.summaries_dir + "/" + kPagesFolder, req.matches[1], res);
   });
   http_.Get(R"(/reports/([^/]*))", [this](const Request& req, Response& res) {
     ServeDir(o_.reports_dir, req.matches[1], res);

@@ -383,7 +383,7 @@ Status ServerImpl::DigestClosedWeek() {
   w.digest.period = week;
   w.digest.llm = o_.llm;
   w.site.out_dir = o_.summaries_dir;
-  w.page_url = "/summaries/summary-" + week.id() + ".html";
+  w.page_url = "/summaries/" + SitePagePath(week.id());
   UMWELT_RETURN_IF_ERROR(WriteDigest(w).status());
   return engine_->Refresh();
 }

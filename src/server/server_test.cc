@@ -476,11 +476,16 @@ TEST_F(ServerTest, SchedulerWritesTheClosedWeeksDigestAndReportsFailures) {
   StartServer(o);
   ASSERT_TRUE(server_->SyncNow().ok());
   Period week = LastCompleteWeek(NowEpoch());
-  EXPECT_TRUE(std::filesystem::exists(site + "/summary-" + week.id() + ".html"));
+  EXPECT_TRUE(std::filesystem::exists(site + "/" + SitePagePath(week.id())));
   json list = Json(client_->Get("/api/summaries"));
   ASSERT_FALSE(list.empty());
   EXPECT_EQ(list[0]["period"], week.id());
-  EXPECT_EQ(client_->Get("/summaries/summary-" + week.id() + ".html")->status, 200);
+  EXPECT_EQ(client_->Get("/summaries/" + SitePagePath(week.id()))->status, 200);
+  EXPECT_NE(client_->Get("/summaries/")->body.find("href=\"" + SitePagePath(week.id()) + "\""), std::string::npos);
+  // The address a page had before the reference layout moves there.
+  auto old = client_->Get("/summaries/summary-" + week.id() + ".html");
+  EXPECT_EQ(old->status, 301);
+  EXPECT_EQ(old->get_header_value("Location"), "/summaries/" + SitePagePath(week.id()));
   json one = Json(client_->Get("/api/summaries/latest"));
   EXPECT_NE(one["text"].get<std::string>().find("week of"), std::string::npos);
   // A failing sync shows in the status and the manifest, with its age.

@@ -389,8 +389,8 @@ TEST(Cli, DigestSummariesAndEvalDigest) {
   EXPECT_NE(r.out.find("- **"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("## "), std::string::npos) << "M was not asked for";
   EXPECT_NE(r.err.find("digest 2026-11-16_2026-11-22: extractive"), std::string::npos) << r.err;
-  for (const char* f : {"/index.html", "/feed.xml", "/summary-2026-11-09_2026-11-15.html",
-                        "/summary-2026-11-16_2026-11-22.html", "/summary-2026-11-16_2026-11-22.md"}) {
+  for (const char* f : {"/index.html", "/feed.xml", "/summaries/summary-2026-11-09_2026-11-15.html",
+                        "/summaries/summary-2026-11-16_2026-11-22.html", "/summaries/summary-2026-11-16_2026-11-22.md"}) {
     EXPECT_TRUE(fs::exists(site + f)) << f;
   }
   RunResult list = Umwelt({"--corpus", db, "summaries", "list"});
@@ -406,7 +406,7 @@ TEST(Cli, DigestSummariesAndEvalDigest) {
   EXPECT_NE(std::find(l.begin(), l.end(), "https://github.com/acme/tinylm/issues/102"), l.end()) << links.out;
   RunResult found = Umwelt({"--corpus", db, "search", "MFU", "--source", "narrative", "--json", "--fts-only"});
   ASSERT_EQ(found.code, 0) << found.err;
-  EXPECT_NE(found.out.find("https://example.org/digest/summary-2026-11-16_2026-11-22.html#s-"), std::string::npos);
+  EXPECT_NE(found.out.find("https://example.org/digest/summaries/summary-2026-11-16_2026-11-22.html#s-"), std::string::npos);
   RunResult eval = Umwelt({"--corpus", db, "eval", "digest", "--week", "2026-11-16", "--json"});
   ASSERT_EQ(eval.code, 0) << eval.out << eval.err;
   json e = json::parse(eval.out);

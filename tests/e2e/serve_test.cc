@@ -156,7 +156,7 @@ TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
   RunResult r = testing::RunShell("timeout 90 node --experimental-websocket " +
                                   testing::Quote(UMWELT_SOURCE_DIR "/tests/e2e/cdp.mjs") + " " + testing::Quote(chromium) +
                                   " http://127.0.0.1:" + std::to_string(port) +
-                                  " /summaries/summary-2026-11-16_2026-11-22.html " + testing::Quote(artifacts) +
+                                  " /summaries/summaries/summary-2026-11-16_2026-11-22.html " + testing::Quote(artifacts) +
                                   " http://127.0.0.1:" + std::to_string(auth_port) + " browser-token");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   json j = json::parse(r.out, nullptr, false);

@@ -245,7 +245,7 @@ TEST_F(MergeHistoryTest, CliShowsOnePrThreadSearchesItOnceAndDigestsItOnce) {
   std::string site = dir_.File("site");
   auto digest = testing::Umwelt({"--corpus", db, "digest", "--week", "2026-11-16", "--out", site});
   ASSERT_EQ(digest.code, 0) << digest.err;
-  std::string m = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.md");
+  std::string m = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-16_2026-11-22.md");
   ASSERT_FALSE(m.empty());
   size_t first = m.find("pull/310) Add z-loss to the trainer — Ann, +3 −0 in 2 files");
   ASSERT_NE(first, std::string::npos) << m;
@@ -405,7 +405,7 @@ TEST_F(AreaWeekTest, ACommitHeavyWeekIsWrittenByAreaWithWhatLanded) {
   std::string site = dir_.File("site");
   auto digest = testing::Umwelt({"--corpus", db, "digest", "--week", "2026-11-16", "--out", site, "--no-store"});
   ASSERT_EQ(digest.code, 0) << digest.err;
-  std::string m = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.md");
+  std::string m = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-16_2026-11-22.md");
   ASSERT_NE(m.find("## Data"), std::string::npos) << m;
   ASSERT_NE(m.find("## Models"), std::string::npos) << m;
   EXPECT_EQ(m.find("## Add the Llama model"), std::string::npos) << m;  // never one change's title
@@ -417,11 +417,11 @@ TEST_F(AreaWeekTest, ACommitHeavyWeekIsWrittenByAreaWithWhatLanded) {
   ASSERT_NE(fix, std::string::npos) << m;
   EXPECT_LT(pr22, fix);
   for (const char* junk : {"> Files:", "> Changed:", "> ./run_train.sh"}) EXPECT_EQ(m.find(junk), std::string::npos) << junk;
-  std::string xs = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.xs.md");
+  std::string xs = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-16_2026-11-22.xs.md");
   EXPECT_NE(xs.find("Stream shards from the cache (#22, +240"), std::string::npos) << xs;
   EXPECT_NE(xs.find("Add the Llama model (#21, +121"), std::string::npos) << xs;
   EXPECT_LE(xs.size(), 281u);
-  auto check = testing::Umwelt({"--corpus", db, "publish", "--check", "--strict", site + "/summary-2026-11-16_2026-11-22.md"});
+  auto check = testing::Umwelt({"--corpus", db, "publish", "--check", "--strict", site + "/summaries/summary-2026-11-16_2026-11-22.md"});
   EXPECT_EQ(check.code, 0) << check.out << check.err;
 }
 
@@ -452,7 +452,7 @@ TEST_F(AreaWeekTest, AChangeOthersReferenceLeadsTheTopChanges) {
   std::string trace = dir_.File("trace.json");
   auto digest = testing::Umwelt({"--corpus", db, "digest", "--week", "2026-11-16", "--out", site, "--no-store", "--trace", trace});
   ASSERT_EQ(digest.code, 0) << digest.err;
-  std::string xs = testing::ReadFileOrEmpty(site + "/summary-2026-11-16_2026-11-22.xs.md");
+  std::string xs = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-16_2026-11-22.xs.md");
   size_t pr21 = xs.find("Add the Llama model (#21");
   size_t pr22 = xs.find("Stream shards from the cache (#22");
   ASSERT_NE(pr21, std::string::npos) << xs;
