@@ -31,7 +31,7 @@ namespace corpus_internal {
 class StmtCache;
 }
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // One row of `chunks`: a message, comment, issue body, commit, window, ...
 struct Chunk {
@@ -71,6 +71,9 @@ struct Thread {
   std::string parent;                 // epic / parent issue ref, or ""
   std::vector<std::string> children;  // sub-issue refs
   std::string description;            // one line
+  // The source's structured facts as one JSON object ("" = none): a W&B
+  // run's config and summary, say. Read by the source that wrote them.
+  std::string facts;
 };
 
 // A cross-reference from a chunk to a thread (`#1234`, an issue url, ...).
@@ -200,6 +203,8 @@ class Corpus {
   Result<std::vector<Link>> LinksFrom(const std::vector<std::string>& from_refs);
   // The threads of one source (and kind, when given), by ref.
   Result<std::vector<Thread>> ThreadsOf(const std::string& source, const std::string& kind = "");
+  // Threads of `source` whose ref ends with `suffix` (exactly), at most `limit`.
+  Result<std::vector<Thread>> ThreadsWithRefSuffix(const std::string& source, const std::string& suffix, int limit);
   Result<CorpusStats> Stats();
   Result<std::string> GetMeta(const std::string& key);
 
@@ -257,6 +262,7 @@ class Corpus {
   std::unique_ptr<corpus_internal::StmtCache> cache_;  // finalized before db_ closes
   bool read_only_ = false;
   bool native_ = false;
+  std::string thread_select_;  // "SELECT <thread columns>, facts" (NULL in a schema-2 file)
   bool batch_open_ = false;
 };
 

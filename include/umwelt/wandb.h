@@ -8,6 +8,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,12 @@ struct RunsPage {
 };
 Result<RunsPage> ParseRunsPage(std::string_view body, const std::string& project, const std::string& repo,
                                std::vector<std::string>* warnings);
+
+// A stored run's facts in the reference client's shape ({name, project,
+// state, url, config, summary, …}), for `/wandb/{project}/{run}/config`.
+// `project` is "P" (any entity) or "E/P"; nullopt when the corpus does not
+// mirror the run.
+Result<std::optional<std::string>> RunConfigJson(Corpus& corpus, const std::string& project, const std::string& run);
 
 // Parses JSON that may hold bare NaN / Infinity (as Python writes it): those
 // become the strings "NaN", "Infinity", "-Infinity".

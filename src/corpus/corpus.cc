@@ -78,6 +78,7 @@ Thread ReadThread(const Stmt& q) {
   t.parent = q.Text(15);
   t.children = JsonList(q.Text(16));
   t.description = q.Text(17);
+  t.facts = q.Text(18);
   return t;
 }
 
@@ -136,6 +137,13 @@ Status Corpus::Init(Mode mode) {
   }
   UMWELT_RETURN_IF_ERROR(Exec(db_, "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;", path_));
   native_ = TableExists(db_, "threads") && TableExists(db_, "links") && TableExists(db_, "sync_state");
+  // A corpus of schema 2, opened read-only (not migrated), has no facts.
+  bool facts = false;
+  if (native_) {
+    Stmt cols(db_, "SELECT 1 FROM pragma_table_info('threads') WHERE name='facts'");
+    facts = cols.ok() && cols.Step() == SQLITE_ROW;
+  }
+  thread_select_ = std::string("SELECT ") + kThreadColumns + (facts ? ", facts" : ", NULL");
   return Status::Ok();
 }
 
@@ -219,7 +227,7 @@ Result<std::vector<Chunk>> Corpus::ChunksById(const std::vector<int64_t>& ids) {
 
 Result<std::optional<Thread>> Corpus::GetThread(const std::string& ref) {
   if (!native_) return std::optional<Thread>();
-  Stmt q(db_, (std::string("SELECT ") + kThreadColumns + " FROM threads WHERE ref=?1").c_str());
+  Stmt q(db_, (thread_select_ + " FROM threads WHERE ref=?1").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, ref);
   if (q.Step() != SQLITE_ROW) return std::optional<Thread>();
@@ -299,7 +307,7 @@ Result<std::vector<Chunk>> Corpus::ChunksInPeriod(const std::string& from, const
 Result<std::vector<Thread>> Corpus::ThreadsChangedIn(const std::string& from, const std::string& to) {
   std::vector<Thread> out;
   if (!native_) return out;
-  Stmt q(db_, (std::string("SELECT ") + kThreadColumns +
+  Stmt q(db_, (thread_select_ +
                " FROM threads WHERE (created>=?1 AND created<?2) OR (closed>=?1 AND closed<?2)"
                " OR (merged>=?1 AND merged<?2) OR (updated>=?1 AND updated<?2) ORDER BY ref").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
@@ -323,10 +331,30 @@ Result<std::vector<Link>> Corpus::LinksFrom(const std::vector<std::string>& from
   return out;
 }
 
+Result<std::vector<Thread>> Corpus::ThreadsWithRefSuffix(const std::string& source, const std::string& suffix,
+                                                         int limit) {
+  std::vector<Thread> out;
+  if (!native_) return out;
+  std::string pattern = "%";
+  for (char c : suffix) pattern += (c == '%' || c == '_' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  Stmt q(db_, (thread_select_ + " FROM threads WHERE source=?1 AND ref LIKE ?2 ESCAPE '\\' ORDER BY ref LIMIT ?3").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, source).Bind(2, pattern).Bind(3, static_cast<int64_t>(limit));
+  while (q.Step() == SQLITE_ROW) {
+    Thread t = ReadThread(q);
+    // LIKE ignores ASCII case: the suffix must match exactly.
+    if (t.ref.size() >= suffix.size() && t.ref.compare(t.ref.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      out.push_back(std::move(t));
+    }
+  }
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
+  return out;
+}
+
 Result<std::vector<Thread>> Corpus::ThreadsOf(const std::string& source, const std::string& kind) {
   std::vector<Thread> out;
   if (!native_) return out;
-  Stmt q(db_, (std::string("SELECT ") + kThreadColumns +
+  Stmt q(db_, (thread_select_ +
                " FROM threads WHERE source=?1 AND (?2='' OR kind=?2) ORDER BY ref").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, source).Bind(2, kind);

@@ -60,7 +60,12 @@ CREATE INDEX IF NOT EXISTS chunks_date ON chunks(date);
 CREATE INDEX IF NOT EXISTS threads_source ON threads(source, kind);
 )sql";
 
-const char* kMigrations[] = {kMigration1, kMigration2};
+// Structured facts of a thread, as the source gives them (threads.facts).
+const char* kMigration3 = R"sql(
+ALTER TABLE threads ADD COLUMN facts TEXT;
+)sql";
+
+const char* kMigrations[] = {kMigration1, kMigration2, kMigration3};
 constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kNumMigrations == kSchemaVersion, "one migration per schema version");
 

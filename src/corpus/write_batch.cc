@@ -170,8 +170,8 @@ Status WriteBatch::PutThread(const Thread& t) {
   Stmt q(*corpus_->cache_,
          "INSERT INTO threads(ref, source, kind, state, state_reason, title, author,"
          " author_association, url, labels, assignees, created, updated, closed, merged, parent,"
-         " children, description) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
-         " nullif(?16,''), nullif(?17,'[]'), ?18)"
+         " children, description, facts) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
+         " nullif(?16,''), nullif(?17,'[]'), ?18, nullif(?19,''))"
          " ON CONFLICT(ref) DO UPDATE SET source=excluded.source, kind=excluded.kind,"
          " state=excluded.state, state_reason=excluded.state_reason, title=excluded.title,"
          " author=excluded.author, author_association=excluded.author_association,"
@@ -179,14 +179,14 @@ Status WriteBatch::PutThread(const Thread& t) {
          " created=excluded.created, updated=excluded.updated, closed=excluded.closed,"
          " merged=excluded.merged, parent=coalesce(excluded.parent, threads.parent),"
          " children=coalesce(excluded.children, threads.children),"
-         " description=excluded.description"
+         " description=excluded.description, facts=excluded.facts"
          " WHERE excluded.updated='' OR coalesce(threads.updated,'')<=excluded.updated");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
   q.Bind(1, t.ref).Bind(2, t.source).Bind(3, t.kind).Bind(4, t.state).Bind(5, t.state_reason);
   q.Bind(6, t.title).Bind(7, t.author).Bind(8, t.author_association).Bind(9, t.url);
   q.Bind(10, JsonArray(t.labels)).Bind(11, JsonArray(t.assignees)).Bind(12, t.created);
   q.Bind(13, t.updated).Bind(14, t.closed).Bind(15, t.merged).Bind(16, t.parent);
-  q.Bind(17, JsonArray(t.children)).Bind(18, t.description);
+  q.Bind(17, JsonArray(t.children)).Bind(18, t.description).Bind(19, t.facts);
   UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": storing thread " + t.ref));
   if (t.title.empty() || !retitle || sqlite3_changes(corpus_->db_) == 0) return Status::Ok();
   // Comments, reviews and messages show their thread's title.

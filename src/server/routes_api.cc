@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "server_impl.h"
+#include "umwelt/wandb.h"
 #include "umwelt/corpus.h"
 #include "umwelt/digest.h"
 #include "umwelt/text.h"
@@ -18,6 +19,7 @@ void ServerImpl::ApiRoutes() {
   SearchApiRoutes();
   ThreadApiRoutes();
   SummaryApiRoutes();
+  RunApiRoutes();
   AskApiRoutes();
 }
 
@@ -105,6 +107,19 @@ void ServerImpl::SummaryApiRoutes() {
   };
   http_.Get("/api/summaries", [summaries](const Request&, Response& res) { summaries("", res); });
   http_.Get(R"(/api/summaries/([^/]+))", [summaries](const Request& req, Response& res) { summaries(req.matches[1], res); });
+}
+
+// A W&B run's config and summary, in the reference client's shape.
+void ServerImpl::RunApiRoutes() {
+  http_.Get(R"(/wandb/([^/]+(?:/[^/]+)?)/([^/]+)/config)", [this](const Request& req, Response& res) {
+    std::string project = req.matches[1], run = req.matches[2];
+    auto corpus = engine_->Connection();
+    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    auto out = wandb::RunConfigJson(**corpus, project, run);
+    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
+    if (!*out) return Detail(res, 404, "W&B run " + project + "/" + run + " is not mirrored in this corpus");
+    SetJson(res, **out);
+  });
 }
 
 // /api/ask and its jobs: state and progress events.

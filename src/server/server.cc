@@ -192,7 +192,8 @@ bool ServerImpl::Gate(const Request& req, Response& res) {
   }
   si::AuthVerdict v;
   if (!Identify(req, &v).empty()) return true;
-  bool page = req.method == "GET" && p.rfind("/api/", 0) != 0 && p != "/manifest.json" && p != "/corpus-index.db";
+  bool page = req.method == "GET" && p.rfind("/api/", 0) != 0 && p.rfind("/wandb/", 0) != 0 && p != "/manifest.json" &&
+              p != "/corpus-index.db";
   if (page && v.status == 401 && req.get_header_value("Authorization").empty()) {
     res.status = 303;
     res.set_header("Location", "/login?next=" + UrlEncode(p));

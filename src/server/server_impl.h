@@ -82,6 +82,7 @@ class ServerImpl final : public Server {
   void SearchApiRoutes();
   void ThreadApiRoutes();
   void SummaryApiRoutes();
+  void RunApiRoutes();
   void AskApiRoutes();
   void SnapshotRoutes();  // routes_api.cc
   void UiRoutes();        // routes_ui.cc

@@ -25,6 +25,7 @@
 #include "umwelt/github.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
+#include "umwelt/wandb.h"
 
 namespace umwelt {
 namespace {
@@ -255,6 +256,38 @@ TEST_F(AuthTest, BadAuthFilesAndOpenNetworkAreRefused) {
   auto open = Server::Start(o);
   ASSERT_FALSE(open.ok());
   EXPECT_NE(open.status().message().find("--auth"), std::string::npos);
+}
+
+TEST_F(ServerTest, WandbRunConfigInTheReferenceShape) {
+  {
+    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    wandb::ImportReport rep;
+    ASSERT_TRUE(wandb::ImportFiles(**c, {UMWELT_SOURCE_DIR "/examples/wandb/runs.json"}, "", "acme/tinylm", &rep).ok());
+  }
+  StartServer();
+  auto r = client_->Get("/wandb/tinylm/h100-prefetch-2/config");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  json j = Json(r);
+  EXPECT_EQ(j["name"], "h100-prefetch-2");
+  EXPECT_EQ(j["project"], "tinylm");
+  EXPECT_EQ(j["entity"], "acme");
+  EXPECT_EQ(j["state"], "finished");
+  EXPECT_EQ(j["url"], "https://wandb.ai/acme/tinylm/runs/h100-prefetch-2");
+  // Config values unwrapped from W&B's {"value": …}; the summary as logged.
+  EXPECT_EQ(j["config"]["gpus"], 64);
+  EXPECT_EQ(j["config"]["model"]["layers"], 24);
+  EXPECT_EQ(j["summary"]["mfu"], 0.381);
+  EXPECT_EQ(j["summary"]["_step"], 20000);
+  // With the entity, too; a run the corpus does not mirror is a 404 naming it.
+  EXPECT_EQ(client_->Get("/wandb/acme%2Ftinylm/h100-prefetch-2/config")->status, 200);
+  auto missing = client_->Get("/wandb/tinylm/no-such-run/config");
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_NE(Json(missing)["detail"].get<std::string>().find("tinylm/no-such-run"), std::string::npos);
+  // LIKE's wildcards are literal.
+  EXPECT_EQ(client_->Get("/wandb/tiny%25/h100-prefetch-2/config")->status, 404);
+  EXPECT_EQ(client_->Get("/wandb/tinylm/h100_prefetch-2/config")->status, 404);
 }
 
 TEST_F(ServerTest, SnapshotManifestRangeAndRefreshRoundTrip) {

@@ -18,6 +18,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr size_t kMaxSectionBytes = 12 * 1024;  // config or summary text per run
+constexpr size_t kMaxFactsBytes = 1024 * 1024;   // a run's structured facts
 
 const char* kRunsQuery = R"(query Runs($project: String!, $entity: String!, $cursor: String, $perPage: Int = 50, $order: String, $filters: JSONString) {
   project(name: $project, entityName: $entity) {
@@ -88,6 +89,45 @@ std::string Pairs(const json& obj) {
   return out;
 }
 
+// The run's structured facts (threads.facts): what `/wandb/{project}/{run}/config`
+// serves. Config values come out of W&B's {"value", "desc"} wrappers.
+std::string RunFacts(const json& node, const std::string& name, const std::string& display, const std::string& project,
+                     const std::string& state, const Chunk& c, const json& config, const json& summary) {
+  json cfg = json::object();
+  for (auto& [k, v] : config.items()) {
+    if (k == "_wandb") continue;
+    cfg[k] = v.is_object() && v.contains("value") && v.size() <= 2 ? v["value"] : v;
+  }
+  json tags = json::array();
+  if (node.contains("tags") && node["tags"].is_array()) {
+    for (const auto& t : node["tags"]) {
+      if (t.is_string()) tags.push_back(t);
+    }
+  }
+  size_t slash = project.find('/');
+  json f = {{"name", name},
+            {"display_name", display.empty() ? name : display},
+            {"project", project.substr(slash + 1)},
+            {"entity", project.substr(0, slash)},
+            {"state", state},
+            {"group", Str(node, "group")},
+            {"tags", tags},
+            {"notes", SanitizeUtf8(Str(node, "notes"))},
+            {"created", c.date},
+            {"updated", c.updated},
+            {"url", c.url},
+            {"config", cfg},
+            {"summary", summary}};
+  std::string out = f.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (out.size() > kMaxFactsBytes) {  // a run logging megabytes of config keeps its name and state
+    f["config"] = json::object();
+    f["summary"] = json::object();
+    f["truncated"] = "config and summary exceeded " + std::to_string(kMaxFactsBytes / 1024) + " KiB";
+    out = f.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  return out;
+}
+
 Result<Run> RunFromNode(const json& node, const std::string& default_project, const std::string& repo,
                               std::vector<std::string>* warnings) {
   if (!node.is_object()) return Status::Corrupt("a run is not a JSON object");
@@ -153,6 +193,7 @@ Result<Run> RunFromNode(const json& node, const std::string& default_project, co
     }
   }
   t.description = state + (group.empty() ? "" : " · group " + group);
+  t.facts = RunFacts(node, name, display, project, state, c, config, summary);
   std::string link_text = notes;
   for (auto& [k, v] : config.items()) {
     const json& val = v.is_object() && v.contains("value") ? v["value"] : v;
@@ -386,6 +427,27 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
   }
   for (const auto& w : warnings) LogWarn(w);
   return Status::Ok();
+}
+
+Result<std::optional<std::string>> RunConfigJson(Corpus& corpus, const std::string& project, const std::string& run) {
+  if (project.empty() || run.empty() || run.find('/') != std::string::npos) return std::optional<std::string>();
+  std::vector<Thread> found;
+  if (project.find('/') != std::string::npos) {
+    UMWELT_ASSIGN_OR_RETURN(auto t, corpus.GetThread("wandb:" + project + "/" + run));
+    if (t) found.push_back(std::move(*t));
+  } else {
+    UMWELT_ASSIGN_OR_RETURN(found, corpus.ThreadsWithRefSuffix("wandb", "/" + project + "/" + run, 2));
+  }
+  if (found.empty()) return std::optional<std::string>();
+  const Thread& t = found.front();
+  json f = json::parse(t.facts, nullptr, false);
+  if (!f.is_object()) {  // stored before umwelt kept runs' facts
+    f = {{"name", run}, {"project", project}, {"state", t.state}, {"url", t.url},
+         {"config", json::object()}, {"summary", json::object()},
+         {"note", "this run was stored without its config; sync W&B again to fill it in"}};
+  }
+  if (found.size() > 1) f["note"] = "more than one entity has a project " + project + " with this run; give ENTITY/PROJECT";
+  return std::optional<std::string>(f.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace umwelt::wandb
