@@ -242,8 +242,10 @@ class Corpus {
   // online backup API, in one step; the writer and other readers go on),
   // as one self-contained file (rollback journal, no WAL), replaced
   // atomically. The copy is for other machines: its sync states carry no
-  // secrets and no local paths (RedactSecrets, StripLocalPaths).
-  Status Snapshot(const std::string& dest);
+  // secrets and no local paths (RedactSecrets, StripLocalPaths). The
+  // vector spaces in `drop_spaces` are left out (their vectors and their
+  // meta.spaces entries), the file compacted.
+  Status Snapshot(const std::string& dest, const std::vector<std::string>& drop_spaces = {});
 
   // SQLite's PRAGMA quick_check over the whole file: Corrupt naming the
   // path and the first problem when the file is damaged.

@@ -78,6 +78,11 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
 
 // The spaces recorded in the corpus: name -> model.
 Result<std::map<std::string, std::string>> CorpusSpaces(Corpus& corpus);
+// Whether another program (the reference client, an umwelt elsewhere) can
+// embed queries for vectors of `model`: a named model an OpenAI-compatible
+// server or fastembed serves, not the builtin one, whose word table stays
+// beside the corpus. Snapshots carry only such spaces.
+bool PortableModel(const std::string& model);
 
 class VectorIndex {
  public:

@@ -393,9 +393,33 @@ int ScrubSyncStates(sqlite3* db) {
   return SQLITE_OK;
 }
 
+// Leaves the vector spaces `drop` out of a snapshot: their vectors, their
+// meta.spaces entries, and the pages they held.
+int DropSpaces(sqlite3* db, const std::vector<std::string>& drop) {
+  if (drop.empty()) return SQLITE_OK;
+  for (const auto& space : drop) {
+    Stmt u(db, "UPDATE chunks SET embedding=NULL, embed_space=NULL WHERE embed_space=?1");
+    u.Bind(1, space);
+    if (int rc = u.Step(); rc != SQLITE_DONE) return rc;
+  }
+  std::string spaces;
+  {
+    Stmt q(db, "SELECT value FROM meta WHERE key='spaces'");
+    if (q.ok() && q.Step() == SQLITE_ROW) spaces = q.Text(0);
+  }
+  nlohmann::json j = nlohmann::json::parse(spaces, nullptr, false);
+  if (j.is_object()) {
+    for (const auto& space : drop) j.erase(space);
+    Stmt u(db, "UPDATE meta SET value=?1 WHERE key='spaces'");
+    u.Bind(1, j.dump());
+    if (int rc = u.Step(); rc != SQLITE_DONE) return rc;
+  }
+  return sqlite3_exec(db, "VACUUM", nullptr, nullptr, nullptr);
+}
+
 }  // namespace
 
-Status Corpus::Snapshot(const std::string& dest) {
+Status Corpus::Snapshot(const std::string& dest, const std::vector<std::string>& drop_spaces) {
   std::string tmp = dest + ".tmp";
   std::remove(tmp.c_str());
   sqlite3* out = nullptr;
@@ -411,9 +435,10 @@ Status Corpus::Snapshot(const std::string& dest) {
     while ((rc = sqlite3_backup_step(b, -1)) == SQLITE_BUSY || rc == SQLITE_LOCKED) sqlite3_sleep(5);
     sqlite3_backup_finish(b);
   }
-  std::string msg = sqlite3_errmsg(out);
   if (rc == SQLITE_DONE) rc = ScrubSyncStates(out);
+  if (rc == SQLITE_OK || rc == SQLITE_DONE) rc = DropSpaces(out, drop_spaces);
   if (rc == SQLITE_OK) rc = sqlite3_exec(out, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr);
+  std::string msg = sqlite3_errmsg(out);
   sqlite3_close(out);
   if (rc != SQLITE_OK && rc != SQLITE_DONE) {
     std::remove(tmp.c_str());

@@ -1,4 +1,6 @@
 // Vector spaces: configuration, `umwelt index`, and loading at query time.
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "umwelt/json_read.h"
@@ -74,6 +76,8 @@ Result<std::unique_ptr<Embedder>> MakeEmbedder(const std::string& provider, Corp
   return Status::Invalid("unknown embedder `" + provider + "`");
 }
 
+bool PortableModel(const std::string& model) { return !model.empty() && model.rfind("builtin:", 0) != 0; }
+
 Result<std::map<std::string, std::string>> CorpusSpaces(Corpus& corpus) {
   std::map<std::string, std::string> out;
   json j = SpacesJson(corpus);
@@ -81,6 +85,23 @@ Result<std::map<std::string, std::string>> CorpusSpaces(Corpus& corpus) {
     if (v.is_object() && v.contains("model") && v["model"].is_string()) out[name] = v["model"];
   }
   return out;
+}
+
+// meta.spaces names the sources a space holds as a list, as the reference
+// client reads it (it filters spaces by them).
+Status RecordSpaceSources(Corpus& corpus, const std::string& space, json* all) {
+  UMWELT_ASSIGN_OR_RETURN(CorpusStats stats, corpus.Stats());
+  std::set<std::string> sources;
+  for (const auto& c : stats.counts) {
+    if (SpaceCovers(space, c.source)) sources.insert(c.source);
+  }
+  json list(sources);
+  json& entry = (*all)[space];
+  if (!entry.is_object() || (entry.contains("sources") && entry["sources"] == list)) return Status::Ok();
+  entry["sources"] = list;
+  UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
+  UMWELT_RETURN_IF_ERROR(batch->PutMeta("spaces", all->dump()));
+  return batch->Commit();
 }
 
 Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const IndexOptions& o, IndexReport* report) {
@@ -100,8 +121,7 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
       }
       UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
       UMWELT_RETURN_IF_ERROR(batch->ClearSpace(cfg.space));
-      all[cfg.space] = {{"model", embedder->model()}, {"dim", embedder->dim()},
-                        {"sources", cfg.space == "code" ? json::array({"code"}) : json("all but code")}};
+      all[cfg.space] = {{"model", embedder->model()}, {"dim", embedder->dim()}, {"sources", json::array()}};
       UMWELT_RETURN_IF_ERROR(batch->PutMeta("spaces", all.dump()));
       UMWELT_RETURN_IF_ERROR(batch->Commit());
     }
@@ -127,6 +147,7 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
       rep.embedded += static_cast<int64_t>(chunks.size());
       if (o.progress) o.progress(cfg.space, rep.embedded, static_cast<int64_t>(missing.size()));
     }
+    UMWELT_RETURN_IF_ERROR(RecordSpaceSources(corpus, cfg.space, &all));
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     report->spaces.push_back(rep);
   }

@@ -254,14 +254,14 @@ void ServerImpl::SnapshotRoutes() {
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
     auto health = SourceHealth(**corpus);
-    auto spaces = CorpusSpaces(**corpus);
     auto built = (*corpus)->GetMeta("built_at_epoch");
     std::lock_guard<std::mutex> lock(snapshot_mu_);
     json out = {{"built_at_epoch", built.ok() && !built->empty() ? std::atoll(built->c_str()) : snapshot_at_},
                 {"snapshot_at_epoch", snapshot_at_},
                 {"corpus_index", {{"sha256", snapshot_sha_}, {"bytes", snapshot_bytes_}, {"url", "/corpus-index.db"}}},
                 {"sources", health.ok() ? *health : json::object()},
-                {"embed_spaces", spaces.ok() ? json(*spaces) : json::object()}};
+                {"embed_spaces", snapshot_spaces_},
+                {"embed_spaces_left_out", snapshot_left_out_}};
     {
       std::lock_guard<std::mutex> s2(sched_mu_);
       out["scheduler"] = {{"last_ok", sched_.last_ok ? FormatIsoTime(sched_.last_ok) : ""}, {"last_error", sched_.last_error},

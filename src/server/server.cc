@@ -320,7 +320,20 @@ Status ServerImpl::EnsureSnapshot() {
   UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, engine_->Connection());
   UMWELT_ASSIGN_OR_RETURN(std::string key, SearchStateKey(*corpus));
   if (key == snapshot_key_ && std::filesystem::exists(snapshot_path_)) return Status::Ok();
-  UMWELT_RETURN_IF_ERROR(corpus->Snapshot(snapshot_path_));
+  // Vectors a client cannot embed queries for stay here.
+  UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(*corpus));
+  std::vector<std::string> drop;
+  snapshot_spaces_ = json::object();
+  snapshot_left_out_ = json::object();
+  for (const auto& [name, model] : spaces) {
+    if (PortableModel(model)) {
+      snapshot_spaces_[name] = model;
+    } else {
+      drop.push_back(name);
+      snapshot_left_out_[name] = model + ": only this umwelt can embed queries for it (its word table stays beside the corpus)";
+    }
+  }
+  UMWELT_RETURN_IF_ERROR(corpus->Snapshot(snapshot_path_, drop));
   UMWELT_ASSIGN_OR_RETURN(snapshot_sha_, Sha256File(snapshot_path_));
   std::error_code ec;
   snapshot_bytes_ = static_cast<int64_t>(std::filesystem::file_size(snapshot_path_, ec));

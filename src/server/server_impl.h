@@ -138,6 +138,7 @@ class ServerImpl final : public Server {
   std::mutex snapshot_mu_;
   std::string snapshot_path_, snapshot_key_, snapshot_sha_;
   int64_t snapshot_bytes_ = 0, snapshot_at_ = 0;
+  nlohmann::json snapshot_spaces_, snapshot_left_out_;  // the spaces it carries; those left out, and why
 
   std::mutex sched_mu_;
   std::condition_variable sched_cv_;

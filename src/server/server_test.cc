@@ -436,6 +436,49 @@ TEST_F(ServerTest, AskJobStreamsProgressAndPublishesTheReport) {
   EXPECT_EQ(client_->Post("/api/ask", json{{"question", std::string(5000, 'q')}}.dump(), "application/json")->status, 400);
 }
 
+// Issue 19: the snapshot carries the vectors of a model the reference
+// client can load, with meta.spaces as it reads it (sources a list); the
+// builtin space's vectors stay here, and the manifest says so.
+TEST_F(ServerTest, SnapshotCarriesOnlyPortableVectorSpaces) {
+  auto index = [this](const std::string& spec) {
+    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto configs = ParseSpaceConfigs({spec});
+    ASSERT_TRUE(configs.ok()) << configs.status().message();
+    IndexReport report;
+    Status s = IndexSpaces(**c, *configs, IndexOptions{}, &report);
+    ASSERT_TRUE(s.ok()) << s.message();
+  };
+  auto snapshot_spaces = [this](const std::string& file) {
+    testing::WriteFile(file, client_->Get("/corpus-index.db")->body);
+    auto c = Corpus::Open(file, Corpus::Mode::kReadOnly);
+    int64_t vectors = 0;
+    EXPECT_TRUE((*c)->ForEachVector("prose", [&](int64_t, const float*, int) { ++vectors; }).ok());
+    return std::make_pair(json::parse((*c)->GetMeta("spaces").value(), nullptr, false), vectors);
+  };
+  index("prose=builtin");
+  StartServer();
+  json m = Json(client_->Get("/manifest.json"));
+  EXPECT_TRUE(m["embed_spaces"].empty()) << m.dump();
+  ASSERT_TRUE(m["embed_spaces_left_out"].contains("prose")) << m.dump();
+  auto [left, left_vectors] = snapshot_spaces(dir_.File("builtin.db"));
+  EXPECT_FALSE(left.contains("prose")) << left.dump();
+  EXPECT_EQ(left_vectors, 0);
+  StopServer();
+
+  testing::FakeEmbeddings fake;
+  index("prose=openai:" + fake.base() + "#BAAI/bge-small-en-v1.5");
+  StartServer();
+  m = Json(client_->Get("/manifest.json"));
+  EXPECT_EQ(m["embed_spaces"]["prose"], "BAAI/bge-small-en-v1.5") << m.dump();
+  EXPECT_TRUE(m["embed_spaces_left_out"].empty());
+  auto [kept, kept_vectors] = snapshot_spaces(dir_.File("portable.db"));
+  EXPECT_EQ(kept["prose"]["model"], "BAAI/bge-small-en-v1.5");
+  EXPECT_EQ(kept["prose"]["dim"], 3);
+  EXPECT_EQ(kept["prose"]["sources"], json::array({"discord", "github"})) << kept.dump();
+  EXPECT_EQ(kept_vectors, Corpus::Open(path_, Corpus::Mode::kReadOnly).value()->Stats()->total_chunks);
+}
+
 // Issue 15: /api/ask searches the vector spaces /api/search does (it once
 // left the server's embedders out, so a space served by an OpenAI-compatible
 // model was skipped): the ask's facets embed through the configured server.
