@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "umwelt/text.h"
+#include "umwelt/wandb.h"
 
 namespace umwelt::cli {
 
@@ -22,36 +24,36 @@ Status CmdRun(const std::string& path, const std::string& run, bool json) {
     name = rest.substr(0, runs) + "/" + rest.substr(runs + 6);
     name = name.substr(0, name.find_first_of("?#"));
   }
-  if (std::count(name.begin(), name.end(), '/') != 2) {
-    return Status::Invalid("`" + run + "` is not ENTITY/PROJECT/RUN");
+  auto slashes = std::count(name.begin(), name.end(), '/');
+  if (slashes < 1 || slashes > 2 || name.front() == '/' || name.back() == '/' || name.find("//") != std::string::npos) {
+    return Status::Invalid("`" + run + "` is not PROJECT/RUN, ENTITY/PROJECT/RUN or a run's url");
   }
+  size_t last = name.rfind('/');
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
-  std::string ref = "wandb:" + name;
-  UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus->ThreadChunks(ref));
-  if (chunks.empty()) {
+  UMWELT_ASSIGN_OR_RETURN(auto facts, wandb::RunConfigJson(*corpus, name.substr(0, last), name.substr(last + 1)));
+  if (!facts) {
     return Status::NotFound("run " + name + " is not in the corpus " + path +
                             " (sync it with `umwelt sync wandb ENTITY/PROJECT`)");
   }
-  UMWELT_ASSIGN_OR_RETURN(auto thread, corpus->GetThread(ref));
-  std::string text;
-  for (const auto& c : chunks) text += c.text;
   if (json) {
-    nlohmann::json out = {{"ref", ref}, {"url", chunks[0].url}, {"title", chunks[0].title},
-                          {"author", chunks[0].author}, {"created", chunks[0].date}, {"text", text}};
-    if (thread) {
-      out["state"] = thread->state;
-      out["updated"] = thread->updated;
-      out["tags"] = thread->labels;
-    }
-    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    std::printf("%s\n", nlohmann::json::parse(*facts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return Status::Ok();
   }
-  std::printf("%s — %s\n%s\n", name.c_str(), chunks[0].title.c_str(), chunks[0].url.c_str());
-  if (thread) {
-    std::printf("%s · by %s · created %s · updated %s\n", thread->state.c_str(), thread->author.c_str(),
-                thread->created.c_str(), thread->updated.c_str());
+  nlohmann::json f = nlohmann::json::parse(*facts);
+  auto str = [&f](const char* k) { return f.contains(k) && f[k].is_string() ? f[k].get<std::string>() : std::string(); };
+  std::printf("%s  [%s/%s]  state=%s\n  url: %s\n", str("name").c_str(), str("entity").c_str(), str("project").c_str(),
+              str("state").c_str(), str("url").c_str());
+  if (!str("note").empty()) std::printf("  note: %s\n", str("note").c_str());
+  for (const char* section : {"summary", "config"}) {
+    if (!f.contains(section) || !f[section].is_object() || f[section].empty()) continue;
+    std::printf("  %s:\n", std::string(section) == "summary" ? "final numbers" : "config");
+    for (const auto& [k, v] : f[section].items()) {
+      if (!k.empty() && k[0] == '_' && k != "_step" && k != "_runtime") continue;
+      std::string value = v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      if (value.size() > 200) value = std::string(TruncateUtf8(value, 200)) + "…";
+      std::printf("    %s = %s\n", k.c_str(), value.c_str());
+    }
   }
-  std::printf("\n%s\n", text.c_str());
   return Status::Ok();
 }
 
@@ -64,7 +66,7 @@ void AddRunVerb(const VerbContext& v) {
   std::string& run_name = args->run_name;
   bool& run_json = args->run_json;
   auto* run_cmd = v.app.add_subcommand("run", "A W&B run's state, config and final numbers");
-  run_cmd->add_option("run", run_name, "ENTITY/PROJECT/RUN, or the run's url")->required();
+  run_cmd->add_option("run", run_name, "PROJECT/RUN, ENTITY/PROJECT/RUN, or the run's url")->required();
   run_cmd->add_flag("--json", run_json, "Emit JSON");
   run_cmd->callback([v, args] {
     *v.run = [v, args]() -> Status {

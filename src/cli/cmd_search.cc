@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "umwelt/context.h"
 #include "umwelt/searcher.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
@@ -102,6 +103,18 @@ Status CmdSearchMulti(const std::string& path, const std::vector<std::string>& q
   return Status::Ok();
 }
 
+Status CmdContext(const std::string& path, const ContextRequest& request, const SearchArgs& a) {
+  UMWELT_ASSIGN_OR_RETURN(auto searcher, OpenSearcher(path, a));
+  ContextRequest r = request;
+  r.search = a;
+  UMWELT_ASSIGN_OR_RETURN(ContextPack p, BuildContext(*searcher, r));
+  for (const auto& n : p.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  Print(a.json ? ContextJson(p) : p.text);
+  std::fprintf(stderr, "umwelt context: %zu threads, %zu characters (~%zu tokens)%s\n", p.threads.size(), p.text.size(),
+               p.text.size() / 4, p.truncated ? ", cut at --max-chars" : "");
+  return Status::Ok();
+}
+
 Status CmdIndex(const std::string& path, const IndexArgs& a) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
   std::vector<std::string> specs = a.embedders;
@@ -139,6 +152,7 @@ void AddSearchVerbs(const VerbContext& v) {
     std::vector<std::string> multi_queries;
     int multi_total = 60;
     IndexArgs ia;
+    ContextRequest cr;
   };
   auto args = std::make_shared<Args>();
   SearchArgs& sa = args->sa;
@@ -169,6 +183,22 @@ void AddSearchVerbs(const VerbContext& v) {
   multi->add_option("--total", multi_total, "Hits to return in all")->default_val(60)->check(CLI::PositiveNumber);
   add_search_flags(multi);
 
+  auto* context = v.app.add_subcommand(
+      "context", "Search, expand the best hits to whole threads, follow references, and pack it with permalinks");
+  ContextRequest& cr = args->cr;
+  context->add_option("queries", cr.queries, "What to look for (several: merged)")->required();
+  add_search_flags(context);
+  context->get_option("-k")->default_val(20)->description("Candidates per query");
+  context->add_option("--expand", cr.expand, "Threads to expand from the top hits")->default_val(12);
+  context->add_option("--follow-links", cr.follow_links, "Then the threads they reference, one hop (0 or 1)")
+      ->default_val(0);
+  context->add_option("--per-thread-chars", cr.per_thread_chars, "Each thread at most (its opening and close-out kept)")
+      ->default_val(12000);
+  context->add_option("--tail", cr.tail, "Only the last N records of each thread")->default_val(0);
+  context->add_option("--around", cr.around, "A chat message: this many messages either side")->default_val(12);
+  context->add_flag("--toc", cr.toc, "A thread index first");
+  context->add_option("--max-chars", cr.max_chars, "The whole pack at most")->default_val(400000);
+
   auto* index = v.app.add_subcommand("index", "Embed new and changed chunks into the vector spaces");
   index->add_option("--embedder", ia.embedders, "SPACE=PROVIDER (default prose=builtin, or $UMWELT_EMBEDDERS)");
   index->add_flag("--retrain", ia.retrain, "Train the builtin model again (re-embeds its space)");
@@ -188,6 +218,15 @@ void AddSearchVerbs(const VerbContext& v) {
       args->sa.search.kinds = SplitList(args->kind_list);
       if (args->sa.fts_only && args->sa.vec_only) return Status::Invalid("--fts-only and --vec-only exclude each other");
       return CmdSearchMulti(v.corpus, args->multi_queries, args->sa, args->multi_total);
+    };
+  });
+  context->callback([v, args] {
+    *v.run = [v, args]() -> Status {
+      args->sa.search.sources = SplitList(args->source_list);
+      args->sa.search.kinds = SplitList(args->kind_list);
+      args->cr.k = args->sa.search.k;
+      if (args->sa.fts_only && args->sa.vec_only) return Status::Invalid("--fts-only and --vec-only exclude each other");
+      return CmdContext(v.corpus, args->cr, args->sa);
     };
   });
   index->callback([v, args] {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/context.h"
 #include "umwelt/corpus.h"
 #include "umwelt/digest.h"
 #include "umwelt/json_read.h"
@@ -166,6 +167,36 @@ json HitSchema(bool multi) {
   return {{"type", "object"}, {"properties", props}, {"required", {"url", "source", "kind", "snippet"}}};
 }
 
+json ContextTool() {
+  json in = FilterProps();
+  in["queries"] = {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}, {"maxItems", 20},
+                   {"description", "One or more phrasings of what to read about"}};
+  in["k"] = {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"description", "Candidates per query (default 20)"}};
+  in["expand"] = {{"type", "integer"}, {"minimum", 0}, {"maximum", 200}, {"description", "Threads to expand (default 12)"}};
+  in["follow_links"] = {{"type", "boolean"}, {"description", "Then the threads they reference, one hop"}};
+  in["per_thread_chars"] = {{"type", "integer"}, {"minimum", 200}, {"maximum", 1000000},
+                            {"description", "Each thread at most (default 12000; opening and close-out kept)"}};
+  in["tail"] = {{"type", "integer"}, {"minimum", 0}, {"maximum", 100000}, {"description", "Only each thread's last N records"}};
+  in["toc"] = {{"type", "boolean"}, {"description", "A thread index first"}};
+  in["max_chars"] = {{"type", "integer"}, {"minimum", 1000}, {"maximum", 20000000},
+                     {"description", "The whole pack at most (default 400000)"}};
+  return {{"name", "context"},
+          {"title", "Read everything about a question at once"},
+          {"description", std::string("Searches, expands the best hits to whole threads (each record with its date, "
+                                      "author and permalink), optionally follows their references one hop, and packs "
+                                      "it under a character budget: the one call before writing.") + kRules},
+          {"inputSchema", {{"type", "object"}, {"properties", in}, {"required", {"queries"}}}},
+          {"outputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"queries", {{"type", "array"}, {"items", {{"type", "string"}}}}}, {"threads", {{"type", "integer"}}},
+              {"thread_list", {{"type", "array"}, {"items", {{"type", "object"}}}}}, {"chars", {{"type", "integer"}}},
+              {"approx_tokens", {{"type", "integer"}}}, {"truncated", {{"type", "boolean"}}},
+              {"notes", {{"type", "array"}, {"items", {{"type", "string"}}}}}, {"context", {{"type", "string"}}}}},
+            {"required", {"queries", "threads", "context"}}}},
+          {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
+}
+
 json Tools(const Options& o) {
   json hits = {{"type", "array"}, {"items", HitSchema(false)}};
   json notes = {{"type", "array"}, {"items", {{"type", "string"}}}};
@@ -204,6 +235,7 @@ json Tools(const Options& o) {
            {"hits", {{"type", "array"}, {"items", HitSchema(true)}}}, {"notes", notes}}},
          {"required", {"queries", "hits", "notes"}}}},
        {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
+  tools.push_back(ContextTool());
   tools.push_back(
       {{"name", "show"},
        {"title", "Read a whole thread"},
@@ -318,8 +350,29 @@ std::set<std::string> With(std::set<std::string> s, std::initializer_list<const 
 
 using Progress = std::function<void(const std::string& stage, const std::string& detail)>;
 
+json CallContext(const Options& o, const json& arguments) {
+  Args a(arguments, With(kFilterArgs, {"queries", "k", "expand", "follow_links", "per_thread_chars", "tail", "toc", "max_chars"}));
+  ContextRequest r;
+  r.search = SearchArgs(a);
+  r.queries = a.List("queries", 20);
+  r.k = static_cast<int>(a.Int("k", 20, 1, 1000));
+  r.expand = static_cast<int>(a.Int("expand", 12, 0, 200));
+  r.follow_links = a.Bool("follow_links", false);
+  r.per_thread_chars = static_cast<int>(a.Int("per_thread_chars", 12000, 200, 1000000));
+  r.tail = static_cast<int>(a.Int("tail", 0, 0, 100000));
+  r.toc = a.Bool("toc", false);
+  r.max_chars = a.Int("max_chars", 400000, 1000, 20000000);
+  if (a.error().empty() && r.queries.empty()) return ToolError("context: `queries` is required: 1 to 20 strings");
+  if (!a.error().empty()) return ToolError("context: " + a.error());
+  for (auto& q : r.queries) q = CollapseWhitespace(q);
+  auto out = BuildContext(*o.searcher, r, o.run);
+  if (!out.ok()) return ToolError("context: " + out.status().message());
+  return ToolResult(json::parse(ContextJson(*out)));
+}
+
 json CallTool(const Options& o, const std::string& name, const json& arguments, const Progress& progress) {
   Searcher& searcher = *o.searcher;
+  if (name == "context") return CallContext(o, arguments);
   if (name == "search") {
     Args a(arguments, With(kFilterArgs, {"query", "k", "lanes"}));
     SearchRequest r = SearchArgs(a);

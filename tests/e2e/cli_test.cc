@@ -39,7 +39,8 @@ TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
                                      {"sync", "git", "--help"}, {"sync", "discord", "--help"},
                                      {"sync", "wandb", "--help"}, {"import", "discord", "--help"},
                                      {"import", "wandb", "--help"}, {"fetch", "--help"}, {"run", "--help"},
-                                     {"digest", "--help"}, {"summaries", "--help"}, {"eval", "digest", "--help"}}) {
+                                     {"digest", "--help"}, {"summaries", "--help"}, {"eval", "digest", "--help"},
+                                     {"context", "--help"}}) {
     RunResult r = Umwelt(v);
     EXPECT_EQ(r.code, 0) << v[0] << r.err;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << v[0];
@@ -466,6 +467,64 @@ namespace {
 
 // Issue 13, item 10: corpus text never reaches the terminal as escape
 // sequences, and a NUL does not cut the output short.
+// Issue 19: the reference client's verbs `context` and `run`.
+TEST(Cli, ContextPacksWholeThreadsUnderTheBudgetAndRunShowsConfig) {
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  std::vector<std::string> import = {"--corpus", db, "import", "github"};
+  for (const auto& f : ExampleFiles()) import.push_back(f);
+  ASSERT_EQ(Umwelt(import).code, 0);
+  ASSERT_EQ(Umwelt({"--corpus", db, "import", "wandb", UMWELT_SOURCE_DIR "/examples/wandb/runs.json", "--repo",
+                    "acme/tinylm"}).code, 0);
+  RunResult r = Umwelt({"--corpus", db, "context", "MFU stuck", "--expand", "2", "--toc", "--json", "--fts-only"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["threads"], 2);
+  EXPECT_EQ(j["thread_list"].size(), 2u);
+  std::string text = j["context"];
+  EXPECT_EQ(text.rfind("THREAD INDEX (2 threads):", 0), 0u) << text;
+  // Every record carries its permalink; the close-out of #102 is there.
+  EXPECT_NE(text.find("· https://github.com/acme/tinylm/issues/102#issuecomment-5104] Closing"), std::string::npos) << text;
+  EXPECT_NE(r.err.find("umwelt context: 2 threads"), std::string::npos) << r.err;
+  // A small per-thread budget keeps the opening and the close-out, and says what it left out.
+  RunResult small = Umwelt({"--corpus", db, "context", "MFU stuck", "--expand", "1", "--per-thread-chars", "700",
+                            "--json", "--fts-only"});
+  ASSERT_EQ(small.code, 0) << small.err;
+  json s = json::parse(small.out);
+  ASSERT_EQ(s["thread_list"].size(), 1u) << small.out;
+  EXPECT_LE(s["thread_list"][0]["chars"].get<int>(), 700);
+  EXPECT_GT(s["thread_list"][0]["left_out"].get<int>(), 0) << small.out;
+  std::string small_text = s["context"];
+  EXPECT_NE(small_text.find("left out here; read https://github.com/acme/tinylm/issues/102 whole"), std::string::npos)
+      << small_text;
+  EXPECT_NE(small_text.find("Closing:"), std::string::npos) << small_text;
+  // Following references reaches the threads the hits name; the pack obeys --max-chars.
+  RunResult follow = Umwelt({"--corpus", db, "context", "h100-baseline", "--expand", "1", "--follow-links", "1",
+                             "--max-chars", "2000", "--json", "--fts-only"});
+  ASSERT_EQ(follow.code, 0) << follow.err;
+  json f = json::parse(follow.out);
+  EXPECT_LE(f["chars"].get<int>(), 2000);
+  bool followed = false;
+  for (const auto& t : f["thread_list"]) followed |= t["followed"].get<bool>() && t["ref"] == "acme/tinylm#102";
+  EXPECT_TRUE(followed) << follow.out;
+  // Bad input: one message naming what is wrong, exit 2.
+  RunResult bad = Umwelt({"--corpus", db, "context", "x", "--max-chars", "10"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("max_chars"), std::string::npos) << bad.err;
+  EXPECT_EQ(Umwelt({"--corpus", db, "context"}).code, 2);
+  // `run` takes PROJECT/RUN as the reference client does, and shows config and summary.
+  RunResult run = Umwelt({"--corpus", db, "run", "tinylm/h100-baseline", "--json"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  json rj = json::parse(run.out);
+  EXPECT_EQ(rj["state"], "finished");
+  EXPECT_EQ(rj["config"]["fsdp_prefetch"], false);
+  EXPECT_EQ(rj["summary"]["mfu"], 0.312);
+  RunResult text_run = Umwelt({"--corpus", db, "run", "https://wandb.ai/acme/tinylm/runs/h100-baseline"});
+  ASSERT_EQ(text_run.code, 0) << text_run.err;
+  EXPECT_NE(text_run.out.find("mfu = 0.312"), std::string::npos) << text_run.out;
+  EXPECT_EQ(Umwelt({"--corpus", db, "run", "tinylm/nope"}).code, 1);
+}
+
 TEST(Cli, Issue13ShowAndSearchEscapeTerminalControls) {
   testing::TempDir dir;
   std::string db = dir.File("c.db");

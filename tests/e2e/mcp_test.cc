@@ -53,7 +53,7 @@ TEST(Mcp, TheOfficialSdkDrivesStdioAndHttp) {
                              testing::Quote(UMWELT_BINARY) + " " + testing::Quote(db) + " http://127.0.0.1:" +
                              std::to_string(port) + " mcp-token");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
-  for (const char* check : {"ok stdio: 7 tools", "ok stdio: a prompt injection", "ok stdio: a cancelled call",
+  for (const char* check : {"ok stdio: 8 tools", "ok stdio: context:", "ok stdio: a prompt injection", "ok stdio: a cancelled call",
                             "ok http: ask:", "ok http: 5 concurrent calls", "ok http: no token, no session"}) {
     EXPECT_NE(r.out.find(check), std::string::npos) << check << "\n" << r.out;
   }
@@ -149,7 +149,7 @@ TEST(Mcp, TheDocsListEveryToolAndArgument) {
   ASSERT_EQ(r.code, 0) << r.err;
   auto a = Answers(r.out);
   const json& tools = a["2"]["result"]["tools"];
-  ASSERT_EQ(tools.size(), 7u) << r.out;
+  ASSERT_EQ(tools.size(), 8u) << r.out;
   std::string docs = testing::ReadFileOrEmpty(UMWELT_SOURCE_DIR "/docs/MCP.md");
   for (const auto& t : tools) {
     std::string name = t["name"];

@@ -20,7 +20,7 @@ async function exercise(client, transportName) {
 
   const { tools } = await client.listTools();
   const names = tools.map((x) => x.name).sort();
-  for (const want of ["ask", "linked_from", "search", "search_multi", "show", "status", "summaries"]) {
+  for (const want of ["ask", "context", "linked_from", "search", "search_multi", "show", "status", "summaries"]) {
     assert.ok(names.includes(want), `tool ${want} is listed (got ${names})`);
   }
   for (const tool of tools) {
@@ -55,6 +55,16 @@ async function exercise(client, transportName) {
   ok(t("bad search arguments are isError results"));
   await assert.rejects(client.callTool({ name: "nope", arguments: {} }), (e) => e instanceof McpError && e.code === -32602);
   ok(t("an unknown tool is a protocol error"));
+
+  // context: whole threads with permalinks, under the budget.
+  const ctx = await client.callTool({ name: "context", arguments: { queries: ["MFU H100"], expand: 2, max_chars: 5000 } });
+  assert.ok(!ctx.isError, JSON.stringify(ctx.content));
+  assert.ok(ctx.structuredContent.threads >= 1 && ctx.structuredContent.threads <= 2);
+  assert.ok(ctx.structuredContent.context.length <= 5000);
+  assert.match(ctx.structuredContent.context, /^=== .* \((https?|file):\/\//m);
+  const badCtx = await client.callTool({ name: "context", arguments: { queries: [] } });
+  assert.equal(badCtx.isError, true);
+  ok(t(`context: ${ctx.structuredContent.threads} threads, ${ctx.structuredContent.chars} characters`));
 
   const multi = await client.callTool({ name: "search_multi", arguments: { queries: ["MFU", "checkpoint restore"], total: 7 } });
   assert.ok(multi.structuredContent.hits.length > 0 && multi.structuredContent.hits.length <= 7);
