@@ -10,7 +10,7 @@ PACKAGES=(
   libcmark-gfm-dev libcmark-gfm-extensions-dev libfasttext-dev
   libgit2-dev libgumbo-dev libpoppler-cpp-dev libssl-dev
   clang libclang-rt-14-dev sqlite3
-  katex nodejs chromium fonts-liberation wrk
+  katex nodejs chromium fonts-liberation wrk python3 python3-numpy
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

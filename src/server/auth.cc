@@ -96,8 +96,9 @@ Result<Auth::Config> Auth::ParseConfig(std::string_view text, const std::string&
     return Status::Invalid(path + ": names no one: set \"org\", \"allow\" or \"tokens\"");
   }
   if (c.help.empty()) {
-    c.help = c.org.empty() ? "ask the operator to add your GitHub login to the allowlist"
-                           : "access is for members of the GitHub organization " + c.org;
+    c.help = !c.org.empty()    ? "access is for members of the GitHub organization " + c.org
+             : !c.allow.empty() ? "ask the operator to add your GitHub login to the allowlist"
+                                : "ask the operator for a token";
   }
   return c;
 }
@@ -156,6 +157,9 @@ AuthVerdict Auth::CheckToken(const std::string& token, const std::string& client
     if (!s.expires.empty() && *ParseIsoTime(s.expires) <= NowEpoch()) return Deny(401, "this token expired on " + s.expires, config_.help);
     return {200, s.login, ""};
   }
+  // With neither an org nor an allowlist no GitHub token can pass: GitHub
+  // is not asked (an unknown token costs nothing outbound).
+  if (config_.org.empty() && config_.allow.empty()) return Deny(401, "this is not a token the operator issued", config_.help);
   auto now = std::chrono::steady_clock::now();
   if (auto it = cache_.find(sha); it != cache_.end() && it->second.until > now) return it->second.verdict;
   if (!client.empty()) {

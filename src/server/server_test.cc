@@ -258,6 +258,22 @@ TEST_F(AuthTest, BadAuthFilesAndOpenNetworkAreRefused) {
   EXPECT_NE(open.status().message().find("--auth"), std::string::npos);
 }
 
+// With only issued tokens (no org, no allowlist) an unknown token is refused
+// without asking GitHub: no outbound call for a stranger's guess.
+TEST_F(AuthTest, TokensOnlyNeverAsksGithub) {
+  testing::WriteFile(auth_file_, json{{"github_api", github_.base()},
+                                      {"tokens", {{{"sha256", Sha256Hex("issued")}, {"login", "ann"}}}}}.dump());
+  ServeOptions o;
+  o.auth_file = auth_file_;
+  StartServer(o);
+  auto in = client_->Get("/api/status", {{"Authorization", "Bearer issued"}});
+  EXPECT_EQ(in->status, 200);
+  auto out = client_->Get("/api/status", {{"Authorization", "Bearer tok-alice"}});
+  EXPECT_EQ(out->status, 401);
+  EXPECT_NE(out->body.find("ask the operator for a token"), std::string::npos) << out->body;
+  EXPECT_TRUE(github_.requests().empty());
+}
+
 TEST_F(ServerTest, WandbRunConfigInTheReferenceShape) {
   {
     auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
