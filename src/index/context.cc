@@ -1,6 +1,7 @@
 // `umwelt context`: search, expand to threads, follow references, pack.
 #include "umwelt/context.h"
 
+#include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -151,9 +152,22 @@ Result<ContextPack> BuildContext(Searcher& searcher, const ContextRequest& r, co
     blocks.push_back(std::move(b.text));
     return Status::Ok();
   };
-  for (const auto& h : found.hits) {
-    if (static_cast<int>(p.threads.size()) >= r.expand || chars >= r.max_chars) break;
-    UMWELT_RETURN_IF_ERROR(add(h.hit.ref, false));
+  auto expand = [&](const std::vector<MultiHit>& hits) -> Status {
+    for (const auto& h : hits) {
+      if (static_cast<int>(p.threads.size()) >= r.expand || chars >= r.max_chars) break;
+      if (shown.count(h.hit.parent.empty() ? h.hit.ref : h.hit.parent)) continue;  // read already
+      UMWELT_RETURN_IF_ERROR(add(h.hit.ref, false));
+    }
+    return Status::Ok();
+  };
+  UMWELT_RETURN_IF_ERROR(expand(found.hits));
+  // The candidates fell in fewer threads than asked for: look deeper once.
+  int deeper = std::min(1000 * static_cast<int>(r.queries.size()), total * 4);
+  if (static_cast<int>(p.threads.size()) < r.expand && chars < r.max_chars &&
+      static_cast<int>(found.hits.size()) >= total && deeper > total) {
+    base.search.k = std::min(1000, r.k * 4);
+    UMWELT_ASSIGN_OR_RETURN(MultiSearchResponse more, searcher.SearchMulti(r.queries, base, deeper, run));
+    UMWELT_RETURN_IF_ERROR(expand(more.hits));
   }
   std::set<std::string> followed;
   for (const auto& ref : references) {

@@ -507,6 +507,10 @@ TEST(Cli, ContextPacksWholeThreadsUnderTheBudgetAndRunShowsConfig) {
   bool followed = false;
   for (const auto& t : f["thread_list"]) followed |= t["followed"].get<bool>() && t["ref"] == "acme/tinylm#102";
   EXPECT_TRUE(followed) << follow.out;
+  // Candidates in fewer threads than asked for: it looks deeper.
+  RunResult deeper = Umwelt({"--corpus", db, "context", "MFU H100", "-k", "1", "--expand", "3", "--json", "--fts-only"});
+  ASSERT_EQ(deeper.code, 0) << deeper.err;
+  EXPECT_EQ(json::parse(deeper.out)["threads"], 3) << deeper.out;
   // Bad input: one message naming what is wrong, exit 2.
   RunResult bad = Umwelt({"--corpus", db, "context", "x", "--max-chars", "10"});
   EXPECT_EQ(bad.code, 2);
