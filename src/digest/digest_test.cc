@@ -343,6 +343,36 @@ TEST_F(DigestTest, SiteFeedAndCorpusRoundTrip) {
   EXPECT_FALSE(SummaryText(**corpus, "2020-01-01_2020-01-07").ok());
 }
 
+// A site an older umwelt wrote flat (pages beside the index) moves into the
+// reference layout on the next run; nothing it held is lost, and the moved
+// pages link the index where it now is.
+TEST_F(DigestTest, AFlatSiteMovesIntoTheReferenceLayout) {
+  std::string site = dir_.File("site");
+  auto corpus = Corpus::Open(path_, Corpus::Mode::kReadWrite);
+  auto first = BuildDigest(Options("2026-11-09"));
+  ASSERT_TRUE(first.ok());
+  ASSERT_TRUE(WriteDigestSite(*first, {site, "", 0}, corpus->get()).ok());
+  // Make it the old layout: the period's files beside the index.
+  for (const auto& e : std::filesystem::directory_iterator(site + "/summaries")) {
+    std::filesystem::rename(e.path(), site + "/" + e.path().filename().string());
+  }
+  testing::WriteFile(site + "/notes.txt", "the operator's own file");
+  auto second = BuildDigest(Options("2026-11-16"));
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(WriteDigestSite(*second, {site, "", 0}, corpus->get()).ok());
+  for (const char* f : {".html", ".json", ".md", ".s.md", ".xs.md"}) {
+    EXPECT_TRUE(std::filesystem::exists(site + "/summaries/summary-2026-11-09_2026-11-15" + f)) << f;
+    EXPECT_FALSE(std::filesystem::exists(site + "/summary-2026-11-09_2026-11-15" + f)) << f;
+  }
+  EXPECT_EQ(testing::ReadFileOrEmpty(site + "/notes.txt"), "the operator's own file");
+  std::string moved = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-09_2026-11-15.html");
+  EXPECT_NE(moved.find("href=\"../index.html\""), std::string::npos);
+  EXPECT_NE(moved.find("href=\"summary-2026-11-16_2026-11-22.html\""), std::string::npos);
+  std::string index = testing::ReadFileOrEmpty(site + "/index.html");
+  EXPECT_NE(index.find("href=\"summaries/summary-2026-11-09_2026-11-15.html\""), std::string::npos);
+  EXPECT_NE(index.find("href=\"summaries/summary-2026-11-16_2026-11-22.html\""), std::string::npos);
+}
+
 TEST_F(DigestTest, NextWeekContinuesFromLastWeeksSection) {
   // Store this week's digest, then add activity on the epic a week later.
   auto d = BuildDigest(Options());
