@@ -13,6 +13,7 @@
 #include "umwelt/git.h"
 #include "umwelt/github.h"
 #include "umwelt/log.h"
+#include "umwelt/sources.h"
 #include "umwelt/wandb.h"
 #include "umwelt/web.h"
 
@@ -155,51 +156,15 @@ Status CmdFetch(const std::string& path, const FetchArgs& args) {
 
 Status RefreshSources(const std::string& path) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
-  UMWELT_ASSIGN_OR_RETURN(std::vector<SyncState> states, corpus->SyncStates());
   auto http = NewCurlHttpClient();
+  SourceCredentials credentials;
+  credentials.github_token = GithubToken();
+  if (const char* t = std::getenv("DISCORD_TOKEN"); t) credentials.discord_token = t;
+  if (const char* k = std::getenv("WANDB_API_KEY"); k) credentials.wandb_api_key = k;
   bool changed = false;
-  for (const auto& st : states) {
-    size_t colon = st.source.find(':');
-    std::string kind = st.source.substr(0, colon), name = colon == std::string::npos ? "" : st.source.substr(colon + 1);
-    Status s;
-    if (kind == "github") {
-      github::SyncOptions o;
-      o.repo = name;
-      o.token = GithubToken();
-      github::SyncReport r;
-      s = github::Sync(*corpus, *http, o, &r);
-      changed |= r.changed + r.deleted > 0;
-    } else if (kind == "git") {
-      git::Cursor cursor;
-      std::string repo = git::ParseCursor(st.cursor, &cursor) ? cursor.path : "";
-      if (repo.empty()) {
-        std::fprintf(stderr, "refresh: %s: no recorded path (sync it once with `umwelt sync git PATH`)\n", st.source.c_str());
-        continue;
-      }
-      git::SyncOptions o;
-      o.path = repo;
-      git::SyncReport r;
-      s = git::Sync(*corpus, o, &r);
-      changed |= r.commits + r.commits_removed + r.files + r.branches > 0;
-    } else if (kind == "discord") {
-      discord::SyncOptions o;
-      o.guild = name;
-      if (const char* t = std::getenv("DISCORD_TOKEN"); t) o.token = t;
-      discord::SyncReport r;
-      s = discord::Sync(*corpus, *http, o, &r);
-      changed |= r.messages + r.deleted > 0;
-    } else if (kind == "wandb") {
-      wandb::SyncOptions o;
-      o.project = name;
-      if (const char* k = std::getenv("WANDB_API_KEY"); k) o.api_key = k;
-      wandb::SyncReport r;
-      s = wandb::Sync(*corpus, *http, o, &r);
-      changed |= r.changed > 0;
-    } else {
-      continue;
-    }
-    std::fprintf(stderr, "refresh: %s: %s\n", st.source.c_str(), s.ok() ? "ok" : s.message().c_str());
-  }
+  UMWELT_RETURN_IF_ERROR(RefreshRecordedSources(
+      *corpus, *http, credentials, [](const std::string& line) { std::fprintf(stderr, "refresh: %s\n", line.c_str()); },
+      &changed));
   if (changed) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return Status::Ok();
 }

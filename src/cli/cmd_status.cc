@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
-#include "umwelt/git.h"
+#include "umwelt/sources.h"
 #include "umwelt/text.h"
 
 namespace umwelt::cli {
@@ -44,10 +44,9 @@ Status CmdStatus(const std::string& path, bool json) {
     for (const auto& st : s.sync) {
       nlohmann::json src = {{"source", st.source}, {"last_success", st.last_success},
                             {"last_error", st.last_error}, {"error_since", st.error_since}};
-      git::Cursor cursor;
-      if (st.source.rfind("git:", 0) == 0 && git::ParseCursor(st.cursor, &cursor)) {
-        src["skipped"] = cursor.skipped;
-        src["shallow"] = cursor.shallow;
+      if (const Source* source = SourceOf(st.source)) {
+        auto facts = nlohmann::json::parse(source->CursorFactsJson(st.cursor), nullptr, false);
+        if (facts.is_object()) src.update(facts);
       }
       out["sources"].push_back(std::move(src));
     }
@@ -71,9 +70,9 @@ Status CmdStatus(const std::string& path, bool json) {
       std::printf("%-32s %-22s %s\n", st.source.c_str(),
                   st.last_success.empty() ? "never" : (st.last_success + " " + Age(st.last_success)).c_str(),
                   err.c_str());
-      git::Cursor cursor;
-      if (st.source.rfind("git:", 0) == 0 && git::ParseCursor(st.cursor, &cursor) && !DescribeSkips(cursor).empty()) {
-        std::printf("  last sync left out: %s\n", git::DescribeSkips(cursor).c_str());
+      const Source* source = SourceOf(st.source);
+      if (std::string left = source ? source->DescribeCursor(st.cursor) : ""; !left.empty()) {
+        std::printf("  last sync left out: %s\n", left.c_str());
       }
     }
   }
