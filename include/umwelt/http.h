@@ -63,8 +63,12 @@ struct RetryPolicy {
   // Whether an answer is retried; default: 429, 529 and 5xx. A transport
   // failure (refused, dropped, timed out) always is.
   std::function<bool(const HttpResponse&)> retry_on;
+  // The wait the answer asks for in the provider's own way (Discord's body
+  // `retry_after`), or a negative number for none; before Retry-After.
+  std::function<double(const HttpResponse&)> wait_of;
   std::function<void(double seconds)> sleep;  // default: this thread sleeps; tests record
-  std::function<void()> on_retry;             // before each retry (counting them)
+  // Before each retry: the answer (or failure) being retried and the wait.
+  std::function<void(const Result<HttpResponse>& last, double wait)> on_retry;
 };
 // Sends `request` until the answer is not one to retry or the retries run
 // out, waiting between tries for the answer's Retry-After (seconds) when it

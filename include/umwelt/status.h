@@ -71,7 +71,9 @@ class [[nodiscard]] Result {
   const T& value() const& { return const_cast<Result*>(this)->Get(); }
   T&& value() && { return std::move(Get()); }
   T* operator->() { return &Get(); }
+  const T* operator->() const { return &value(); }
   T& operator*() { return Get(); }
+  const T& operator*() const { return value(); }
 
  private:
   T& Get() {

@@ -135,13 +135,16 @@ Result<HttpResponse> SendWithRetry(HttpClient& http, const HttpRequest& request,
     bool retry = !r.ok() || (p.retry_on ? p.retry_on(*r) : r->status == 429 || r->status == 529 || r->status >= 500);
     if (!retry || attempt >= p.max_retries) return r;
     double wait = backoff;
-    if (r.ok() && !r->Header("retry-after").empty()) {
+    double asked = r.ok() && p.wait_of ? p.wait_of(*r) : -1;
+    if (asked >= 0) {
+      wait = asked;
+    } else if (r.ok() && !r->Header("retry-after").empty()) {
       char* end = nullptr;
       double after = std::strtod(r->Header("retry-after").c_str(), &end);
       if (end && *end == '\0' && after >= 0) wait = after;  // an HTTP date is not a number: the backoff stands
     }
-    if (p.on_retry) p.on_retry();
     wait = std::min(wait, p.max_wait_seconds);
+    if (p.on_retry) p.on_retry(r, wait);
     if (p.sleep) p.sleep(wait);
     else std::this_thread::sleep_for(std::chrono::duration<double>(wait));
     backoff *= 2;

@@ -140,7 +140,7 @@ TEST(Issue15, SendWithRetryWaitsBacksOffAndGivesUp) {
   p.max_retries = 4;
   p.backoff_seconds = 0.5;
   p.sleep = [&](double s) { waits.push_back(s); };
-  p.on_retry = [&] { ++retries; };
+  p.on_retry = [&](const Result<HttpResponse>&, double) { ++retries; };
   script = {{503, ""}, {429, "7"}, {500, "Wed, 21 Oct 2015 07:28:00 GMT"}, {529, "100000"}};
   int attempts = 0;
   auto r = SendWithRetry(*http, req, p, &attempts);
@@ -171,7 +171,19 @@ TEST(Issue15, SendWithRetryWaitsBacksOffAndGivesUp) {
   p.retry_on = [](const HttpResponse& a) { return a.body == "answer 0"; };
   r = SendWithRetry(*http, req, p, &attempts);
   EXPECT_EQ(r->body, "answer 1");
+  // A provider's own rule for the wait (Discord's body retry_after) comes
+  // before Retry-After; a negative answer leaves Retry-After and the backoff.
+  served = 0;
+  waits.clear();
+  script = {{429, "9"}, {503, "3"}, {200, ""}};
+  p.retry_on = nullptr;
+  p.max_retries = 4;
+  p.wait_of = [](const HttpResponse& a) { return a.status == 429 ? 0.25 : -1.0; };
+  r = SendWithRetry(*http, req, p, &attempts);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(waits, (std::vector<double>{0.25, 3}));
   // A refused connection is retried, then reported.
+  p.max_retries = 1;
   HttpRequest dead;
   dead.url = "http://127.0.0.1:1/";
   r = SendWithRetry(*http, dead, p, &attempts);

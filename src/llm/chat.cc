@@ -182,7 +182,7 @@ class Model final : public ChatModel {
     policy.max_retries = o_.max_retries;
     policy.backoff_seconds = o_.backoff_seconds;
     policy.sleep = o_.sleep;
-    policy.on_retry = [this] {
+    policy.on_retry = [this](const Result<HttpResponse>&, double) {
       std::lock_guard<std::mutex> lock(mu_);
       usage_.retries++;
     };

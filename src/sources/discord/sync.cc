@@ -103,56 +103,43 @@ class DiscordSync {
     HttpRequest req;
     req.url = o_.api_base + path;
     req.headers = {{"Authorization", "Bot " + o_.token}, {"User-Agent", "DiscordBot (umwelt, 0.1)"}};
-    double backoff = o_.backoff_seconds;
-    for (int attempt = 0;; ++attempt) {
-      r_.requests++;
-      auto resp = http_.Send(req);
-      bool last = attempt >= o_.max_retries;
-      if (!resp.ok()) {
-        if (last) return Status::Unavailable("sync discord: GET " + path + ": " + resp.status().message());
-        r_.retries++;
-        Sleep(backoff);
-        backoff *= 2;
-        continue;
+    RetryPolicy policy;
+    policy.max_retries = o_.max_retries;
+    policy.backoff_seconds = o_.backoff_seconds;
+    policy.max_wait_seconds = 600;
+    policy.wait_of = [](const HttpResponse& r) {  // a 429's body says how long
+      if (r.status != 429) return -1.0;
+      json body = ParseJson(r.body);
+      if (body.is_object() && body.contains("retry_after") && body["retry_after"].is_number()) {
+        return std::max(0.0, body["retry_after"].get<double>());
       }
-      if (resp->status == 429) {
-        double wait = 1.0;
-        json body = ParseJson(resp->body);
-        if (body.is_object() && body.contains("retry_after") && body["retry_after"].is_number()) {
-          wait = body["retry_after"].get<double>();
-        } else if (!resp->Header("retry-after").empty()) {
-          wait = std::atof(resp->Header("retry-after").c_str());
-        }
-        if (last) {
-          return Status::Unavailable("sync discord: GET " + path + ": still rate limited after " +
-                                     std::to_string(attempt) + " retries");
-        }
-        r_.retries++;
-        Sleep(std::clamp(wait, 0.0, 600.0));
-        continue;
-      }
-      if (resp->status >= 500) {
-        if (last) return Status::Unavailable("sync discord: GET " + path + ": HTTP " + std::to_string(resp->status));
-        r_.retries++;
-        Sleep(backoff);
-        backoff *= 2;
-        continue;
-      }
-      if (resp->status == 401) return Status::Unavailable("sync discord: the bot token was rejected (HTTP 401)");
-      // No access to one channel is the bot's permissions, not a failed sync: skipped.
-      if (resp->status == 403) return Status::NotFound("the bot has no access (HTTP 403)");
-      if (resp->status == 404) return Status::NotFound("not found (HTTP 404)");
-      if (resp->status != 200) {
-        return Status::Io("sync discord: GET " + path + ": HTTP " + std::to_string(resp->status));
-      }
-      if (resp->Header("x-ratelimit-remaining") == "0") {
-        double reset = std::atof(resp->Header("x-ratelimit-reset-after").c_str());
-        if (reset > 0) Sleep(std::min(reset, 600.0));
-      }
-      json j = ParseJson(resp->body);
-      if (j.is_discarded()) return Status::Corrupt("sync discord: GET " + path + ": the response is not JSON");
-      return j;
+      return r.Header("retry-after").empty() ? 1.0 : -1.0;
+    };
+    policy.sleep = [this](double seconds) { Sleep(seconds); };
+    policy.on_retry = [this](const Result<HttpResponse>&, double) { r_.retries++; };
+    int attempts = 0;
+    auto resp = SendWithRetry(http_, req, policy, &attempts);
+    r_.requests += attempts;
+    if (!resp.ok()) return Status::Unavailable("sync discord: GET " + path + ": " + resp.status().message());
+    if (resp->status == 429) {
+      return Status::Unavailable("sync discord: GET " + path + ": still rate limited after " +
+                                 std::to_string(attempts - 1) + " retries");
     }
+    if (resp->status >= 500) return Status::Unavailable("sync discord: GET " + path + ": HTTP " + std::to_string(resp->status));
+    if (resp->status == 401) return Status::Unavailable("sync discord: the bot token was rejected (HTTP 401)");
+    // No access to one channel is the bot's permissions, not a failed sync: skipped.
+    if (resp->status == 403) return Status::NotFound("the bot has no access (HTTP 403)");
+    if (resp->status == 404) return Status::NotFound("not found (HTTP 404)");
+    if (resp->status != 200) {
+      return Status::Io("sync discord: GET " + path + ": HTTP " + std::to_string(resp->status));
+    }
+    if (resp->Header("x-ratelimit-remaining") == "0") {
+      double reset = std::atof(resp->Header("x-ratelimit-reset-after").c_str());
+      if (reset > 0) Sleep(std::min(reset, 600.0));
+    }
+    json j = ParseJson(resp->body);
+    if (j.is_discarded()) return Status::Corrupt("sync discord: GET " + path + ": the response is not JSON");
+    return j;
   }
 
   // Text channels, active threads, and threads archived in the last

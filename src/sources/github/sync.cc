@@ -95,54 +95,70 @@ class Syncer {
                    {"User-Agent", "umwelt"}};
     if (!o_.token.empty()) req.headers.emplace_back("Authorization", "Bearer " + o_.token);
     if (!etag.empty()) req.headers.emplace_back("If-None-Match", etag);
-    double backoff = o_.backoff_seconds;
-    for (int attempt = 0;; ++attempt) {
-      report_->requests++;
-      auto r = http_.Send(req);
-      std::string why;
-      double wait = backoff;
-      if (!r.ok()) {
-        why = r.status().message();
-      } else {
-        const HttpResponse& resp = *r;
-        if ((resp.status >= 200 && resp.status < 300) || resp.status == 304) {
-          if (resp.status == 304) report_->not_modified++;
-          return r;
-        }
-        std::string remaining = resp.Header("x-ratelimit-remaining");
-        std::string retry_after = resp.Header("retry-after");
-        if ((resp.status == 403 || resp.status == 429) && !retry_after.empty()) {
-          wait = std::atof(retry_after.c_str());
-          why = "secondary rate limit (Retry-After " + retry_after + "s)";
-        } else if ((resp.status == 403 || resp.status == 429) && remaining == "0") {
-          double reset = std::atof(resp.Header("x-ratelimit-reset").c_str());
-          wait = std::max(1.0, reset - static_cast<double>(NowEpoch()) + 1);
-          why = "rate limit exhausted until " + FormatIsoTime(static_cast<int64_t>(reset));
-          if (wait > o_.max_sleep_seconds) {
-            return Status::Unavailable("GET " + url + ": " + why + "; not waiting " +
-                                       std::to_string(static_cast<int64_t>(wait)) + "s");
-          }
-        } else if (resp.status >= 500 || resp.status == 429) {
-          why = "HTTP " + std::to_string(resp.status);
-        } else {
-          std::string msg;
-          auto body = json::parse(resp.body, nullptr, false);
-          if (body.is_object() && body.contains("message") && body["message"].is_string()) {
-            msg = ": " + body["message"].get<std::string>();
-          }
-          std::string hint = resp.status == 401 ? " (check GITHUB_TOKEN)" : "";
-          return Status::Unavailable("GET " + url + ": HTTP " + std::to_string(resp.status) + msg + hint);
-        }
-      }
-      if (attempt >= o_.max_retries) {
-        return Status::Unavailable("GET " + url + ": " + why + "; gave up after " +
-                                   std::to_string(attempt + 1) + " attempts");
-      }
-      LogInfo("GET " + url + ": " + why + "; retrying in " + std::to_string(wait) + "s");
+    RetryPolicy policy;
+    policy.max_retries = o_.max_retries;
+    policy.backoff_seconds = o_.backoff_seconds;
+    policy.max_wait_seconds = o_.max_sleep_seconds;
+    policy.sleep = o_.sleep;
+    policy.retry_on = [this](const HttpResponse& r) {
+      if (r.status >= 500) return true;
+      if (r.status != 403 && r.status != 429) return false;
+      if (!r.Header("retry-after").empty()) return true;  // a secondary rate limit
+      if (r.Header("x-ratelimit-remaining") == "0") return ResetWait(r) <= o_.max_sleep_seconds;
+      return r.status == 429;
+    };
+    policy.wait_of = [](const HttpResponse& r) { return Exhausted(r) ? ResetWait(r) : -1.0; };
+    policy.on_retry = [&](const Result<HttpResponse>& last, double wait) {
+      LogInfo("GET " + url + ": " + WhyRetried(last) + "; retrying in " + std::to_string(wait) + "s");
       report_->retries++;
-      o_.sleep(wait);
-      backoff *= 2;
+    };
+    int attempts = 0;
+    auto r = SendWithRetry(http_, req, policy, &attempts);
+    report_->requests += attempts;
+    std::string gave_up = "; gave up after " + std::to_string(attempts) + " attempts";
+    if (!r.ok()) return Status::Unavailable("GET " + url + ": " + r.status().message() + gave_up);
+    const HttpResponse& resp = *r;
+    if ((resp.status >= 200 && resp.status < 300) || resp.status == 304) {
+      if (resp.status == 304) report_->not_modified++;
+      return r;
     }
+    if (Exhausted(resp) && ResetWait(resp) > o_.max_sleep_seconds) {
+      return Status::Unavailable("GET " + url + ": " + WhyRetried(r) + "; not waiting " +
+                                 std::to_string(static_cast<int64_t>(ResetWait(resp))) + "s");
+    }
+    if (resp.status >= 500 || resp.status == 429 || (resp.status == 403 && !resp.Header("retry-after").empty()) ||
+        Exhausted(resp)) {
+      return Status::Unavailable("GET " + url + ": " + WhyRetried(r) + gave_up);
+    }
+    std::string msg;
+    auto body = json::parse(resp.body, nullptr, false);
+    if (body.is_object() && body.contains("message") && body["message"].is_string()) {
+      msg = ": " + body["message"].get<std::string>();
+    }
+    std::string hint = resp.status == 401 ? " (check GITHUB_TOKEN)" : "";
+    return Status::Unavailable("GET " + url + ": HTTP " + std::to_string(resp.status) + msg + hint);
+  }
+
+  // GitHub's rules for waiting, as data for SendWithRetry: the primary rate
+  // limit spent (wait for its reset), a secondary one (its Retry-After).
+  static bool Exhausted(const HttpResponse& r) {
+    return (r.status == 403 || r.status == 429) && r.Header("retry-after").empty() &&
+           r.Header("x-ratelimit-remaining") == "0";
+  }
+  static double ResetWait(const HttpResponse& r) {
+    double reset = std::atof(r.Header("x-ratelimit-reset").c_str());
+    return std::max(1.0, reset - static_cast<double>(NowEpoch()) + 1);
+  }
+  static std::string WhyRetried(const Result<HttpResponse>& r) {
+    if (!r.ok()) return r.status().message();
+    if ((r->status == 403 || r->status == 429) && !r->Header("retry-after").empty()) {
+      return "secondary rate limit (Retry-After " + r->Header("retry-after") + "s)";
+    }
+    if (Exhausted(*r)) {
+      return "rate limit exhausted until " +
+             FormatIsoTime(static_cast<int64_t>(std::atof(r->Header("x-ratelimit-reset").c_str())));
+    }
+    return "HTTP " + std::to_string(r->status);
   }
 
   // Walks one repository-wide listing from its cursor, committing page by page.

@@ -389,7 +389,7 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
     policy.backoff_seconds = o.backoff_seconds;
     policy.max_wait_seconds = 600;
     policy.sleep = sleep;
-    policy.on_retry = [&] { report->retries++; };
+    policy.on_retry = [&](const Result<HttpResponse>&, double) { report->retries++; };
     int attempts = 0;
     Result<HttpResponse> resp = SendWithRetry(http, req, policy, &attempts);
     report->requests += attempts;
