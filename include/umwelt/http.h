@@ -60,9 +60,11 @@ struct RetryPolicy {
   int max_retries = 4;             // retries after the first try
   double backoff_seconds = 1.0;    // the first wait, doubled after each retry
   double max_wait_seconds = 120;   // no wait is longer, Retry-After included
-  // Whether an answer is retried; default: 429, 529 and 5xx. A transport
-  // failure (refused, dropped, timed out) always is.
+  // Whether an answer is retried; default: 429, 529 and 5xx.
   std::function<bool(const HttpResponse&)> retry_on;
+  // Whether a transport failure (refused, dropped, timed out) is: yes, but
+  // not for a POST that may have arrived (a webhook would post twice).
+  bool retry_transport = true;
   // The wait the answer asks for in the provider's own way (Discord's body
   // `retry_after`), or a negative number for none; before Retry-After.
   std::function<double(const HttpResponse&)> wait_of;
@@ -70,6 +72,10 @@ struct RetryPolicy {
   // Before each retry: the answer (or failure) being retried and the wait.
   std::function<void(const Result<HttpResponse>& last, double wait)> on_retry;
 };
+// The wait a 429 answer's JSON body asks for (Discord's and its webhooks'
+// `retry_after`, seconds), or -1: a RetryPolicy's `wait_of`.
+double RetryAfterInBody(const HttpResponse& response);
+
 // Sends `request` until the answer is not one to retry or the retries run
 // out, waiting between tries for the answer's Retry-After (seconds) when it
 // gives one, else the backoff. Returns the last try's result; *attempts (when

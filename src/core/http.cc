@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "umwelt/text.h"
 
@@ -127,12 +130,21 @@ class CurlHttpClient final : public HttpClient {
 
 std::unique_ptr<HttpClient> NewCurlHttpClient() { return std::make_unique<CurlHttpClient>(); }
 
+double RetryAfterInBody(const HttpResponse& r) {
+  if (r.status != 429) return -1;
+  auto j = nlohmann::json::parse(r.body, nullptr, false);
+  if (!j.is_object() || !j.contains("retry_after") || !j["retry_after"].is_number()) return -1;
+  double wait = j["retry_after"].get<double>();
+  return std::isfinite(wait) && wait >= 0 ? wait : -1;
+}
+
 Result<HttpResponse> SendWithRetry(HttpClient& http, const HttpRequest& request, const RetryPolicy& p, int* attempts) {
   double backoff = p.backoff_seconds;
   for (int attempt = 0;; ++attempt) {
     Result<HttpResponse> r = http.Send(request);
     if (attempts) *attempts = attempt + 1;
-    bool retry = !r.ok() || (p.retry_on ? p.retry_on(*r) : r->status == 429 || r->status == 529 || r->status >= 500);
+    bool retry = !r.ok() ? p.retry_transport
+                         : (p.retry_on ? p.retry_on(*r) : r->status == 429 || r->status == 529 || r->status >= 500);
     if (!retry || attempt >= p.max_retries) return r;
     double wait = backoff;
     double asked = r.ok() && p.wait_of ? p.wait_of(*r) : -1;

@@ -189,6 +189,23 @@ TEST(Issue15, SendWithRetryWaitsBacksOffAndGivesUp) {
   r = SendWithRetry(*http, dead, p, &attempts);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(attempts, 2);
+  // Unless a POST that may have arrived must not be sent twice.
+  p.retry_transport = false;
+  r = SendWithRetry(*http, dead, p, &attempts);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(attempts, 1);
+  // Discord's body retry_after: only on a 429, only a finite number.
+  HttpResponse limited;
+  limited.status = 429;
+  limited.body = R"({"retry_after": 1.5, "global": false})";
+  EXPECT_EQ(RetryAfterInBody(limited), 1.5);
+  limited.body = R"({"retry_after": "soon"})";
+  EXPECT_EQ(RetryAfterInBody(limited), -1);
+  limited.body = "not json";
+  EXPECT_EQ(RetryAfterInBody(limited), -1);
+  limited.status = 503;
+  limited.body = R"({"retry_after": 2})";
+  EXPECT_EQ(RetryAfterInBody(limited), -1);
 }
 
 }  // namespace

@@ -182,26 +182,22 @@ Status PostDigest(const Digest& d, const std::string& kind, const std::string& w
                                   : json{{"text", messages[i]}, {"unfurl_links", false}, {"mrkdwn", true}};
     req.body = body.dump();
     req.timeout_seconds = 30;
-    for (int attempt = 0;; ++attempt) {
-      auto r = http->Send(req);
-      if (!r.ok()) {
-        return Status::Unavailable("posting to the " + kind + " webhook failed at message " + std::to_string(i + 1) +
-                                   " of " + std::to_string(messages.size()) + ": " +
-                                   Redact(r.status().message(), {webhook_url}));
-      }
-      if (r->status == 429 && attempt < 3) {
-        double wait = std::atof(r->Header("retry-after").c_str());
-        json j = ParseJson(r->body);
-        if (j.is_object() && j.contains("retry_after") && j["retry_after"].is_number()) wait = j["retry_after"].get<double>();
-        std::this_thread::sleep_for(std::chrono::duration<double>(std::clamp(wait, 0.0, 10.0)));
-        continue;
-      }
-      if (r->status < 200 || r->status >= 300) {
-        return Status::Unavailable("the " + kind + " webhook answered HTTP " + std::to_string(r->status) +
-                                   " at message " + std::to_string(i + 1) + " of " + std::to_string(messages.size()) +
-                                   ": " + Redact(std::string(TruncateUtf8(r->body, 200)), {webhook_url}));
-      }
-      break;
+    RetryPolicy policy;  // only a 429 is posted again: it was not taken
+    policy.max_retries = 3;
+    policy.max_wait_seconds = 10;
+    policy.retry_on = [](const HttpResponse& r) { return r.status == 429; };
+    policy.retry_transport = false;
+    policy.wait_of = RetryAfterInBody;
+    auto r = SendWithRetry(*http, req, policy);
+    if (!r.ok()) {
+      return Status::Unavailable("posting to the " + kind + " webhook failed at message " + std::to_string(i + 1) +
+                                 " of " + std::to_string(messages.size()) + ": " +
+                                 Redact(r.status().message(), {webhook_url}));
+    }
+    if (r->status < 200 || r->status >= 300) {
+      return Status::Unavailable("the " + kind + " webhook answered HTTP " + std::to_string(r->status) +
+                                 " at message " + std::to_string(i + 1) + " of " + std::to_string(messages.size()) +
+                                 ": " + Redact(std::string(TruncateUtf8(r->body, 200)), {webhook_url}));
     }
   }
   return Status::Ok();

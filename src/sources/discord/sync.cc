@@ -107,13 +107,9 @@ class DiscordSync {
     policy.max_retries = o_.max_retries;
     policy.backoff_seconds = o_.backoff_seconds;
     policy.max_wait_seconds = 600;
-    policy.wait_of = [](const HttpResponse& r) {  // a 429's body says how long
-      if (r.status != 429) return -1.0;
-      json body = ParseJson(r.body);
-      if (body.is_object() && body.contains("retry_after") && body["retry_after"].is_number()) {
-        return std::max(0.0, body["retry_after"].get<double>());
-      }
-      return r.Header("retry-after").empty() ? 1.0 : -1.0;
+    policy.wait_of = [](const HttpResponse& r) {  // a 429's body says how long, else Retry-After, else 1 s
+      double asked = RetryAfterInBody(r);
+      return asked >= 0 || r.status != 429 || !r.Header("retry-after").empty() ? asked : 1.0;
     };
     policy.sleep = [this](double seconds) { Sleep(seconds); };
     policy.on_retry = [this](const Result<HttpResponse>&, double) { r_.retries++; };
