@@ -614,8 +614,15 @@ TEST_F(DigestTest, PostsTiersToDiscordAndSlackWebhooks) {
   testing::TestServer hook;
   std::vector<json> posted;
   std::mutex mu;
+  int limited = 1;  // the first post is rate limited (Discord's body says for how long): posted again once
   hook.server().Post(R"(/api/webhooks/(\d+)/(\w+))", [&](const httplib::Request& req, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mu);
+    if (limited-- > 0) {
+      res.status = 429;
+      res.set_content("{\"message\":\"You are being rate limited.\",\"retry_after\":0.05,\"global\":false}",
+                      "application/json");
+      return;
+    }
     posted.push_back(json::parse(req.body));
     res.set_content("{\"id\":\"1\"}", "application/json");
   });
@@ -631,6 +638,7 @@ TEST_F(DigestTest, PostsTiersToDiscordAndSlackWebhooks) {
   EXPECT_NE(posted[0]["content"].get<std::string>().find(d->xs), std::string::npos);
   for (const auto& p : posted) EXPECT_LE(p["content"].get<std::string>().size(), 2000u);
   EXPECT_EQ(hook.requests()[0], "/api/webhooks/123/tok3n?wait=true");
+  EXPECT_EQ(hook.requests().size(), posted.size() + 1);  // the limited one, once more
   size_t discord = posted.size();
   ASSERT_TRUE(PostDigest(*d, "slack", hook.base() + "/services/T0/B0/secret").ok());
   ASSERT_GT(posted.size(), discord);
