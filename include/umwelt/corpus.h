@@ -91,6 +91,12 @@ struct SyncState {
   std::string error_since;   // when the current run of failures began
 };
 
+// How a sync run ended, marked the one way every source marks it: success
+// stamps last_success and clears the error; failure sets last_error and,
+// at the first failure of a run of them, error_since. `now`: epoch seconds.
+void MarkSyncSuccess(SyncState* state, int64_t now);
+void MarkSyncFailure(SyncState* state, const std::string& error, int64_t now);
+
 struct CorpusStats {
   struct Count {
     std::string source, kind;
@@ -320,5 +326,10 @@ class WriteBatch {
   int64_t changed_ = 0;
   int64_t vectors_changed_ = 0;
 };
+
+// Records that a sync of `source` failed without touching its cursor or its
+// data: the stored state, marked (MarkSyncFailure), written in a batch of its
+// own. Best effort: the sync's own error is what the caller reports.
+void RecordSyncFailure(Corpus& corpus, const std::string& source, const std::string& error, int64_t now);
 
 }  // namespace umwelt

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "test_util.h"
+#include "umwelt/text.h"
 
 namespace umwelt {
 namespace {
@@ -244,6 +245,42 @@ TEST(CorpusSchema, MatchesTheReferenceCore) {
   EXPECT_EQ(columns("chunks_fts"), (std::vector<std::string>{"text", "title", "syms"}));
   EXPECT_EQ((*c)->GetMeta("schema_version").value(), std::to_string(kSchemaVersion));
   EXPECT_TRUE((*c)->native());
+}
+
+}  // namespace
+}  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 15: one way to record how a sync ended, whichever source ran it.
+TEST(SyncOutcome, FailuresKeepTheCursorAndTheirFirstTimeSuccessClearsThem) {
+  testing::TempDir dir;
+  auto corpus = Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(corpus.ok());
+  SyncState s{"github:a/b", "cursor-1", "", "", ""};
+  MarkSyncSuccess(&s, 1000);
+  {
+    auto b = (*corpus)->BeginWrite();
+    ASSERT_TRUE((*b)->PutSyncState(s).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  RecordSyncFailure(**corpus, "github:a/b", "HTTP 502", 2000);
+  RecordSyncFailure(**corpus, "github:a/b", "HTTP 503", 3000);
+  auto stored = (*corpus)->GetSyncState("github:a/b");
+  ASSERT_TRUE(stored.ok() && *stored);
+  EXPECT_EQ((*stored)->cursor, "cursor-1");
+  EXPECT_EQ((*stored)->last_success, FormatIsoTime(1000));
+  EXPECT_EQ((*stored)->last_error, "HTTP 503");
+  EXPECT_EQ((*stored)->error_since, FormatIsoTime(2000));  // when the run of failures began
+  SyncState again = **stored;
+  MarkSyncSuccess(&again, 4000);
+  EXPECT_EQ(again.last_success, FormatIsoTime(4000));
+  EXPECT_TRUE(again.last_error.empty());
+  EXPECT_TRUE(again.error_since.empty());
+  // A source never synced gets a row of its own.
+  RecordSyncFailure(**corpus, "wandb:e/p", "the API key was refused", 5000);
+  EXPECT_EQ((*(*corpus)->GetSyncState("wandb:e/p"))->error_since, FormatIsoTime(5000));
 }
 
 }  // namespace

@@ -325,4 +325,24 @@ Status WriteBatch::Commit() {
   return s;
 }
 
+void MarkSyncSuccess(SyncState* s, int64_t now) {
+  s->last_success = FormatIsoTime(now);
+  s->last_error.clear();
+  s->error_since.clear();
+}
+
+void MarkSyncFailure(SyncState* s, const std::string& error, int64_t now) {
+  s->last_error = error;
+  if (s->error_since.empty()) s->error_since = FormatIsoTime(now);
+}
+
+void RecordSyncFailure(Corpus& corpus, const std::string& source, const std::string& error, int64_t now) {
+  auto stored = corpus.GetSyncState(source);
+  SyncState s = stored.ok() && *stored ? **stored : SyncState{};
+  s.source = source;
+  MarkSyncFailure(&s, error, now);
+  auto batch = corpus.BeginWrite();
+  if (batch.ok() && (*batch)->PutSyncState(s).ok()) (void)(*batch)->Commit();
+}
+
 }  // namespace umwelt

@@ -78,12 +78,9 @@ class DiscordSync {
     if (!final) {
       // a checkpoint: only the cursor moves
     } else if (error.empty()) {
-      s.last_success = FormatIsoTime(NowEpoch());
-      s.last_error.clear();
-      s.error_since.clear();
+      MarkSyncSuccess(&s, NowEpoch());
     } else {
-      s.last_error = error;
-      if (s.error_since.empty()) s.error_since = FormatIsoTime(NowEpoch());
+      MarkSyncFailure(&s, error, NowEpoch());
     }
     return batch.PutSyncState(s);
   }

@@ -758,7 +758,7 @@ class GitSync {
     SyncState s;
     s.source = source_key_;
     s.cursor = FormatCursor(cursor);
-    s.last_success = FormatIsoTime(NowEpoch());
+    MarkSyncSuccess(&s, NowEpoch());
     UMWELT_RETURN_IF_ERROR(batch->PutSyncState(s));
     return batch->Commit();
   }
@@ -855,15 +855,7 @@ Status Sync(Corpus& corpus, const SyncOptions& options, SyncReport* report) {
   Status s = sync.Run();
   if (!s.ok() && !report->repo.empty()) {
     // Say so in the corpus too (status shows it), without touching its data.
-    auto batch = corpus.BeginWrite();
-    if (batch.ok()) {
-      auto prev = corpus.GetSyncState("git:" + report->repo);
-      SyncState st = prev.ok() && *prev ? **prev : SyncState{};
-      st.source = "git:" + report->repo;
-      if (st.error_since.empty()) st.error_since = FormatIsoTime(NowEpoch());
-      st.last_error = s.message();
-      if ((*batch)->PutSyncState(st).ok()) (void)(*batch)->Commit();
-    }
+    RecordSyncFailure(corpus, "git:" + report->repo, s.message(), NowEpoch());
   }
   return s;
 }

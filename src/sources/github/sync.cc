@@ -61,9 +61,7 @@ class Syncer {
       RecordFailure(s);
       return s;
     }
-    state_.last_success = FormatIsoTime(NowEpoch());
-    state_.last_error.clear();
-    state_.error_since.clear();
+    MarkSyncSuccess(&state_, NowEpoch());
     state_.cursor = cursor_.dump();
     report_->cursor = state_.cursor;
     UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());
@@ -72,16 +70,8 @@ class Syncer {
   }
 
  private:
-  void RecordFailure(const Status& s) {
-    state_.last_error = s.message();
-    if (state_.error_since.empty()) state_.error_since = FormatIsoTime(NowEpoch());
-    // The cursor in the corpus is the last committed one; keep it.
-    auto stored = corpus_.GetSyncState(source_);
-    if (stored.ok() && *stored) state_.cursor = (*stored)->cursor;
-    auto batch = corpus_.BeginWrite();
-    if (!batch.ok()) return;
-    if ((*batch)->PutSyncState(state_).ok()) (void)(*batch)->Commit();
-  }
+  // The cursor in the corpus is the last committed one; it stays.
+  void RecordFailure(const Status& s) { RecordSyncFailure(corpus_, source_, s.message(), NowEpoch()); }
 
   std::string RepoUrl(const std::string& tail) const { return o_.api_base + "/repos/" + o_.repo + tail; }
 

@@ -357,13 +357,7 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
   std::string page_cursor;
   std::vector<std::string> warnings;
   auto record_error = [&](const Status& s) {
-    auto batch = corpus.BeginWrite();
-    if (!batch.ok()) return s;
-    SyncState st = state ? *state : SyncState{};
-    st.source = key;
-    st.last_error = s.message();
-    if (st.error_since.empty()) st.error_since = FormatIsoTime(NowEpoch());
-    if ((*batch)->PutSyncState(st).ok()) (void)(*batch)->Commit();
+    RecordSyncFailure(corpus, key, s.message(), NowEpoch());
     return s;
   };
   auto sleep = [&](double s) {
@@ -413,11 +407,7 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
       SyncState st = state ? *state : SyncState{};
       st.source = key;
       st.cursor = newest;
-      if (!more) {
-        st.last_success = FormatIsoTime(NowEpoch());
-        st.last_error.clear();
-        st.error_since.clear();
-      }
+      if (!more) MarkSyncSuccess(&st, NowEpoch());
       return b.PutSyncState(st);
     });
     if (!s.ok()) return s;
