@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "umwelt/clock.h"
+
 namespace umwelt {
 
 // True when `s` is well-formed UTF-8.
@@ -30,8 +32,6 @@ std::optional<int64_t> ParseIsoTime(std::string_view s);
 std::string FormatIsoTime(int64_t epoch_seconds);
 // Normalises any ISO-8601 date-time to "YYYY-MM-DDTHH:MM:SSZ"; "" if invalid.
 std::string NormalizeIsoTime(std::string_view s);
-// Seconds since the epoch, now (UTC).
-int64_t NowEpoch();
 
 // The lowercase words of an identifier split at camelCase, snake_case,
 // kebab-case and letter/digit boundaries: "parseHTTPResponse2" -> parse, http,

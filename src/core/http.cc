@@ -158,7 +158,7 @@ Result<HttpResponse> SendWithRetry(HttpClient& http, const HttpRequest& request,
     wait = std::min(wait, p.max_wait_seconds);
     if (p.on_retry) p.on_retry(r, wait);
     if (p.sleep) p.sleep(wait);
-    else std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    else SleepSeconds(wait);
     backoff *= 2;
   }
 }

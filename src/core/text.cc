@@ -191,12 +191,6 @@ std::string NormalizeIsoTime(std::string_view s) {
   return t ? FormatIsoTime(*t) : std::string();
 }
 
-int64_t NowEpoch() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 std::vector<std::string> SplitIdentifier(std::string_view tok) {
   std::vector<std::string> out;
   std::string cur;

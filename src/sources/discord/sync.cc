@@ -89,7 +89,7 @@ class DiscordSync {
     if (o_.sleep) {
       o_.sleep(seconds);
     } else {
-      std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+      SleepSeconds(seconds);
     }
   }
 

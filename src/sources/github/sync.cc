@@ -36,7 +36,7 @@ class Syncer {
       : corpus_(corpus), http_(http), o_(o), report_(r), source_("github:" + o.repo) {
     while (!o_.api_base.empty() && o_.api_base.back() == '/') o_.api_base.pop_back();
     if (!o_.sleep) {
-      o_.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+      o_.sleep = SleepSeconds;
     }
   }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <filesystem>
 
 #include "github_fake.h"
@@ -123,6 +125,25 @@ TEST_F(SyncTest, RetriesServerErrorsDroppedConnectionsAndRateLimits) {
   EXPECT_LE(sleeps_[2], 32.0);
   EXPECT_EQ(sleeps_[3], 7.0);   // honoured Retry-After
   EXPECT_EQ(Chunks(), 1);
+}
+
+// Issue 15's clock seam: with the process's clock a ManualClock, a sync that
+// must wait for GitHub's rate limit to reset moves the clock, not the test;
+// the sync state is stamped with the clock's time.
+TEST_F(SyncTest, WaitsOnTheProcessClock) {
+  ManualClock clock(*ParseIsoTime("2026-11-30T12:00:00Z"));
+  fake_.PutIssue(1, "x", "2024-01-01T00:00:00Z");
+  fake_.AddFault({"/repos/o/r/issues", 403,
+                  {{"X-RateLimit-Remaining", "0"}, {"X-RateLimit-Reset", std::to_string(clock.now() + 600)}}});
+  SyncOptions o = Options();
+  o.sleep = nullptr;  // the default: SleepSeconds
+  SyncReport r;
+  auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(Sync(*corpus_, *http_, o, &r).ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_EQ(r.retries, 1);
+  EXPECT_EQ(clock.slept(), 601);
+  EXPECT_EQ((*corpus_->GetSyncState("github:o/r").value()).last_success, "2026-11-30T12:10:01Z");
 }
 
 TEST_F(SyncTest, HardErrorsKeepCorpusAndCursorAndAreRecorded) {

@@ -362,7 +362,7 @@ Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* 
   };
   auto sleep = [&](double s) {
     if (o.sleep) o.sleep(s);
-    else std::this_thread::sleep_for(std::chrono::duration<double>(s));
+    else SleepSeconds(s);
   };
   while (true) {
     json vars = {{"entity", o.project.substr(0, slash)},
