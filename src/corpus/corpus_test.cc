@@ -285,3 +285,59 @@ TEST(SyncOutcome, FailuresKeepTheCursorAndTheirFirstTimeSuccessClearsThem) {
 
 }  // namespace
 }  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Schema 3 adds threads.facts: a schema-2 file reads (read-only, unmigrated)
+// and migrates on the first write, its W&B cursors reset so the next sync
+// fills in the runs' facts.
+TEST(CorpusSchema, Version2ReadsThenMigratesToFacts) {
+  testing::TempDir dir;
+  std::string path = dir.File("c.db");
+  {
+    auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto b = (*c)->BeginWrite();
+    Thread t;
+    t.ref = "wandb:e/p/r1";
+    t.source = "wandb";
+    t.kind = "run";
+    t.title = "r1";
+    t.facts = R"({"name":"r1"})";
+    ASSERT_TRUE((*b)->PutThread(t).ok());
+    ASSERT_TRUE((*b)->PutSyncState({"wandb:e/p", "2026-11-01T00:00:00Z", "", "", ""}).ok());
+    ASSERT_TRUE((*b)->PutSyncState({"github:o/r", "{\"issues\":{}}", "", "", ""}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+    EXPECT_EQ((*(*c)->GetThread("wandb:e/p/r1"))->facts, R"({"name":"r1"})");
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE threads DROP COLUMN facts; UPDATE meta SET value='2' WHERE key='schema_version';",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  {
+    auto c = Corpus::Open(path, Corpus::Mode::kReadOnly);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    auto t = (*c)->GetThread("wandb:e/p/r1");
+    ASSERT_TRUE(t.ok() && *t) << t.status().message();
+    EXPECT_EQ((*t)->title, "r1");
+    EXPECT_EQ((*t)->facts, "");
+  }
+  auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ((*c)->GetMeta("schema_version").value(), std::to_string(kSchemaVersion));
+  EXPECT_EQ((*(*c)->GetSyncState("wandb:e/p"))->cursor, "");
+  EXPECT_EQ((*(*c)->GetSyncState("github:o/r"))->cursor, "{\"issues\":{}}");
+  auto b = (*c)->BeginWrite();
+  Thread t = **(*c)->GetThread("wandb:e/p/r1");
+  t.facts = R"({"name":"r1","config":{}})";
+  ASSERT_TRUE((*b)->PutThread(t).ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+  EXPECT_EQ((*(*c)->GetThread("wandb:e/p/r1"))->facts, R"({"name":"r1","config":{}})");
+}
+
+}  // namespace
+}  // namespace umwelt

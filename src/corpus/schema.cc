@@ -61,8 +61,11 @@ CREATE INDEX IF NOT EXISTS threads_source ON threads(source, kind);
 )sql";
 
 // Structured facts of a thread, as the source gives them (threads.facts).
+// W&B runs stored before carry none: the next W&B sync reads every run
+// again (its cursor starts over; unchanged records stay as they are).
 const char* kMigration3 = R"sql(
 ALTER TABLE threads ADD COLUMN facts TEXT;
+UPDATE sync_state SET cursor = NULL WHERE source LIKE 'wandb:%';
 )sql";
 
 const char* kMigrations[] = {kMigration1, kMigration2, kMigration3};

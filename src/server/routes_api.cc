@@ -6,11 +6,11 @@
 #include <regex>
 
 #include "server_impl.h"
-#include "umwelt/wandb.h"
 #include "umwelt/corpus.h"
 #include "umwelt/digest.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
+#include "umwelt/wandb.h"
 
 namespace umwelt::server_internal {
 

@@ -434,7 +434,7 @@ Result<std::optional<std::string>> RunConfigJson(Corpus& corpus, const std::stri
   if (!f.is_object()) {  // stored before umwelt kept runs' facts
     f = {{"name", run}, {"project", project}, {"state", t.state}, {"url", t.url},
          {"config", json::object()}, {"summary", json::object()},
-         {"note", "this run was stored without its config; sync W&B again to fill it in"}};
+         {"note", "this run was stored without its config; sync or import its W&B project again to fill it in"}};
   }
   if (found.size() > 1) f["note"] = "more than one entity has a project " + project + " with this run; give ENTITY/PROJECT";
   return std::optional<std::string>(f.dump(-1, ' ', false, json::error_handler_t::replace));
