@@ -301,8 +301,9 @@ class WriteBatch {
   // the title is new or changed, the thread's comments, reviews and messages
   // take it (code windows and pages keep their own titles).
   Status PutThread(const Thread& t);
-  // Records that `child` is a sub-issue of `parent`.
-  Status LinkSubIssue(const std::string& parent, const std::string& child);
+  // Records that thread `child` belongs under `parent` (a sub-issue under
+  // its epic), both threads of `source`; rows not stored yet are started.
+  Status LinkChildThread(const std::string& source, const std::string& parent, const std::string& child);
   // Replaces the links from chunk `from_ref`.
   Status PutLinks(const std::string& from_ref, const std::vector<Link>& links);
   Status AddLink(const Link& link);

@@ -166,8 +166,8 @@ TEST_F(CorpusTest, ThreadUpsertKeepsRelationsAndMergedState) {
   pr.state = "merged";
   pr.merged = "2024-01-02T00:00:00Z";
   ASSERT_TRUE((*b)->PutThread(pr).ok());
-  ASSERT_TRUE((*b)->LinkSubIssue("o/r#1", "o/r#5").ok());
-  ASSERT_TRUE((*b)->LinkSubIssue("o/r#1", "o/r#5").ok());  // idempotent
+  ASSERT_TRUE((*b)->LinkChildThread("github", "o/r#1", "o/r#5").ok());
+  ASSERT_TRUE((*b)->LinkChildThread("github", "o/r#1", "o/r#5").ok());  // idempotent
   Thread again = pr;
   again.title = "renamed";
   ASSERT_TRUE((*b)->PutThread(again).ok());

@@ -200,14 +200,14 @@ Status WriteBatch::PutThread(const Thread& t) {
   return Status::Ok();
 }
 
-Status WriteBatch::LinkSubIssue(const std::string& parent, const std::string& child) {
+Status WriteBatch::LinkChildThread(const std::string& source, const std::string& parent, const std::string& child) {
   const std::string& path = corpus_->path_;
   // Rows may not exist yet (the sub-issue listing can come before the issue).
-  Stmt ensure(*corpus_->cache_, "INSERT OR IGNORE INTO threads(ref, source) VALUES (?1, 'github')");
+  Stmt ensure(*corpus_->cache_, "INSERT OR IGNORE INTO threads(ref, source) VALUES (?1, ?2)");
   UMWELT_RETURN_IF_ERROR(ensure.PrepareStatus(path));
-  ensure.Bind(1, parent);
+  ensure.Bind(1, parent).Bind(2, source);
   UMWELT_RETURN_IF_ERROR(ensure.Run(path));
-  ensure.Bind(1, child);
+  ensure.Bind(1, child).Bind(2, source);
   UMWELT_RETURN_IF_ERROR(ensure.Run(path));
   Stmt set_parent(*corpus_->cache_, "UPDATE threads SET parent=?2 WHERE ref=?1");
   UMWELT_RETURN_IF_ERROR(set_parent.PrepareStatus(path));

@@ -71,8 +71,8 @@ class DigestTest : public ::testing::Test {
     Thread sub3 = thread("acme/widget#3", "issue", "open", "KV cache paging", "2026-10-03T00:00:00Z");
     sub3.parent = "acme/widget#1";
     put(sub3);
-    ASSERT_TRUE(w.LinkSubIssue("acme/widget#1", "acme/widget#2").ok());
-    ASSERT_TRUE(w.LinkSubIssue("acme/widget#1", "acme/widget#3").ok());
+    ASSERT_TRUE(w.LinkChildThread("github", "acme/widget#1", "acme/widget#2").ok());
+    ASSERT_TRUE(w.LinkChildThread("github", "acme/widget#1", "acme/widget#3").ok());
     chunk("acme/widget#2/c1", "acme/widget#2", "comment", Url("acme/widget#2") + "#issuecomment-1",
           "Benchmarked the batch kernel: 2.5x faster decode at batch 32.", "bo", "2026-11-17T09:00:00Z");
     chunk("acme/widget#2/c2", "acme/widget#2", "comment", Url("acme/widget#2") + "#issuecomment-2",
@@ -430,7 +430,7 @@ TEST_F(DigestTest, HundredsOfSubIssuesAndParentCyclesMakeOneSection) {
       Thread t = GithubThread(ref, "issue", "open", "Port module " + std::to_string(i));
       t.parent = "acme/widget#1000";
       ASSERT_TRUE((*b)->PutThread(t).ok());
-      ASSERT_TRUE((*b)->LinkSubIssue("acme/widget#1000", ref).ok());
+      ASSERT_TRUE((*b)->LinkChildThread("github", "acme/widget#1000", ref).ok());
       ASSERT_TRUE((*b)->PutRecord({GithubChunk(ref + "/c1", ref, "comment", Url(ref) + "#issuecomment-" + std::to_string(5000 + i),
                                                "Ported module " + std::to_string(i) + ".", "gus", "2026-11-18T00:00:00Z")})
                       .ok());

@@ -42,7 +42,7 @@ Status StoreRecords(Corpus& corpus, const Records& records, StoreCounts* counts,
   }
   for (const auto& [from, links] : mentions) UMWELT_RETURN_IF_ERROR(batch->PutLinks(from, links));
   for (const auto& [parent, child] : records.sub_issues) {
-    UMWELT_RETURN_IF_ERROR(batch->LinkSubIssue(parent, child));
+    UMWELT_RETURN_IF_ERROR(batch->LinkChildThread("github", parent, child));
   }
   if (extra) UMWELT_RETURN_IF_ERROR(extra(*batch));
   return batch->Commit();
