@@ -82,7 +82,7 @@ Status Build(const std::string& path, const bench::TextPool& pool) {
       if (t.state == "closed") t.closed = when(false);
     }
     UMWELT_RETURN_IF_ERROR(batch->PutThread(t));
-    if (!t.parent.empty()) UMWELT_RETURN_IF_ERROR(batch->LinkSubIssue(t.parent, t.ref));
+    if (!t.parent.empty()) UMWELT_RETURN_IF_ERROR(batch->LinkChildThread("github", t.parent, t.ref));
   }
   for (int c = 1; c <= 20; ++c) {
     Thread t;
