@@ -126,7 +126,7 @@ Result<ContextPack> BuildContext(Searcher& searcher, const ContextRequest& r, co
   SearchRequest base = r.search;
   base.search.query = r.queries.front();
   base.search.k = r.k;
-  int total = r.k * static_cast<int>(r.queries.size());
+  int total = std::min(1000, r.k * static_cast<int>(r.queries.size()));  // SearchMulti's bound
   UMWELT_ASSIGN_OR_RETURN(MultiSearchResponse found, searcher.SearchMulti(r.queries, base, total, run));
   UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, searcher.Connection());
   ContextPack p;
@@ -162,7 +162,7 @@ Result<ContextPack> BuildContext(Searcher& searcher, const ContextRequest& r, co
   };
   UMWELT_RETURN_IF_ERROR(expand(found.hits));
   // The candidates fell in fewer threads than asked for: look deeper once.
-  int deeper = std::min(1000 * static_cast<int>(r.queries.size()), total * 4);
+  int deeper = std::min(1000, total * 4);
   if (static_cast<int>(p.threads.size()) < r.expand && chars < r.max_chars &&
       static_cast<int>(found.hits.size()) >= total && deeper > total) {
     base.search.k = std::min(1000, r.k * 4);

@@ -511,6 +511,11 @@ TEST(Cli, ContextPacksWholeThreadsUnderTheBudgetAndRunShowsConfig) {
   RunResult deeper = Umwelt({"--corpus", db, "context", "MFU H100", "-k", "1", "--expand", "3", "--json", "--fts-only"});
   ASSERT_EQ(deeper.code, 0) << deeper.err;
   EXPECT_EQ(json::parse(deeper.out)["threads"], 3) << deeper.out;
+  // Many queries with a large k stay within the search's bound on hits.
+  std::vector<std::string> many = {"--corpus", db, "context", "-k", "500", "--fts-only", "--json"};
+  for (int i = 0; i < 20; ++i) many.push_back("MFU " + std::to_string(i));
+  RunResult wide = Umwelt(many);
+  EXPECT_EQ(wide.code, 0) << wide.err;
   // Bad input: one message naming what is wrong, exit 2.
   RunResult bad = Umwelt({"--corpus", db, "context", "x", "--max-chars", "10"});
   EXPECT_EQ(bad.code, 2);
