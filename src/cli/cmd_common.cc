@@ -26,7 +26,10 @@ std::string DefaultCorpusPath() {
 const char* const kVersion = UMWELT_VERSION;
 
 std::string VersionText() {
-  return std::string("umwelt ") + kVersion + " (commit " + UMWELT_COMMIT + ")\nSQLite " + SqliteVersion();
+  return std::string("umwelt ") + kVersion + " (commit " + UMWELT_COMMIT + ")\nSQLite " + SqliteVersion() +
+         "\nloaded when a verb needs them: " UMWELT_SONAME_CURL " (HTTP), " UMWELT_SONAME_CRYPTO " (digests), "
+         UMWELT_SONAME_LIBGIT2 " (git sync), " UMWELT_SONAME_MHD " (serve), umwelt-pdf.so (poppler: PDFs), "
+         "umwelt-fasttext.so (fastText: training builtin vectors)";
 }
 
 Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode) {

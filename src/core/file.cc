@@ -9,12 +9,15 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include <openssl/evp.h>
+
+#include "umwelt/dynlib.h"
 
 namespace umwelt {
 
@@ -30,29 +33,50 @@ std::string Hex(const unsigned char* p, unsigned n) {
   return out;
 }
 
+// libcrypto is loaded on the first digest: only snapshots, sign-in and the
+// page script's hash need one.
+#define UMWELT_CRYPTO_API(X)                                                      \
+  X(EVP_, Digest) X(EVP_, sha256) X(EVP_, MD_CTX_new) X(EVP_, MD_CTX_free)        \
+  X(EVP_, DigestInit_ex) X(EVP_, DigestUpdate) X(EVP_, DigestFinal_ex)
+UMWELT_DYNLIB_TABLE(CryptoApi, UMWELT_CRYPTO_API)
+
+// libcrypto is as much a part of the installation as libstdc++: without it
+// the process would not have started when it was linked, so it stops here the
+// same way, naming the library.
+const CryptoApi& Crypto() {
+  static const Result<const CryptoApi*> api = LoadTable<CryptoApi>(UMWELT_SONAME_CRYPTO, "SHA-256 digests");
+  if (!api.ok()) {
+    std::fprintf(stderr, "umwelt: %s\n", api.status().message().c_str());
+    std::exit(1);
+  }
+  return **api;
+}
+
 }  // namespace
 
 std::string Sha256Hex(std::string_view data) {
+  const CryptoApi& c = Crypto();
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned n = 0;
-  EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr);
+  c.Digest(data.data(), data.size(), md, &n, c.sha256(), nullptr);
   return Hex(md, n);
 }
 
 Result<std::string> Sha256File(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return Status::NotFound(path + ": cannot open");
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr);
+  const CryptoApi& c = Crypto();
+  EVP_MD_CTX* ctx = c.MD_CTX_new();
+  c.DigestInit_ex(ctx, c.sha256(), nullptr);
   std::vector<char> buf(1 << 20);
   size_t got;
-  while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) EVP_DigestUpdate(ctx, buf.data(), got);
+  while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) c.DigestUpdate(ctx, buf.data(), got);
   bool failed = std::ferror(f) != 0;
   std::fclose(f);
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned n = 0;
-  EVP_DigestFinal_ex(ctx, md, &n);
-  EVP_MD_CTX_free(ctx);
+  c.DigestFinal_ex(ctx, md, &n);
+  c.MD_CTX_free(ctx);
   if (failed) return Status::Io(path + ": read failed");
   return Hex(md, n);
 }

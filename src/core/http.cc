@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/dynlib.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -65,60 +66,79 @@ size_t WriteHeader(char* data, size_t size, size_t nmemb, void* user) {
   return n;
 }
 
+// libcurl is loaded when the first client is made: most verbs never fetch, and
+// it brings Kerberos, LDAP, SSH and two TLS stacks with it.
+#define UMWELT_CURL_API(X)                                                            \
+  X(curl_, global_init) X(curl_, easy_init) X(curl_, easy_cleanup) X(curl_, easy_reset) \
+  X(curl_, easy_setopt) X(curl_, easy_perform) X(curl_, easy_getinfo)                 \
+  X(curl_, easy_strerror) X(curl_, slist_append) X(curl_, slist_free_all)
+UMWELT_DYNLIB_TABLE(CurlApi, UMWELT_CURL_API)
+
+const Result<const CurlApi*>& Curl() {
+  static const Result<const CurlApi*> api = [] {
+    auto loaded = LoadTable<CurlApi>(UMWELT_SONAME_CURL, "HTTP requests");
+    if (loaded.ok()) (*loaded)->global_init(CURL_GLOBAL_DEFAULT);
+    return loaded;
+  }();
+  return api;
+}
+
 class CurlHttpClient final : public HttpClient {
  public:
   CurlHttpClient() {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-    curl_ = curl_easy_init();
+    if (Curl().ok()) curl_ = (*Curl())->easy_init();
   }
-  ~CurlHttpClient() override { curl_easy_cleanup(curl_); }
+  ~CurlHttpClient() override {
+    if (curl_) (*Curl())->easy_cleanup(curl_);
+  }
   CurlHttpClient(const CurlHttpClient&) = delete;
   CurlHttpClient& operator=(const CurlHttpClient&) = delete;
 
   Result<HttpResponse> Send(const HttpRequest& req) override {
+    if (!Curl().ok()) return Curl().status();
     if (curl_ == nullptr) return Status::Unavailable("libcurl failed to initialise");
-    curl_easy_reset(curl_);
+    const CurlApi& api = **Curl();
+    api.easy_reset(curl_);
     HttpResponse response;
     Sink sink{&response.body, req.max_body_bytes, &response, &req.on_body};
-    curl_easy_setopt(curl_, CURLOPT_URL, req.url.c_str());
-    curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, req.method.c_str());
-    curl_easy_setopt(curl_, CURLOPT_WRITEFUNCTION, WriteBody);
-    curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &sink);
-    curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, WriteHeader);
-    curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &response);
-    curl_easy_setopt(curl_, CURLOPT_TIMEOUT, req.timeout_seconds);
-    curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_LIMIT, req.stall_seconds > 0 ? 1L : 0L);
-    curl_easy_setopt(curl_, CURLOPT_LOW_SPEED_TIME, req.stall_seconds);
-    curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT, 20L);
-    curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl_, CURLOPT_ACCEPT_ENCODING, "");  // gzip, deflate, br as built
-    curl_easy_setopt(curl_, CURLOPT_PROTOCOLS_STR, "http,https");
+    api.easy_setopt(curl_, CURLOPT_URL, req.url.c_str());
+    api.easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+    api.easy_setopt(curl_, CURLOPT_WRITEFUNCTION, WriteBody);
+    api.easy_setopt(curl_, CURLOPT_WRITEDATA, &sink);
+    api.easy_setopt(curl_, CURLOPT_HEADERFUNCTION, WriteHeader);
+    api.easy_setopt(curl_, CURLOPT_HEADERDATA, &response);
+    api.easy_setopt(curl_, CURLOPT_TIMEOUT, req.timeout_seconds);
+    api.easy_setopt(curl_, CURLOPT_LOW_SPEED_LIMIT, req.stall_seconds > 0 ? 1L : 0L);
+    api.easy_setopt(curl_, CURLOPT_LOW_SPEED_TIME, req.stall_seconds);
+    api.easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT, 20L);
+    api.easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
+    api.easy_setopt(curl_, CURLOPT_ACCEPT_ENCODING, "");  // gzip, deflate, br as built
+    api.easy_setopt(curl_, CURLOPT_PROTOCOLS_STR, "http,https");
     if (!req.body.empty() || req.method == "POST" || req.method == "PUT") {
-      curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, req.body.data());
-      curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
+      api.easy_setopt(curl_, CURLOPT_POSTFIELDS, req.body.data());
+      api.easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size()));
     }
     struct curl_slist* headers = nullptr;
-    for (const auto& [k, v] : req.headers) headers = curl_slist_append(headers, (k + ": " + v).c_str());
-    curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers);
+    for (const auto& [k, v] : req.headers) headers = api.slist_append(headers, (k + ": " + v).c_str());
+    api.easy_setopt(curl_, CURLOPT_HTTPHEADER, headers);
     struct curl_slist* resolve = nullptr;
-    for (const auto& r : req.resolve) resolve = curl_slist_append(resolve, r.c_str());
+    for (const auto& r : req.resolve) resolve = api.slist_append(resolve, r.c_str());
     if (resolve) {
-      curl_easy_setopt(curl_, CURLOPT_RESOLVE, resolve);
-      curl_easy_setopt(curl_, CURLOPT_NOPROXY, "*");  // a proxy would resolve the name again
+      api.easy_setopt(curl_, CURLOPT_RESOLVE, resolve);
+      api.easy_setopt(curl_, CURLOPT_NOPROXY, "*");  // a proxy would resolve the name again
     }
-    CURLcode rc = curl_easy_perform(curl_);
-    curl_slist_free_all(headers);
-    curl_slist_free_all(resolve);
+    CURLcode rc = api.easy_perform(curl_);
+    api.slist_free_all(headers);
+    api.slist_free_all(resolve);
     if (sink.aborted) return Status::Io(req.url + ": the body could not be stored");
     if (sink.overflow) {
       return Status::Unavailable(req.url + ": response larger than " +
                                  std::to_string(req.max_body_bytes) + " bytes");
     }
     if (rc != CURLE_OK) {
-      return Status::Unavailable(req.url + ": " + curl_easy_strerror(rc));
+      return Status::Unavailable(req.url + ": " + api.easy_strerror(rc));
     }
-    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &response.status);
+    api.easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &response.status);
     return response;
   }
 

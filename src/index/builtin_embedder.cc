@@ -1,7 +1,6 @@
 // The builtin embedder: fastText skip-gram vectors trained on the corpus,
 // exported to a memory-mapped word table, and SIF sentence embeddings (Arora
 // et al. 2017: weight a / (a + p(w)), mean, first principal component removed).
-#include <fasttext/fasttext.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,6 +14,8 @@
 
 #include <xxhash.h>
 
+#include "fasttext_module.h"
+#include "umwelt/dynlib.h"
 #include "umwelt/file.h"
 #include "umwelt/log.h"
 #include "umwelt/text.h"
@@ -193,50 +194,57 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
   std::string path = BuiltinModelPath(corpus, space);
   std::string text_path = TempPathFor(path + ".train");
   UMWELT_RETURN_IF_ERROR(WriteTrainingText(corpus, space, o, text_path));
-  fasttext::FastText ft;
-  fasttext::Args args;
-  args.input = text_path;
-  args.model = fasttext::model_name::sg;  // skip-gram: CBOW measured far worse on Cranfield and CISI
-  args.loss = fasttext::loss_name::ns;
-  args.dim = o.dim;
-  args.epoch = o.epoch;
-  args.minCount = o.min_count;
-  args.thread = std::max(1, o.threads);
-  args.bucket = 200000;
-  // No character n-grams: query words are looked up in the trained vocabulary
-  // only, and n-grams make training an order of magnitude slower.
-  args.minn = 0;
-  args.maxn = 0;
-  args.lr = 0.05;
-  args.verbose = 0;
-  try {
-    ft.train(args);
-  } catch (const std::exception& e) {
+  // fastText lives in a module loaded only here (fasttext_module.cc).
+  static const Result<decltype(&umwelt_fasttext_train)> train = []() -> Result<decltype(&umwelt_fasttext_train)> {
+    auto module = DynLib::OpenModule("umwelt-fasttext", "training the builtin vector space");
+    if (!module.ok()) return module.status();
+    auto fn = (*module)->Symbol("umwelt_fasttext_train");
+    if (!fn.ok()) return fn.status();
+    return reinterpret_cast<decltype(&umwelt_fasttext_train)>(*fn);
+  }();
+  if (!train.ok()) {
     ::unlink(text_path.c_str());
-    return Status::Invalid("training the builtin model for space " + space + ": " + e.what() +
-                           " (is the corpus empty?)");
+    return train.status();
   }
+  struct Trained {
+    int dim = 0;
+    std::vector<std::string> words;
+    std::vector<int64_t> counts;
+    std::vector<float> vectors;  // in the order of words
+  } t;
+  UmweltFastTextArgs args{text_path.c_str(), o.dim, o.epoch, o.min_count, std::max(1, o.threads)};
+  char err[512] = "";
+  int rc = (*train)(
+      &args, &t,
+      [](void* ctx, const char* w, size_t size, int64_t count, const float* v, int d) {
+        auto* t = static_cast<Trained*>(ctx);
+        t->dim = d;
+        t->words.emplace_back(w, size);
+        t->counts.push_back(count);
+        t->vectors.insert(t->vectors.end(), v, v + d);
+      },
+      err, sizeof err);
   ::unlink(text_path.c_str());
+  if (rc != 0) {
+    return Status::Invalid("training the builtin model for space " + space + ": " + err + " (is the corpus empty?)");
+  }
 
-  auto dict = ft.getDictionary();
-  int32_t n = dict->nwords();
-  const int dim = ft.getDimension();
-  std::vector<int64_t> counts = dict->getCounts(fasttext::entry_type::word);
+  const int32_t n = static_cast<int32_t>(t.words.size());
+  const int dim = t.dim > 0 ? t.dim : o.dim;
   double total = 0;
-  for (auto c : counts) total += static_cast<double>(c);
+  for (auto c : t.counts) total += static_cast<double>(c);
   std::vector<std::pair<std::string, int32_t>> words;
-  for (int32_t i = 0; i < n; ++i) words.emplace_back(dict->getWord(i), i);
+  for (int32_t i = 0; i < n; ++i) words.emplace_back(t.words[i], i);
   std::sort(words.begin(), words.end());
   std::vector<float> vectors(static_cast<size_t>(n) * dim), weights(n);
   std::vector<uint32_t> offsets;
   std::string blob;
-  fasttext::Vector wv(dim);
   for (int32_t j = 0; j < n; ++j) {
     offsets.push_back(static_cast<uint32_t>(blob.size()));
     blob += words[j].first;
-    ft.getWordVector(wv, words[j].first);
-    for (int k = 0; k < dim; ++k) vectors[static_cast<size_t>(j) * dim + k] = wv[k];
-    double p = total > 0 ? counts[words[j].second] / total : 0;
+    const float* wv = &t.vectors[static_cast<size_t>(words[j].second) * dim];
+    std::copy(wv, wv + dim, &vectors[static_cast<size_t>(j) * dim]);
+    double p = total > 0 ? t.counts[words[j].second] / total : 0;
     weights[j] = static_cast<float>(kSifA / (kSifA + p));
   }
   offsets.push_back(static_cast<uint32_t>(blob.size()));

@@ -10,9 +10,31 @@
 #include <cstdio>
 #include <cstring>
 
+#include "umwelt/dynlib.h"
 #include "umwelt/text.h"
 
 namespace umwelt::server_internal {
+
+namespace {
+
+// libmicrohttpd is loaded when a server starts listening: only `serve` needs
+// it, and it brings GnuTLS with it.
+#define UMWELT_MHD_API(X)                                                                   \
+  X(MHD_, start_daemon) X(MHD_, stop_daemon) X(MHD_, quiesce_daemon) X(MHD_, get_daemon_info) \
+  X(MHD_, get_connection_info) X(MHD_, get_connection_values) X(MHD_, queue_response)       \
+  X(MHD_, create_response_from_fd_at_offset64) X(MHD_, create_response_from_callback)       \
+  X(MHD_, create_response_from_buffer) X(MHD_, add_response_header) X(MHD_, destroy_response)
+UMWELT_DYNLIB_TABLE(MhdApi, UMWELT_MHD_API)
+
+const Result<const MhdApi*>& LoadMhd() {
+  static const Result<const MhdApi*> api = LoadTable<MhdApi>(UMWELT_SONAME_MHD, "umwelt serve");
+  return api;
+}
+
+// Only called once Listen has loaded the library.
+const MhdApi& Mhd() { return **LoadMhd(); }
+
+}  // namespace
 
 using Clock = std::chrono::steady_clock;
 
@@ -156,7 +178,7 @@ struct HttpCallbacks {
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
       auto* conn = new HttpServer::Conn();
       *socket_context = conn;
-      const MHD_ConnectionInfo* fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+      const MHD_ConnectionInfo* fd = Mhd().get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
       self->conns_[conn] = fd ? fd->connect_fd : -1;
     } else if (auto* conn = static_cast<HttpServer::Conn*>(*socket_context)) {
       self->conns_.erase(conn);
@@ -166,7 +188,7 @@ struct HttpCallbacks {
   }
 
   static HttpServer::Conn* ConnOf(MHD_Connection* c) {
-    const MHD_ConnectionInfo* i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const MHD_ConnectionInfo* i = Mhd().get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return i ? static_cast<HttpServer::Conn*>(i->socket_context) : nullptr;
   }
 
@@ -181,7 +203,7 @@ struct HttpCallbacks {
   }
 
   static std::string ClientAddress(MHD_Connection* c) {
-    const MHD_ConnectionInfo* i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const MHD_ConnectionInfo* i = Mhd().get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     if (!i || !i->client_addr) return "";
     char buf[INET6_ADDRSTRLEN] = {};
     if (i->client_addr->sa_family == AF_INET) {
@@ -198,8 +220,8 @@ struct HttpCallbacks {
     Request& r = x->req;
     r.method = std::strcmp(method, "HEAD") == 0 ? "GET" : method;
     r.path = Decode(url, false);
-    MHD_get_connection_values(c, MHD_HEADER_KIND, &Collect, &r);
-    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, &Arg, &r);
+    Mhd().get_connection_values(c, MHD_HEADER_KIND, &Collect, &r);
+    Mhd().get_connection_values(c, MHD_GET_ARGUMENT_KIND, &Arg, &r);
     r.remote_addr = ClientAddress(c);
     std::lock_guard<std::mutex> lock(self->mu_);
     ++self->in_flight_;
@@ -325,26 +347,27 @@ int HttpServer::Queue(MHD_Connection* c, Exchange& x) {
   }
   MHD_Response* r = nullptr;
   if (res.file_fd >= 0) {
-    r = MHD_create_response_from_fd_at_offset64(static_cast<uint64_t>(res.file_length), res.file_fd,
+    r = Mhd().create_response_from_fd_at_offset64(static_cast<uint64_t>(res.file_length), res.file_fd,
                                                 static_cast<uint64_t>(res.file_offset));
     if (!r) ::close(res.file_fd);
   } else if (res.provider) {
     auto* s = new Stream{std::move(res.provider)};
-    r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 << 10, &HttpCallbacks::Read, s, &HttpCallbacks::FreeStream);
+    r = Mhd().create_response_from_callback(MHD_SIZE_UNKNOWN, 16 << 10, &HttpCallbacks::Read, s, &HttpCallbacks::FreeStream);
     if (!r) delete s;
   } else {
-    r = MHD_create_response_from_buffer(res.body.size(), res.body.data(), MHD_RESPMEM_MUST_COPY);
+    r = Mhd().create_response_from_buffer(res.body.size(), res.body.data(), MHD_RESPMEM_MUST_COPY);
   }
   if (!r) return MHD_NO;
-  for (const auto& [k, v] : res.headers) MHD_add_response_header(r, k.c_str(), v.c_str());
-  MHD_Result ok = MHD_queue_response(c, static_cast<unsigned>(res.status), r);
-  MHD_destroy_response(r);
+  for (const auto& [k, v] : res.headers) Mhd().add_response_header(r, k.c_str(), v.c_str());
+  MHD_Result ok = Mhd().queue_response(c, static_cast<unsigned>(res.status), r);
+  Mhd().destroy_response(r);
   if (logger_) logger_(req, res);
   return ok;
 }
 
 Status HttpServer::Listen(const HttpLimits& limits) {
   limits_ = limits;
+  if (!LoadMhd().ok()) return LoadMhd().status();
   sockaddr_in v4{};
   sockaddr_in6 v6{};
   sockaddr* addr = nullptr;
@@ -367,7 +390,7 @@ Status HttpServer::Listen(const HttpLimits& limits) {
     if (std::fscanf(f, "%u", &backlog) != 1) backlog = 4096;
     std::fclose(f);
   }
-  daemon_ = MHD_start_daemon(
+  daemon_ = Mhd().start_daemon(
       flags, static_cast<uint16_t>(limits.port), nullptr, nullptr, &HttpCallbacks::OnAccess, this,
       MHD_OPTION_SOCK_ADDR, addr,
       MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections),
@@ -380,7 +403,7 @@ Status HttpServer::Listen(const HttpLimits& limits) {
       MHD_OPTION_NOTIFY_CONNECTION, &HttpCallbacks::OnConnection, this,
       MHD_OPTION_END);
   if (!daemon_) return Status::Unavailable("cannot listen on " + limits.bind + ":" + std::to_string(limits.port));
-  const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+  const MHD_DaemonInfo* info = Mhd().get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
   port_ = info ? info->port : limits.port;
   watchdog_ = std::thread([this] { Watchdog(); });
   return Status::Ok();
@@ -408,7 +431,7 @@ void HttpServer::Stop() {
     return;
   }
   stopping_ = true;
-  MHD_socket listen = MHD_quiesce_daemon(daemon_);
+  MHD_socket listen = Mhd().quiesce_daemon(daemon_);
   if (listen != MHD_INVALID_SOCKET) ::close(listen);
   cv_.notify_all();
 }
@@ -428,7 +451,7 @@ void HttpServer::Wait(int drain_seconds) {
     watchdog_.join();
   }
   if (daemon_) {
-    MHD_stop_daemon(daemon_);
+    Mhd().stop_daemon(daemon_);
     daemon_ = nullptr;
   }
 }

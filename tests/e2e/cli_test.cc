@@ -57,6 +57,31 @@ TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
   EXPECT_EQ(Umwelt({"sync", "wandb", "acme/x"}).code, 2);  // no WANDB_API_KEY
 }
 
+// The process starts without the heavy libraries: they load in the verbs that
+// need them (umwelt/dynlib.h). `umwelt --help` still lists every verb, and a
+// verb given after the global options still parses.
+TEST(Cli, StartsWithoutTheHeavyLibraries) {
+  RunResult needed = testing::RunShell("(objdump -p " + std::string(UMWELT_BINARY) + " | grep NEEDED)");
+  ASSERT_EQ(needed.code, 0) << needed.err << needed.out;
+  for (const char* lib : {"libcurl", "libgit2", "libpoppler", "libfasttext", "libmicrohttpd", "libcrypto", "libssl"}) {
+    EXPECT_EQ(needed.out.find(lib), std::string::npos) << lib << " is linked:\n" << needed.out;
+  }
+  RunResult version = Umwelt({"--version"});
+  EXPECT_EQ(version.code, 0);
+  EXPECT_NE(version.out.find("umwelt 0."), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find("SQLite 3."), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find("libgit2"), std::string::npos) << version.out;
+  RunResult help = Umwelt({"--help"});
+  for (const char* verb : {"init", "import", "search", "context", "show", "run", "eval", "ask", "skills", "status",
+                           "publish", "digest", "summaries", "serve", "refresh", "mcp"}) {
+    EXPECT_NE(help.out.find(std::string("\n  ") + verb + " "), std::string::npos) << verb;
+  }
+  RunResult eval = Umwelt({"-q", "eval", "--help"});
+  EXPECT_EQ(eval.code, 0);
+  for (const char* sub : {"retrieval", "answers", "digest"}) EXPECT_NE(eval.out.find(sub), std::string::npos) << sub;
+  EXPECT_EQ(Umwelt({"--corpus", "/nonexistent/x.db", "search", "--help"}).code, 0);
+}
+
 TEST(Cli, ImportSearchShowStatus) {
   testing::TempDir dir;
   std::string db = dir.File("c.db");

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/dynlib.h"
 #include "umwelt/json_read.h"
 #include "umwelt/git.h"
 #include "umwelt/log.h"
@@ -25,24 +26,52 @@ constexpr size_t kMaxFileBytes = 1 << 20;
 constexpr int kCommitsPerBatch = 2000;
 constexpr int kFilesPerBatch = 500;
 
-// libgit2 is initialised once per process and never shut down: cheap, and
-// safe against concurrent syncs in one process.
-void InitLibgit2() {
-  static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
+// libgit2 is loaded on the first git sync (umwelt/dynlib.h): no other verb
+// needs it or the TLS and SSH libraries it brings. It is initialised once per
+// process and never shut down: cheap, and safe against concurrent syncs.
+#define UMWELT_GIT_API(X) \
+  X(git_, blob_free) X(git_, blob_is_binary) X(git_, blob_lookup) X(git_, blob_rawcontent) \
+  X(git_, blob_rawsize) X(git_, branch_iterator_free) X(git_, branch_iterator_new) \
+  X(git_, branch_name) X(git_, branch_next) X(git_, commit_author) X(git_, commit_committer) \
+  X(git_, commit_free) X(git_, commit_id) X(git_, commit_lookup) X(git_, commit_message) \
+  X(git_, commit_parent) X(git_, commit_parent_id) X(git_, commit_parentcount) \
+  X(git_, commit_time) X(git_, commit_tree) X(git_, diff_free) X(git_, diff_get_delta) \
+  X(git_, diff_get_stats) X(git_, diff_num_deltas) X(git_, diff_stats_deletions) \
+  X(git_, diff_stats_files_changed) X(git_, diff_stats_free) X(git_, diff_stats_insertions) \
+  X(git_, diff_tree_to_tree) X(git_, error_last) X(git_, libgit2_init) X(git_, merge_base) \
+  X(git_, oid_equal) X(git_, oid_fromstr) X(git_, oid_tostr) X(git_, reference_free) \
+  X(git_, reference_is_branch) X(git_, reference_resolve) X(git_, reference_target) \
+  X(git_, remote_free) X(git_, remote_lookup) X(git_, remote_url) X(git_, repository_free) \
+  X(git_, repository_head) X(git_, repository_is_shallow) X(git_, repository_open_ext) \
+  X(git_, repository_path) X(git_, repository_workdir) X(git_, revwalk_free) \
+  X(git_, revwalk_hide) X(git_, revwalk_new) X(git_, revwalk_next) X(git_, revwalk_push) \
+  X(git_, revwalk_sorting) X(git_, tree_entry_bypath) X(git_, tree_entry_filemode) \
+  X(git_, tree_entry_free) X(git_, tree_entry_id) X(git_, tree_free)
+UMWELT_DYNLIB_TABLE(GitApi, UMWELT_GIT_API)
+
+const Result<const GitApi*>& LoadLibgit2() {
+  static const Result<const GitApi*> api = [] {
+    auto loaded = LoadTable<GitApi>(UMWELT_SONAME_LIBGIT2, "reading git repositories");
+    if (loaded.ok()) (*loaded)->libgit2_init();
+    return loaded;
+  }();
+  return api;
 }
 
-template <typename T, void (*Free)(T*)>
+// Only called once GitSync::Run has loaded the library.
+const GitApi& Git() { return **LoadLibgit2(); }
+
+template <typename T, void (*GitApi::*Free)(T*)>
 class Owned {
  public:
   Owned() = default;
   ~Owned() {
-    if (p_) Free(p_);
+    if (p_) (Git().*Free)(p_);
   }
   Owned(const Owned&) = delete;
   Owned& operator=(const Owned&) = delete;
   T** out() {
-    if (p_) Free(p_);
+    if (p_) (Git().*Free)(p_);
     p_ = nullptr;
     return &p_;
   }
@@ -51,29 +80,29 @@ class Owned {
  private:
   T* p_ = nullptr;
 };
-using RepoPtr = Owned<git_repository, git_repository_free>;
-using RefPtr = Owned<git_reference, git_reference_free>;
-using CommitPtr = Owned<git_commit, git_commit_free>;
-using TreePtr = Owned<git_tree, git_tree_free>;
-using BlobPtr = Owned<git_blob, git_blob_free>;
-using WalkPtr = Owned<git_revwalk, git_revwalk_free>;
-using DiffPtr = Owned<git_diff, git_diff_free>;
-using RemotePtr = Owned<git_remote, git_remote_free>;
-using BranchIterPtr = Owned<git_branch_iterator, git_branch_iterator_free>;
+using RepoPtr = Owned<git_repository, &GitApi::repository_free>;
+using RefPtr = Owned<git_reference, &GitApi::reference_free>;
+using CommitPtr = Owned<git_commit, &GitApi::commit_free>;
+using TreePtr = Owned<git_tree, &GitApi::tree_free>;
+using BlobPtr = Owned<git_blob, &GitApi::blob_free>;
+using WalkPtr = Owned<git_revwalk, &GitApi::revwalk_free>;
+using DiffPtr = Owned<git_diff, &GitApi::diff_free>;
+using RemotePtr = Owned<git_remote, &GitApi::remote_free>;
+using BranchIterPtr = Owned<git_branch_iterator, &GitApi::branch_iterator_free>;
 
 // One clear error naming what failed, with libgit2's reason.
 Status GitError(const std::string& what) {
-  const git_error* e = git_error_last();
+  const git_error* e = Git().error_last();
   return Status::Io(what + ": " + (e && e->message ? e->message : "libgit2 failed"));
 }
 
 std::string Hex(const git_oid& oid) {
   char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, &oid);
+  Git().oid_tostr(buf, sizeof buf, &oid);
   return buf;
 }
 
-std::string CommitTime(const git_commit* c) { return FormatIsoTime(git_commit_time(c)); }
+std::string CommitTime(const git_commit* c) { return FormatIsoTime(Git().commit_time(c)); }
 
 // Visits the deltas between two trees (either may be null: everything).
 Status ForEachDelta(git_repository* repo, git_tree* from, git_tree* to, const std::string& what,
@@ -81,21 +110,21 @@ Status ForEachDelta(git_repository* repo, git_tree* from, git_tree* to, const st
   DiffPtr diff;
   git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
   opts.flags |= GIT_DIFF_SKIP_BINARY_CHECK;
-  if (git_diff_tree_to_tree(diff.out(), repo, from, to, &opts) != 0) return GitError("git: diff of " + what);
-  size_t n = git_diff_num_deltas(diff.get());
-  for (size_t i = 0; i < n; ++i) visit(*git_diff_get_delta(diff.get(), i));
+  if (Git().diff_tree_to_tree(diff.out(), repo, from, to, &opts) != 0) return GitError("git: diff of " + what);
+  size_t n = Git().diff_num_deltas(diff.get());
+  for (size_t i = 0; i < n; ++i) visit(*Git().diff_get_delta(diff.get(), i));
   return Status::Ok();
 }
 
 // A commit's tree and its first parent's (none for a root commit).
 Status CommitTrees(git_commit* c, TreePtr* tree, TreePtr* parent_tree) {
-  std::string sha = Hex(*git_commit_id(c));
-  if (git_commit_tree(tree->out(), c) != 0) return GitError("git: tree of commit " + sha);
-  if (git_commit_parentcount(c) > 0) {
+  std::string sha = Hex(*Git().commit_id(c));
+  if (Git().commit_tree(tree->out(), c) != 0) return GitError("git: tree of commit " + sha);
+  if (Git().commit_parentcount(c) > 0) {
     CommitPtr parent;
-    int rc = git_commit_parent(parent.out(), c, 0);
+    int rc = Git().commit_parent(parent.out(), c, 0);
     if (rc == GIT_ENOTFOUND) return Status::Ok();  // a shallow clone's grafted root: compared against nothing
-    if (rc != 0 || git_commit_tree(parent_tree->out(), parent.get()) != 0) {
+    if (rc != 0 || Git().commit_tree(parent_tree->out(), parent.get()) != 0) {
       return GitError("git: parent of commit " + sha);
     }
   }
@@ -106,7 +135,7 @@ Status CommitTrees(git_commit* c, TreePtr* tree, TreePtr* parent_tree) {
 Status ChangedPaths(git_repository* repo, git_commit* c, std::vector<std::string>* out) {
   TreePtr tree, parent_tree;
   UMWELT_RETURN_IF_ERROR(CommitTrees(c, &tree, &parent_tree));
-  std::string sha = Hex(*git_commit_id(c));
+  std::string sha = Hex(*Git().commit_id(c));
   return ForEachDelta(repo, parent_tree.get(), tree.get(), "commit " + sha, [&](const git_diff_delta& d) {
     out->push_back(d.status == GIT_DELTA_DELETED ? d.old_file.path : d.new_file.path);
   });
@@ -119,17 +148,17 @@ struct DiffStat {
 Status CommitStat(git_repository* repo, git_commit* c, DiffStat* out) {
   TreePtr tree, parent_tree;
   UMWELT_RETURN_IF_ERROR(CommitTrees(c, &tree, &parent_tree));
-  std::string sha = Hex(*git_commit_id(c));
+  std::string sha = Hex(*Git().commit_id(c));
   DiffPtr diff;
-  if (git_diff_tree_to_tree(diff.out(), repo, parent_tree.get(), tree.get(), nullptr) != 0) {
+  if (Git().diff_tree_to_tree(diff.out(), repo, parent_tree.get(), tree.get(), nullptr) != 0) {
     return GitError("git: diff of commit " + sha);
   }
   git_diff_stats* stats = nullptr;
-  if (git_diff_get_stats(&stats, diff.get()) != 0) return GitError("git: diff stats of commit " + sha);
-  out->files = static_cast<int64_t>(git_diff_stats_files_changed(stats));
-  out->added = static_cast<int64_t>(git_diff_stats_insertions(stats));
-  out->removed = static_cast<int64_t>(git_diff_stats_deletions(stats));
-  git_diff_stats_free(stats);
+  if (Git().diff_get_stats(&stats, diff.get()) != 0) return GitError("git: diff stats of commit " + sha);
+  out->files = static_cast<int64_t>(Git().diff_stats_files_changed(stats));
+  out->added = static_cast<int64_t>(Git().diff_stats_insertions(stats));
+  out->removed = static_cast<int64_t>(Git().diff_stats_deletions(stats));
+  Git().diff_stats_free(stats);
   return Status::Ok();
 }
 
@@ -155,8 +184,8 @@ class GitSync {
   GitSync(Corpus& corpus, const SyncOptions& o, SyncReport* r) : corpus_(corpus), o_(o), r_(*r) {}
 
   Status Run() {
-    InitLibgit2();
-    if (git_repository_open_ext(repo_.out(), o_.path.c_str(), 0, nullptr) != 0) {
+    if (!LoadLibgit2().ok()) return LoadLibgit2().status();
+    if (Git().repository_open_ext(repo_.out(), o_.path.c_str(), 0, nullptr) != 0) {
       return GitError("git: cannot open a repository at " + o_.path);
     }
     UMWELT_RETURN_IF_ERROR(Identify());
@@ -175,16 +204,16 @@ class GitSync {
     std::string remote = o_.remote_url;
     if (remote.empty()) {
       RemotePtr origin;
-      if (git_remote_lookup(origin.out(), repo_.get(), "origin") == 0 && git_remote_url(origin.get())) {
-        remote = git_remote_url(origin.get());
+      if (Git().remote_lookup(origin.out(), repo_.get(), "origin") == 0 && Git().remote_url(origin.get())) {
+        remote = Git().remote_url(origin.get());
       }
     }
     forge_ = ParseRemote(remote, o_.forge);
     if (!forge_.kind.empty()) {
       repo_name_ = forge_.name;
     } else {
-      const char* wd = git_repository_workdir(repo_.get());
-      std::filesystem::path dir = std::filesystem::absolute(wd ? wd : git_repository_path(repo_.get()));
+      const char* wd = Git().repository_workdir(repo_.get());
+      std::filesystem::path dir = std::filesystem::absolute(wd ? wd : Git().repository_path(repo_.get()));
       std::string name = dir.lexically_normal().parent_path().filename().string();
       if (name.size() > 4 && name.substr(name.size() - 4) == ".git") name.resize(name.size() - 4);
       repo_name_ = "local/" + (name.empty() ? std::string("repo") : name);
@@ -214,28 +243,28 @@ class GitSync {
 
   Status ResolveHead() {
     RefPtr head;
-    int rc = git_repository_head(head.out(), repo_.get());
+    int rc = Git().repository_head(head.out(), repo_.get());
     if (rc == GIT_EUNBORNBRANCH || rc == GIT_ENOTFOUND) {
       return Status::NotFound("git: " + o_.path + " has no commits on its default branch");
     }
     if (rc != 0) return GitError("git: reading HEAD of " + o_.path);
-    if (git_reference_is_branch(head.get())) {
+    if (Git().reference_is_branch(head.get())) {
       const char* name = nullptr;
-      git_branch_name(&name, head.get());
+      Git().branch_name(&name, head.get());
       branch_ = name ? name : "HEAD";
     } else {
       branch_ = "HEAD";
     }
     RefPtr resolved;
-    if (git_reference_resolve(resolved.out(), head.get()) != 0) return GitError("git: resolving HEAD of " + o_.path);
-    head_oid_ = *git_reference_target(resolved.get());
-    if (git_commit_lookup(head_.out(), repo_.get(), &head_oid_) != 0) {
+    if (Git().reference_resolve(resolved.out(), head.get()) != 0) return GitError("git: resolving HEAD of " + o_.path);
+    head_oid_ = *Git().reference_target(resolved.get());
+    if (Git().commit_lookup(head_.out(), repo_.get(), &head_oid_) != 0) {
       return GitError("git: HEAD commit " + Hex(head_oid_) + " of " + o_.path);
     }
     if (!old_head_.empty()) {
       git_oid old;
       CommitPtr c;
-      if (git_oid_fromstr(&old, old_head_.c_str()) == 0 && git_commit_lookup(c.out(), repo_.get(), &old) == 0) {
+      if (Git().oid_fromstr(&old, old_head_.c_str()) == 0 && Git().commit_lookup(c.out(), repo_.get(), &old) == 0) {
         old_oid_ = old;
         have_old_ = true;
       } else {
@@ -254,15 +283,15 @@ class GitSync {
   // commit a root.
   Status NewCommits(std::vector<git_oid>* out) {
     WalkPtr walk;
-    if (git_revwalk_new(walk.out(), repo_.get()) != 0) return GitError("git: revwalk");
-    git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-    if (git_revwalk_push(walk.get(), &head_oid_) != 0) return GitError("git: walking from HEAD");
-    if (have_old_ && git_revwalk_hide(walk.get(), &old_oid_) != 0) return GitError("git: hiding the recorded head");
+    if (Git().revwalk_new(walk.out(), repo_.get()) != 0) return GitError("git: revwalk");
+    Git().revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
+    if (Git().revwalk_push(walk.get(), &head_oid_) != 0) return GitError("git: walking from HEAD");
+    if (have_old_ && Git().revwalk_hide(walk.get(), &old_oid_) != 0) return GitError("git: hiding the recorded head");
     git_oid oid;
     int rc;
-    while ((rc = git_revwalk_next(&oid, walk.get())) == 0) out->push_back(oid);
+    while ((rc = Git().revwalk_next(&oid, walk.get())) == 0) out->push_back(oid);
     if (rc == GIT_ITEROVER) return Status::Ok();
-    if (rc != GIT_ENOTFOUND || !git_repository_is_shallow(repo_.get())) {
+    if (rc != GIT_ENOTFOUND || !Git().repository_is_shallow(repo_.get())) {
       return GitError("git: walking the history of " + o_.path);
     }
     out->clear();
@@ -285,18 +314,18 @@ class GitSync {
       std::string sha = Hex(o);
       if (hidden.count(sha) || !seen.insert(sha).second) return;
       Frame f;
-      if (git_commit_lookup(f.commit->out(), repo_.get(), &o) != 0) return;  // beyond a grafted root
+      if (Git().commit_lookup(f.commit->out(), repo_.get(), &o) != 0) return;  // beyond a grafted root
       stack.push_back(std::move(f));
     };
     push(from);
     while (!stack.empty()) {
       Frame& top = stack.back();
-      if (top.next < git_commit_parentcount(top.commit->get())) {
-        git_oid parent = *git_commit_parent_id(top.commit->get(), top.next++);
+      if (top.next < Git().commit_parentcount(top.commit->get())) {
+        git_oid parent = *Git().commit_parent_id(top.commit->get(), top.next++);
         push(parent);
         continue;
       }
-      visit(*git_commit_id(top.commit->get()));
+      visit(*Git().commit_id(top.commit->get()));
       stack.pop_back();
     }
     return Status::Ok();
@@ -310,27 +339,27 @@ class GitSync {
   // head). A commit claimed by an earlier merge (a PR merged into a PR's
   // branch) stays with it.
   Status PlanPullRequests() {
-    if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
+    if (have_old_ && Git().oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
     UMWELT_RETURN_IF_ERROR(NewCommits(&new_commits_));
     for (const git_oid& oid : new_commits_) {
       CommitPtr c;
-      if (git_commit_lookup(c.out(), repo_.get(), &oid) != 0) return GitError("git: commit " + Hex(oid));
-      Landing l = ParseLanding(git_commit_message(c.get()) ? git_commit_message(c.get()) : "");
+      if (Git().commit_lookup(c.out(), repo_.get(), &oid) != 0) return GitError("git: commit " + Hex(oid));
+      Landing l = ParseLanding(Git().commit_message(c.get()) ? Git().commit_message(c.get()) : "");
       if (l.number <= 0) continue;
       std::string sha = Hex(oid);
       pr_of_.emplace(sha, l.number);
       PrInfo& info = prs_[l.number];
       info.landing = l;
       info.landing_sha = sha;
-      unsigned parents = git_commit_parentcount(c.get());
+      unsigned parents = Git().commit_parentcount(c.get());
       if (!l.merge() || parents < 2) continue;
       WalkPtr branch;
-      if (git_revwalk_new(branch.out(), repo_.get()) != 0) return GitError("git: revwalk");
-      for (unsigned i = 1; i < parents; ++i) git_revwalk_push(branch.get(), git_commit_parent_id(c.get(), i));
-      git_revwalk_hide(branch.get(), git_commit_parent_id(c.get(), 0));
-      if (have_old_) git_revwalk_hide(branch.get(), &old_oid_);
+      if (Git().revwalk_new(branch.out(), repo_.get()) != 0) return GitError("git: revwalk");
+      for (unsigned i = 1; i < parents; ++i) Git().revwalk_push(branch.get(), Git().commit_parent_id(c.get(), i));
+      Git().revwalk_hide(branch.get(), Git().commit_parent_id(c.get(), 0));
+      if (have_old_) Git().revwalk_hide(branch.get(), &old_oid_);
       git_oid b;
-      while (git_revwalk_next(&b, branch.get()) == 0) pr_of_.emplace(Hex(b), l.number);
+      while (Git().revwalk_next(&b, branch.get()) == 0) pr_of_.emplace(Hex(b), l.number);
     }
     return Status::Ok();
   }
@@ -365,7 +394,7 @@ class GitSync {
   // New commits: reachable from HEAD and not from the recorded head. After a
   // force-push, the commits reachable only from the old head are removed.
   Status Commits() {
-    if (have_old_ && git_oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
+    if (have_old_ && Git().oid_equal(&old_oid_, &head_oid_)) return Status::Ok();
     std::unique_ptr<WriteBatch> batch;
     int in_batch = 0;
     for (const git_oid& oid : new_commits_) {
@@ -393,12 +422,12 @@ class GitSync {
   // request thread of ours left without commits.
   Status DropUnreachable(WriteBatch& batch) {
     WalkPtr gone;
-    if (git_revwalk_new(gone.out(), repo_.get()) != 0) return GitError("git: revwalk");
-    git_revwalk_push(gone.get(), &old_oid_);
-    git_revwalk_hide(gone.get(), &head_oid_);
+    if (Git().revwalk_new(gone.out(), repo_.get()) != 0) return GitError("git: revwalk");
+    Git().revwalk_push(gone.get(), &old_oid_);
+    Git().revwalk_hide(gone.get(), &head_oid_);
     std::set<std::string> prs;
     git_oid oid;
-    while (git_revwalk_next(&oid, gone.get()) == 0) {
+    while (Git().revwalk_next(&oid, gone.get()) == 0) {
       std::string ref = CommitRef(Hex(oid));
       UMWELT_ASSIGN_OR_RETURN(auto chunk, corpus_.ChunkByRef(ref));
       if (chunk && chunk->parent != ref) prs.insert(chunk->parent);
@@ -417,8 +446,8 @@ class GitSync {
   Status PutCommit(WriteBatch& batch, const git_oid& oid) {
     CommitPtr c;
     std::string sha = Hex(oid);
-    if (git_commit_lookup(c.out(), repo_.get(), &oid) != 0) return GitError("git: commit " + sha);
-    std::string message = SanitizeUtf8(git_commit_message(c.get()) ? git_commit_message(c.get()) : "");
+    if (Git().commit_lookup(c.out(), repo_.get(), &oid) != 0) return GitError("git: commit " + sha);
+    std::string message = SanitizeUtf8(Git().commit_message(c.get()) ? Git().commit_message(c.get()) : "");
     std::string subject = CollapseWhitespace(message.substr(0, message.find('\n')));
     std::vector<std::string> paths;
     UMWELT_RETURN_IF_ERROR(ChangedPaths(repo_.get(), c.get(), &paths));
@@ -429,7 +458,7 @@ class GitSync {
       for (size_t i = 0; i < paths.size() && i < 40; ++i) text += (i ? ", " : "") + paths[i];
       if (paths.size() > 40) text += ", and " + std::to_string(paths.size() - 40) + " more";
     }
-    const git_signature* author = git_commit_author(c.get());
+    const git_signature* author = Git().commit_author(c.get());
     auto pr = pr_of_.find(sha);
     PrInfo* info = pr == pr_of_.end() ? nullptr : &prs_[pr->second];
     Landing own = ParseLanding(message);  // this commit lands a PR (maybe again: a revert and reland)
@@ -515,10 +544,10 @@ class GitSync {
                     const std::string& kind, const std::string& sha, const std::string& date,
                     const std::string& author, const std::string& title_prefix, int64_t* count) {
     git_tree_entry* entry = nullptr;
-    if (git_tree_entry_bypath(&entry, tree, path.c_str()) != 0) return GitError("git: " + path + " at " + sha);
-    git_oid blob_id = *git_tree_entry_id(entry);
-    git_filemode_t mode = git_tree_entry_filemode(entry);
-    git_tree_entry_free(entry);
+    if (Git().tree_entry_bypath(&entry, tree, path.c_str()) != 0) return GitError("git: " + path + " at " + sha);
+    git_oid blob_id = *Git().tree_entry_id(entry);
+    git_filemode_t mode = Git().tree_entry_filemode(entry);
+    Git().tree_entry_free(entry);
     if (mode == GIT_FILEMODE_COMMIT) {  // a submodule: another repository's commit
       r_.skipped_files++;
       r_.submodules++;
@@ -529,7 +558,7 @@ class GitSync {
       return Status::Ok();
     }
     BlobPtr blob;
-    if (int rc = git_blob_lookup(blob.out(), repo_.get(), &blob_id); rc != 0) {
+    if (int rc = Git().blob_lookup(blob.out(), repo_.get(), &blob_id); rc != 0) {
       // Absent from this clone (a partial or damaged one): skipped, counted,
       // and tried again by the next sync.
       if (rc != GIT_ENOTFOUND) return GitError("git: reading " + path + " at " + sha);
@@ -538,12 +567,12 @@ class GitSync {
       if (kind == "window") retry_.insert(path);
       return Status::Ok();
     }
-    auto size = static_cast<size_t>(git_blob_rawsize(blob.get()));
-    if (SkippedPath(path) || size > kMaxFileBytes || git_blob_is_binary(blob.get())) {
+    auto size = static_cast<size_t>(Git().blob_rawsize(blob.get()));
+    if (SkippedPath(path) || size > kMaxFileBytes || Git().blob_is_binary(blob.get())) {
       r_.skipped_files++;
       return Status::Ok();
     }
-    std::string_view content(static_cast<const char*>(git_blob_rawcontent(blob.get())), size);
+    std::string_view content(static_cast<const char*>(Git().blob_rawcontent(blob.get())), size);
     if (content.size() < 1024 && content.rfind("version https://git-lfs.github.com/spec/", 0) == 0) {
       r_.skipped_files++;  // a Git LFS pointer: the file itself is not in git
       r_.lfs_pointers++;
@@ -577,12 +606,12 @@ class GitSync {
   // Windows of the default branch: the files that changed since the recorded
   // head (every file on a first sync).
   Status MainWindows() {
-    if (have_old_ && git_oid_equal(&old_oid_, &head_oid_) && old_retry_.empty()) return Status::Ok();
+    if (have_old_ && Git().oid_equal(&old_oid_, &head_oid_) && old_retry_.empty()) return Status::Ok();
     TreePtr tree, old_tree;
-    if (git_commit_tree(tree.out(), head_.get()) != 0) return GitError("git: tree of HEAD");
+    if (Git().commit_tree(tree.out(), head_.get()) != 0) return GitError("git: tree of HEAD");
     if (have_old_) {
       CommitPtr old;
-      if (git_commit_lookup(old.out(), repo_.get(), &old_oid_) != 0 || git_commit_tree(old_tree.out(), old.get()) != 0) {
+      if (Git().commit_lookup(old.out(), repo_.get(), &old_oid_) != 0 || Git().commit_tree(old_tree.out(), old.get()) != 0) {
         return GitError("git: tree of the recorded head");
       }
     }
@@ -593,8 +622,8 @@ class GitSync {
     for (const auto& c : changes) listed.insert(c.path);
     for (const auto& path : old_retry_) {
       git_tree_entry* e = nullptr;
-      if (listed.count(path) || git_tree_entry_bypath(&e, tree.get(), path.c_str()) != 0) continue;
-      git_tree_entry_free(e);
+      if (listed.count(path) || Git().tree_entry_bypath(&e, tree.get(), path.c_str()) != 0) continue;
+      Git().tree_entry_free(e);
       changes.push_back({path, false});
     }
     std::string sha = Hex(head_oid_), date = CommitTime(head_.get());
@@ -657,14 +686,14 @@ class GitSync {
     int64_t cutoff = now - int64_t{o_.branch_days} * 86400;
     std::map<std::string, git_oid> tips;  // branch name -> tip (local wins over remote)
     BranchIterPtr it;
-    if (git_branch_iterator_new(it.out(), repo_.get(), GIT_BRANCH_ALL) != 0) return GitError("git: listing branches");
+    if (Git().branch_iterator_new(it.out(), repo_.get(), GIT_BRANCH_ALL) != 0) return GitError("git: listing branches");
     git_reference* ref = nullptr;
     git_branch_t type;
-    while (git_branch_next(&ref, &type, it.get()) == 0) {
+    while (Git().branch_next(&ref, &type, it.get()) == 0) {
       RefPtr owned;
       *owned.out() = ref;
       const char* cname = nullptr;
-      if (git_branch_name(&cname, ref) != 0 || !cname) continue;
+      if (Git().branch_name(&cname, ref) != 0 || !cname) continue;
       std::string name = cname;
       if (type == GIT_BRANCH_REMOTE) {
         size_t slash = name.find('/');
@@ -674,18 +703,18 @@ class GitSync {
       }
       if (name == branch_) continue;
       RefPtr resolved;
-      if (git_reference_resolve(resolved.out(), ref) != 0 || !git_reference_target(resolved.get())) continue;
+      if (Git().reference_resolve(resolved.out(), ref) != 0 || !Git().reference_target(resolved.get())) continue;
       if (type == GIT_BRANCH_REMOTE && tips.count(name)) continue;
-      tips[name] = *git_reference_target(resolved.get());
+      tips[name] = *Git().reference_target(resolved.get());
     }
     std::set<std::string> active;
     for (const auto& [name, oid] : tips) {
       CommitPtr tip;
-      if (git_commit_lookup(tip.out(), repo_.get(), &oid) != 0) {
+      if (Git().commit_lookup(tip.out(), repo_.get(), &oid) != 0) {
         LogWarn(source_key_ + ": branch " + name + " points at a missing commit; skipped");
         continue;
       }
-      if (git_commit_time(tip.get()) < cutoff) continue;
+      if (Git().commit_time(tip.get()) < cutoff) continue;
       active.insert(name);
       std::string sha = Hex(oid);
       new_branches_[name] = sha;
@@ -703,17 +732,17 @@ class GitSync {
   Status SyncBranch(const std::string& name, const git_oid& oid, git_commit* tip) {
     git_oid base;
     TreePtr base_tree, tip_tree;
-    if (git_merge_base(&base, repo_.get(), &oid, &head_oid_) == 0) {
+    if (Git().merge_base(&base, repo_.get(), &oid, &head_oid_) == 0) {
       CommitPtr base_commit;
-      if (git_commit_lookup(base_commit.out(), repo_.get(), &base) != 0 ||
-          git_commit_tree(base_tree.out(), base_commit.get()) != 0) {
+      if (Git().commit_lookup(base_commit.out(), repo_.get(), &base) != 0 ||
+          Git().commit_tree(base_tree.out(), base_commit.get()) != 0) {
         return GitError("git: merge base of " + name);
       }
     }  // no common history: every file of the branch is in flight
-    if (git_commit_tree(tip_tree.out(), tip) != 0) return GitError("git: tree of branch " + name);
+    if (Git().commit_tree(tip_tree.out(), tip) != 0) return GitError("git: tree of branch " + name);
     std::vector<FileChange> changes;
     UMWELT_RETURN_IF_ERROR(TreeChanges(repo_.get(), base_tree.get(), tip_tree.get(), &changes));
-    const git_signature* committer = git_commit_committer(tip);
+    const git_signature* committer = Git().commit_committer(tip);
     std::string who = SanitizeUtf8(committer && committer->name ? committer->name : "");
     std::string sha = Hex(oid), date = CommitTime(tip), parent = BranchThread(name);
     UMWELT_ASSIGN_OR_RETURN(auto batch, corpus_.BeginWrite());

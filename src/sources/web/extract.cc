@@ -1,12 +1,12 @@
 // HTML (gumbo) and PDF (poppler) to sections of text.
 #include <gumbo.h>
-#include <poppler/cpp/poppler-document.h>
-#include <poppler/cpp/poppler-global.h>
-#include <poppler/cpp/poppler-page.h>
 
+#include <climits>
+#include <cstdint>
 #include <memory>
-#include <mutex>
 
+#include "pdf_module.h"
+#include "umwelt/dynlib.h"
 #include "umwelt/text.h"
 #include "umwelt/web.h"
 
@@ -190,27 +190,32 @@ Document ParseHtml(std::string_view html) {
 }
 
 Result<Document> ParsePdf(std::string_view data) {
-  static std::once_flag quiet;
-  std::call_once(quiet, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
   if (data.size() < 5 || data.substr(0, 5) != "%PDF-") return Status::Corrupt("not a PDF (no %PDF- header)");
   if (data.size() > static_cast<size_t>(INT32_MAX)) return Status::Invalid("PDF larger than 2 GB");
-  std::unique_ptr<poppler::document> doc(
-      poppler::document::load_from_raw_data(data.data(), static_cast<int>(data.size())));
-  if (!doc) return Status::Corrupt("the PDF is damaged or encrypted and cannot be opened");
-  if (doc->is_locked()) return Status::Unsupported("the PDF is encrypted (password protected)");
+  // poppler lives in a module loaded on the first PDF (pdf_module.cc).
+  static const Result<decltype(&umwelt_pdf_text)> read = []() -> Result<decltype(&umwelt_pdf_text)> {
+    auto module = DynLib::OpenModule("umwelt-pdf", "reading PDFs");
+    if (!module.ok()) return module.status();
+    auto fn = (*module)->Symbol("umwelt_pdf_text");
+    if (!fn.ok()) return fn.status();
+    return reinterpret_cast<decltype(&umwelt_pdf_text)>(*fn);
+  }();
+  if (!read.ok()) return read.status();
   Document out;
-  auto bytes = doc->info_key("Title").to_utf8();
-  out.title = CollapseWhitespace(SanitizeUtf8(std::string_view(bytes.data(), bytes.size())));
-  int pages = doc->pages();
-  for (int i = 0; i < pages; ++i) {
-    std::unique_ptr<poppler::page> p(doc->create_page(i));
-    if (!p) continue;
-    auto t = p->text().to_utf8();
-    std::string text = SanitizeUtf8(std::string_view(t.data(), t.size()));
-    size_t start = text.find_first_not_of(" \n\r\t\f");
-    if (start == std::string::npos) continue;
-    out.sections.push_back({"page " + std::to_string(i + 1), text.substr(start), i + 1});
-  }
+  int pages = (*read)(
+      data.data(), data.size(), &out,
+      [](void* ctx, const char* t, size_t n) {
+        static_cast<Document*>(ctx)->title = CollapseWhitespace(SanitizeUtf8(std::string_view(t, n)));
+      },
+      [](void* ctx, int page, const char* t, size_t n) {
+        std::string text = SanitizeUtf8(std::string_view(t, n));
+        size_t start = text.find_first_not_of(" \n\r\t\f");
+        if (start == std::string::npos) return;
+        static_cast<Document*>(ctx)->sections.push_back({"page " + std::to_string(page), text.substr(start), page});
+      });
+  if (pages == kUmweltPdfLocked) return Status::Unsupported("the PDF is encrypted (password protected)");
+  if (pages == kUmweltPdfTooLarge) return Status::Invalid("PDF larger than 2 GB");
+  if (pages < 0) return Status::Corrupt("the PDF is damaged or encrypted and cannot be opened");
   if (out.sections.empty()) {
     return Status::Corrupt(pages == 0 ? "the PDF has no pages (truncated or damaged)"
                                       : "the PDF has no text layer (scanned images?)");
