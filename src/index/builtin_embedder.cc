@@ -27,12 +27,20 @@ namespace {
 constexpr char kMagic[8] = {'U', 'M', 'W', 'W', 'O', 'R', 'D', '1'};
 constexpr float kSifA = 1e-3f;
 
-// Word table layout: header, pc[dim], weight[n], offsets[n+1], blob, vectors[n*dim].
+// Word table layout: header, pc[dim], weight[n], offsets[n+1], blob, vectors[n*dim], trailer.
 struct WordHeader {
   char magic[8];
   uint32_t dim;
   uint32_t n;
   uint64_t blob_bytes;
+};
+
+// After the vectors: the XXH3 hash of everything before it, which names the
+// model (builtin:fasttext-100d-<hash>).
+constexpr char kTrailerMagic[8] = {'U', 'M', 'W', 'H', 'A', 'S', 'H', '1'};
+struct WordTrailer {
+  uint64_t hash;
+  char magic[8];
 };
 
 size_t Align8(size_t x) { return (x + 7) & ~size_t{7}; }
@@ -66,12 +74,19 @@ class BuiltinEmbedder final : public Embedder {
     e->vectors_ = reinterpret_cast<const float*>(e->file_->data() + off);
     off += size_t{e->h_.n} * e->h_.dim * 4;
     if (off > size || e->offsets_[e->h_.n] != e->h_.blob_bytes) return Status::Corrupt(path + ": truncated builtin model");
-    e->model_ = "builtin:fasttext-" + std::to_string(e->h_.dim) + "d-" +
-                [&] {
-                  char hex[17];
-                  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(e->file_->data(), size)));
-                  return std::string(hex, 12);
-                }();
+    // The hash of the table before the trailer; models trained before the
+    // trailer existed are hashed whole, which gives the same name.
+    uint64_t hash = 0;
+    WordTrailer t{};
+    if (size == off + sizeof t) std::memcpy(&t, e->file_->data() + off, sizeof t);
+    if (std::memcmp(t.magic, kTrailerMagic, 8) == 0) {
+      hash = t.hash;
+    } else {
+      hash = XXH3_64bits(e->file_->data(), size);
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    e->model_ = "builtin:fasttext-" + std::to_string(e->h_.dim) + "d-" + std::string(hex, 12);
     return e;
   }
 
@@ -281,15 +296,27 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
   std::string tmp = TempPathFor(path);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(&h), sizeof h);
-    out.write(reinterpret_cast<const char*>(pc.data()), static_cast<std::streamsize>(pc.size() * 4));
-    out.write(reinterpret_cast<const char*>(weights.data()), static_cast<std::streamsize>(weights.size() * 4));
-    out.write(reinterpret_cast<const char*>(offsets.data()), static_cast<std::streamsize>(offsets.size() * 4));
-    out.write(blob.data(), static_cast<std::streamsize>(blob.size()));
+    // The model's name hashes the table; the trailer keeps the hash so that
+    // opening the model does not read the whole file for it.
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    auto put = [&](const void* p, size_t n) {
+      out.write(static_cast<const char*>(p), static_cast<std::streamsize>(n));
+      XXH3_64bits_update(state, p, n);
+    };
+    put(&h, sizeof h);
+    put(pc.data(), pc.size() * 4);
+    put(weights.data(), weights.size() * 4);
+    put(offsets.data(), offsets.size() * 4);
+    put(blob.data(), blob.size());
     size_t pos = sizeof h + pc.size() * 4 + weights.size() * 4 + offsets.size() * 4 + blob.size();
     static const char zeros[8] = {};
-    out.write(zeros, static_cast<std::streamsize>(Align8(pos) - pos));
-    out.write(reinterpret_cast<const char*>(vectors.data()), static_cast<std::streamsize>(vectors.size() * 4));
+    put(zeros, Align8(pos) - pos);
+    put(vectors.data(), vectors.size() * 4);
+    WordTrailer trailer{XXH3_64bits_digest(state), {}};
+    XXH3_freeState(state);
+    std::memcpy(trailer.magic, kTrailerMagic, 8);
+    out.write(reinterpret_cast<const char*>(&trailer), sizeof trailer);
     if (!out) {
       ::unlink(tmp.c_str());
       return Status::Io(tmp + ": write failed");

@@ -138,6 +138,24 @@ TEST_F(HybridTest, IndexIsIncrementalAndRetrainReembeds) {
   std::string model = r1.spaces[0].model;
   EXPECT_EQ(model.rfind("builtin:fasttext-16d-", 0), 0u) << model;
   EXPECT_EQ(CorpusSpaces(*corpus_).value().at("prose"), model);
+  {
+    // The word table keeps its hash in a trailer, so opening it reads no
+    // more than it uses; a table from before the trailer (cut here) is
+    // hashed whole and keeps its name, so its space stays valid.
+    std::string path = BuiltinModelPath(*corpus_, "prose");
+    std::string bytes = testing::ReadFileOrEmpty(path);
+    ASSERT_GT(bytes.size(), 16u);
+    EXPECT_EQ(bytes.substr(bytes.size() - 8), "UMWHASH1");
+    auto with_trailer = MakeEmbedder("builtin", *corpus_, "prose");
+    ASSERT_TRUE(with_trailer.ok()) << with_trailer.status().message();
+    EXPECT_EQ((*with_trailer)->model(), model);
+    std::string old = path + ".old";
+    testing::WriteFile(old, bytes.substr(0, bytes.size() - 16));
+    ASSERT_EQ(::rename(old.c_str(), path.c_str()), 0);
+    auto without = MakeEmbedder("builtin", *corpus_, "prose");
+    ASSERT_TRUE(without.ok()) << without.status().message();
+    EXPECT_EQ((*without)->model(), model);
+  }
   IndexReport r2;
   ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r2).ok());
   EXPECT_EQ(r2.spaces[0].embedded, 0);  // nothing new
