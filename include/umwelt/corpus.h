@@ -74,6 +74,10 @@ struct Thread {
   // The source's structured facts as one JSON object ("" = none): a W&B
   // run's config and summary, say. Read by the source that wrote them.
   std::string facts;
+  // The kinds of this thread's chunks that carry its title rather than one
+  // of their own (GitHub's comments and reviews, Discord's messages): when
+  // the title changes, PutThread retitles them. The source says which.
+  std::vector<std::string> titled_kinds;
 };
 
 // A cross-reference from a chunk to a thread (`#1234`, an issue url, ...).

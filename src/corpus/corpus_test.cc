@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "corpus_fixtures.h"
 #include "test_util.h"
 #include "umwelt/text.h"
 
@@ -179,6 +180,40 @@ TEST_F(CorpusTest, ThreadUpsertKeepsRelationsAndMergedState) {
   auto parent = corpus_->GetThread("o/r#1").value();
   ASSERT_TRUE(parent.has_value());
   EXPECT_EQ(parent->children, std::vector<std::string>{"o/r#5"});
+}
+
+// A renamed thread retitles the chunks its source says carry its title, and
+// no others: a thread that names no such kinds keeps its chunks' titles.
+TEST_F(CorpusTest, RenamedThreadRetitlesTheKindsItsSourceNames) {
+  auto put = [&](const Thread& t, const std::vector<Chunk>& chunks) {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->PutThread(t).ok());
+    for (const auto& c : chunks) ASSERT_TRUE((*b)->PutRecord({c}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  };
+  auto chunk = [](const std::string& ref, const std::string& parent, const std::string& kind) {
+    Chunk c = testing::GithubChunk(ref, parent, kind, "https://github.com/o/r/issues/7#" + ref, "text of " + ref);
+    c.title = "old";
+    return c;
+  };
+  Thread issue;
+  issue.ref = "o/r#7";
+  issue.source = "github";
+  issue.kind = "issue";
+  issue.title = "old";
+  issue.titled_kinds = {"comment"};
+  put(issue, {chunk("o/r#7/c1", "o/r#7", "comment"), chunk("o/r#7/x1", "o/r#7", "commit")});
+  Thread other = issue;
+  other.ref = "o/r#8";
+  other.titled_kinds.clear();
+  put(other, {chunk("o/r#8/c1", "o/r#8", "comment")});
+  issue.title = "new";
+  other.title = "new";
+  put(issue, {});
+  put(other, {});
+  EXPECT_EQ((*corpus_->ChunkByRef("o/r#7/c1"))->title, "new");
+  EXPECT_EQ((*corpus_->ChunkByRef("o/r#7/x1"))->title, "old");  // not a kind the source named
+  EXPECT_EQ((*corpus_->ChunkByRef("o/r#8/c1"))->title, "old");  // its source named none
 }
 
 TEST(CorpusOpen, RejectsAFileThatIsNotSqlite) {

@@ -188,13 +188,16 @@ Status WriteBatch::PutThread(const Thread& t) {
   q.Bind(13, t.updated).Bind(14, t.closed).Bind(15, t.merged).Bind(16, t.parent);
   q.Bind(17, JsonArray(t.children)).Bind(18, t.description).Bind(19, t.facts);
   UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": storing thread " + t.ref));
-  if (t.title.empty() || !retitle || sqlite3_changes(corpus_->db_) == 0) return Status::Ok();
-  // Comments, reviews and messages show their thread's title.
+  if (t.title.empty() || t.titled_kinds.empty() || !retitle || sqlite3_changes(corpus_->db_) == 0) {
+    return Status::Ok();
+  }
+  // The chunks the source says show their thread's title (not the parts of
+  // the opening post, which has its own).
   Stmt titles(*corpus_->cache_, "UPDATE chunks SET title=?2 WHERE parent=?1 AND ref<>?1"
-                            " AND kind IN ('comment','review','review-comment','message')"
+                            " AND kind IN (SELECT value FROM json_each(?3))"
                             " AND ref NOT LIKE ?1 || ':p%' AND coalesce(title,'')<>?2");
   UMWELT_RETURN_IF_ERROR(titles.PrepareStatus(corpus_->path_));
-  titles.Bind(1, t.ref).Bind(2, t.title);
+  titles.Bind(1, t.ref).Bind(2, t.title).Bind(3, JsonArray(t.titled_kinds));
   UMWELT_RETURN_IF_ERROR(titles.Run(corpus_->path_ + ": titling chunks of " + t.ref));
   if (sqlite3_changes(corpus_->db_) > 0) ++changed_;
   return Status::Ok();

@@ -166,6 +166,7 @@ Thread ChannelThread(const Channel& c) {
   t.source = "discord";
   t.kind = c.kind;
   t.title = c.kind == "thread" ? c.name : "#" + c.name;
+  t.titled_kinds = {"message"};  // a message reads under its channel's or thread's name
   t.url = "https://discord.com/channels/" + c.guild_id + "/" + c.id;
   if (!c.parent_id.empty()) t.parent = ChannelRef(c.guild_id, c.parent_id);
   std::string topic = CollapseWhitespace(c.topic);

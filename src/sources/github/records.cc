@@ -164,7 +164,7 @@ std::string OneLine(std::string_view body) {
     while (!c.empty() && (c[0] == '#' || c[0] == '>' || c[0] == '*' || c[0] == '-' || c[0] == ' ')) {
       c.erase(0, 1);
     }
-    if (c.empty() || c.rfind("<!--", 0) == 0 || c.rfind("```", 0) == 0 || c.rfind("|", 0) == 0) {
+    if (c.empty() || c.rfind("<!--", 0) == 0 || c.rfind("```", 0) == 0 || c.rfind('|', 0) == 0) {
       continue;
     }
     out = c;
@@ -208,7 +208,7 @@ class PageParser {
     return body;
   }
 
-  void AddRecord(Chunk c, const std::string& repo, const std::string& self_thread) {
+  void AddRecord(const Chunk& c, const std::string& repo, const std::string& self_thread) {
     for (auto& l : FindLinks(c.ref, c.text, repo, self_thread)) out_->links.push_back(std::move(l));
     out_->records.push_back(SplitIntoParts(c));
   }
@@ -266,6 +266,7 @@ class PageParser {
     th.source = "github";
     th.kind = is_pr ? "pr" : "issue";
     th.title = SanitizeUtf8(f.Str("title"));
+    th.titled_kinds = {"comment", "review", "review-comment"};  // they have no title of their own
     th.author = f.Login("user");
     th.author_association = f.Str("author_association");
     th.url = html.empty() ? "https://github.com/" + t.repo + (is_pr ? "/pull/" : "/issues/") +
@@ -325,7 +326,7 @@ class PageParser {
                 std::to_string(added) + " \xE2\x88\x92" + std::to_string(removed);
     }
     c.updated = th.updated;
-    AddRecord(std::move(c), t.repo, ref);
+    AddRecord(c, t.repo, ref);
     return Status::Ok();
   }
 
@@ -350,7 +351,7 @@ class PageParser {
                          : html;
     c.text = SanitizeUtf8(Body(f, where));
     c.updated = NormalizeIsoTime(f.Str("updated_at"));
-    AddRecord(std::move(c), t.repo, ThreadRef(t));
+    AddRecord(c, t.repo, ThreadRef(t));
     return Status::Ok();
   }
 
@@ -379,7 +380,7 @@ class PageParser {
     c.url = html;
     c.text = state.empty() ? body : "[" + ToLower(state) + "] " + body;
     c.updated = c.date;
-    AddRecord(std::move(c), t.repo, ThreadRef(t));
+    AddRecord(c, t.repo, ThreadRef(t));
     return Status::Ok();
   }
 
@@ -418,7 +419,7 @@ class PageParser {
     if (!path.empty()) {
       c.text = "On " + path + (line > 0 ? ":" + std::to_string(line) : "") + ": " + c.text;
     }
-    AddRecord(std::move(c), t.repo, ThreadRef(t));
+    AddRecord(c, t.repo, ThreadRef(t));
     return Status::Ok();
   }
 
