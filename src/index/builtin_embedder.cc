@@ -205,11 +205,19 @@ static Status WriteTrainingText(Corpus& corpus, const std::string& space, const 
   return Status::Ok();
 }
 
-Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
-  std::string path = BuiltinModelPath(corpus, space);
-  std::string text_path = TempPathFor(path + ".train");
-  UMWELT_RETURN_IF_ERROR(WriteTrainingText(corpus, space, o, text_path));
-  // fastText lives in a module loaded only here (fasttext_module.cc).
+namespace {
+
+// Word vectors trained by fastText on the text at text_path.
+struct Trained {
+  int dim = 0;
+  std::vector<std::string> words;
+  std::vector<int64_t> counts;
+  std::vector<float> vectors;  // in the order of words
+};
+
+// Trains through fastText, which lives in a module loaded only here
+// (fasttext_module.cc).
+Result<Trained> TrainWords(const std::string& text_path, const std::string& space, const BuiltinTrainOptions& o) {
   static const Result<decltype(&umwelt_fasttext_train)> train = []() -> Result<decltype(&umwelt_fasttext_train)> {
     auto module = DynLib::OpenModule("umwelt-fasttext", "training the builtin vector space");
     if (!module.ok()) return module.status();
@@ -217,16 +225,8 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
     if (!fn.ok()) return fn.status();
     return reinterpret_cast<decltype(&umwelt_fasttext_train)>(*fn);
   }();
-  if (!train.ok()) {
-    ::unlink(text_path.c_str());
-    return train.status();
-  }
-  struct Trained {
-    int dim = 0;
-    std::vector<std::string> words;
-    std::vector<int64_t> counts;
-    std::vector<float> vectors;  // in the order of words
-  } t;
+  if (!train.ok()) return train.status();
+  Trained t;
   UmweltFastTextArgs args{text_path.c_str(), o.dim, o.epoch, o.min_count, std::max(1, o.threads)};
   char err[512] = "";
   int rc = (*train)(
@@ -239,10 +239,22 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
         t->vectors.insert(t->vectors.end(), v, v + d);
       },
       err, sizeof err);
-  ::unlink(text_path.c_str());
   if (rc != 0) {
     return Status::Invalid("training the builtin model for space " + space + ": " + err + " (is the corpus empty?)");
   }
+  return t;
+}
+
+}  // namespace
+
+Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
+  std::string path = BuiltinModelPath(corpus, space);
+  std::string text_path = TempPathFor(path + ".train");
+  UMWELT_RETURN_IF_ERROR(WriteTrainingText(corpus, space, o, text_path));
+  auto trained = TrainWords(text_path, space, o);
+  ::unlink(text_path.c_str());
+  if (!trained.ok()) return trained.status();
+  const Trained& t = *trained;
 
   const int32_t n = static_cast<int32_t>(t.words.size());
   const int dim = t.dim > 0 ? t.dim : o.dim;
