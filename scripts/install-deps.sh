@@ -9,7 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libfasttext-dev
   libgit2-dev libgumbo-dev libpoppler-cpp-dev libssl-dev
-  clang libclang-rt-14-dev sqlite3
+  clang clang-tidy libclang-rt-14-dev binutils sqlite3
   katex nodejs chromium fonts-liberation wrk python3 python3-numpy
 )
 missing=()

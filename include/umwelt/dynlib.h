@@ -46,6 +46,7 @@ class DynLib {
 
 // Declares struct NAME with one pointer per X(prefix, fn) entry, named fn and
 // typed after prefix##fn, plus Bind() that fills them from a library.
+// NOLINTBEGIN(bugprone-macro-parentheses): the arguments are names, pasted
 #define UMWELT_DYNLIB_MEMBER(prefix, fn) decltype(&::prefix##fn) fn = nullptr;
 #define UMWELT_DYNLIB_BIND(prefix, fn)                                           \
   {                                                                              \
@@ -61,6 +62,7 @@ class DynLib {
       return ::umwelt::Status::Ok();                                             \
     }                                                                            \
   };
+// NOLINTEND(bugprone-macro-parentheses)
 
 // Opens `soname` and binds a Table from it; the error says what needs it.
 template <typename Table>

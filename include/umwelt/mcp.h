@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "umwelt/thread_annotations.h"
 #include "umwelt/llm.h"
 #include "umwelt/searcher.h"
 #include "umwelt/status.h"
@@ -76,10 +77,10 @@ class Session {
 
  private:
   Options o_;
-  std::mutex mu_;
-  bool initialized_ = false;       // guarded by mu_
-  std::string version_;            // guarded by mu_
-  std::set<std::string> cancelled_;  // guarded by mu_
+  Mutex mu_;
+  bool initialized_ GUARDED_BY(mu_) = false;
+  std::string version_ GUARDED_BY(mu_);
+  std::set<std::string> cancelled_ GUARDED_BY(mu_);
 };
 
 // `umwelt mcp`: newline-delimited JSON-RPC from `in` to `out` until `in`

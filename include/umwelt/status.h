@@ -97,7 +97,9 @@ class [[nodiscard]] Result {
 // Declares `lhs` from a Result, or returns its Status.
 #define UMWELT_ASSIGN_OR_RETURN(lhs, expr) \
   UMWELT_ASSIGN_OR_RETURN_IMPL(UMWELT_CONCAT(_res_, __LINE__), lhs, expr)
+// NOLINTBEGIN(bugprone-macro-parentheses): lhs is a declaration, tmp a name
 #define UMWELT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                                 \
   if (!tmp.ok()) return tmp.status();                \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

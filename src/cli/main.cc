@@ -62,7 +62,7 @@ std::string VerbOf(int argc, char** argv) {
       ++i;
       continue;
     }
-    if (a.rfind("-", 0) == 0) {
+    if (a.rfind('-', 0) == 0) {
       if (a == "-h" || a == "--help") return "";
       continue;
     }

@@ -19,13 +19,10 @@ std::vector<std::string> Tokenize(std::string_view s) {
     size_t start = i;
     while (i < n) {
       unsigned char c = static_cast<unsigned char>(s[i]);
-      if (WordByte(c)) {
-        ++i;
-      } else if (c == '.' && i > start && Digit(s[i - 1]) && i + 1 < n && Digit(s[i + 1])) {
-        ++i;  // 0.238, 1.5
-      } else {
-        break;
-      }
+      // A word byte, or a decimal point between digits (0.238, 1.5).
+      bool decimal_point = c == '.' && i > start && Digit(s[i - 1]) && i + 1 < n && Digit(s[i + 1]);
+      if (!WordByte(c) && !decimal_point) break;
+      ++i;
     }
     size_t len = i - start;
     if (len == 0 || len > 64) continue;

@@ -14,7 +14,6 @@ namespace {
 using research::BestSentence;
 using research::ContentWords;
 using research::Neutralize;
-using research::Numbers;
 using research::Sentences;
 
 std::string Quote(const std::string& text, size_t max) { return Neutralize(std::string(TruncateUtf8(CollapseWhitespace(text), max))); }

@@ -106,8 +106,12 @@ Result<Auth::Config> Auth::ParseConfig(std::string_view text, const std::string&
 Result<std::unique_ptr<Auth>> Auth::Load(const std::string& path) {
   auto a = std::unique_ptr<Auth>(new Auth());
   a->path_ = path;
-  UMWELT_ASSIGN_OR_RETURN(a->config_, Parse(path));
-  a->mtime_ns_ = MtimeNs(path);
+  UMWELT_ASSIGN_OR_RETURN(auto config, Parse(path));
+  {
+    MutexLock lock(a->mu_);  // not shared yet; the analysis sees the rule kept
+    a->config_ = std::move(config);
+    a->mtime_ns_ = MtimeNs(path);
+  }
   return a;
 }
 
@@ -128,18 +132,18 @@ AuthVerdict Auth::Deny(int status, const std::string& why, const std::string& he
 
 AuthVerdict Auth::CheckHeader(const std::string& header, const std::string& client) {
   if (header.empty()) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     ReloadIfChanged();
     return Deny(401, "no credentials", config_.help);
   }
   std::string h = CollapseWhitespace(header);
   if (h.size() < 8 || ToLower(h.substr(0, 7)) != "bearer ") {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return Deny(401, "the Authorization header is not a bearer token", config_.help);
   }
   std::string token = h.substr(7);
   if (token.empty() || token.size() > 512 || token.find(' ') != std::string::npos) {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return Deny(401, "the bearer token is malformed", config_.help);
   }
   return CheckToken(token, client);
@@ -147,7 +151,7 @@ AuthVerdict Auth::CheckHeader(const std::string& header, const std::string& clie
 
 AuthVerdict Auth::CheckToken(const std::string& token, const std::string& client) {
   std::string sha = Sha256Hex(token);
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   ReloadIfChanged();
   if (std::find(config_.revoked.begin(), config_.revoked.end(), sha) != config_.revoked.end()) {
     return Deny(401, "this token was revoked", config_.help);

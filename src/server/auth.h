@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "umwelt/thread_annotations.h"
 #include "umwelt/http.h"
 #include "umwelt/status.h"
 
@@ -73,24 +74,24 @@ class Auth {
 
  private:
   static Result<Config> Parse(const std::string& path);
-  void ReloadIfChanged();
+  void ReloadIfChanged() REQUIRES(mu_);
   static AuthVerdict Deny(int status, const std::string& why, const std::string& help);
 
   std::string path_;
-  std::mutex mu_;
-  Config config_;
-  int64_t mtime_ns_ = 0;
+  Mutex mu_;
+  Config config_ GUARDED_BY(mu_);
+  int64_t mtime_ns_ GUARDED_BY(mu_) = 0;
   struct Cached {
     AuthVerdict verdict;
     std::chrono::steady_clock::time_point until;
   };
-  std::map<std::string, Cached> cache_;  // sha256(token) -> verdict
+  std::map<std::string, Cached> cache_ GUARDED_BY(mu_);  // sha256(token) -> verdict
   struct Window {
     std::chrono::steady_clock::time_point start;
     int checks = 0;
   };
-  std::map<std::string, Window> per_client_;  // guarded by mu_
-  int checks_running_ = 0;                     // guarded by mu_
+  std::map<std::string, Window> per_client_ GUARDED_BY(mu_);
+  int checks_running_ GUARDED_BY(mu_) = 0;
   AuthVerdict AskGithub(const std::string& token, const Config& c, bool* cacheable);
 };
 

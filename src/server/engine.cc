@@ -10,7 +10,7 @@ SearchPool::SearchPool(int threads, std::chrono::milliseconds max_wait) : max_wa
 
 SearchPool::~SearchPool() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
@@ -18,9 +18,9 @@ SearchPool::~SearchPool() {
 }
 
 void SearchPool::Work() {
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    while (!stop_ && queue_.empty()) cv_.wait(lock.native());
     if (queue_.empty()) return;  // stopping, nothing left
     Task* t = queue_.front();
     queue_.pop_front();
@@ -37,18 +37,20 @@ void SearchPool::Work() {
 Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns) {
   std::vector<Task> tasks(fns.size());
   for (size_t i = 0; i < fns.size(); ++i) tasks[i].fn = &fns[i];
-  std::unique_lock<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (stop_) return Status::Unavailable("the server is shutting down");
   for (auto& t : tasks) queue_.push_back(&t);
   cv_.notify_all();
+  // The tasks' flags are written under mu_ (Work), so reading them here, with
+  // mu_ held, is safe; the lambdas below only run inside the waits.
   auto deadline = std::chrono::steady_clock::now() + max_wait_;
-  bool all_started = progress_.wait_until(lock, deadline, [&] {
+  bool all_started = progress_.wait_until(lock.native(), deadline, [&] {
     return std::all_of(tasks.begin(), tasks.end(), [](const Task& t) { return t.started; });
   });
   if (!all_started) {  // drop those not started; the started ones finish before their stack goes
     std::erase_if(queue_, [&](Task* q) { return q >= tasks.data() && q < tasks.data() + tasks.size(); });
   }
-  progress_.wait(lock, [&] {
+  progress_.wait(lock.native(), [&] {
     return std::all_of(tasks.begin(), tasks.end(), [](const Task& t) { return t.done || !t.started; });
   });
   if (!all_started) {

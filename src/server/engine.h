@@ -19,6 +19,7 @@
 
 #include "umwelt/corpus.h"
 #include "umwelt/searcher.h"
+#include "umwelt/thread_annotations.h"
 
 namespace umwelt::server_internal {
 
@@ -45,12 +46,12 @@ class SearchPool {
     const std::function<void()>* fn;
     bool started = false, done = false;
   };
-  void Work();
-  std::mutex mu_;
-  std::condition_variable cv_;       // work arrived, or stopping
-  std::condition_variable progress_; // a task started or finished
-  std::deque<Task*> queue_;  // guarded by mu_; the tasks live on their callers' stacks
-  bool stop_ = false;        // guarded by mu_
+  void Work() EXCLUDES(mu_);
+  Mutex mu_;
+  std::condition_variable cv_;        // work arrived, or stopping
+  std::condition_variable progress_;  // a task started or finished
+  std::deque<Task*> queue_ GUARDED_BY(mu_);  // the tasks live on their callers' stacks
+  bool stop_ GUARDED_BY(mu_) = false;
   std::chrono::milliseconds max_wait_;
   std::vector<std::thread> threads_;
 };

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -174,7 +175,7 @@ struct HttpCallbacks {
 
   static void OnConnection(void* cls, MHD_Connection* c, void** socket_context, MHD_ConnectionNotificationCode toe) {
     auto* self = static_cast<HttpServer*>(cls);
-    std::lock_guard<std::mutex> lock(self->mu_);
+    MutexLock lock(self->mu_);
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
       auto* conn = new HttpServer::Conn();
       *socket_context = conn;
@@ -223,7 +224,7 @@ struct HttpCallbacks {
     Mhd().get_connection_values(c, MHD_HEADER_KIND, &Collect, &r);
     Mhd().get_connection_values(c, MHD_GET_ARGUMENT_KIND, &Arg, &r);
     r.remote_addr = ClientAddress(c);
-    std::lock_guard<std::mutex> lock(self->mu_);
+    MutexLock lock(self->mu_);
     ++self->in_flight_;
     return x;
   }
@@ -241,7 +242,7 @@ struct HttpCallbacks {
       s->done = sink.done_;
     }
     size_t n = std::min(max, s->pending.size() - s->sent);
-    std::memcpy(buf, s->pending.data() + s->sent, n);
+    std::copy_n(s->pending.data() + s->sent, n, buf);
     s->sent += n;
     return static_cast<ssize_t>(n);
   }
@@ -273,7 +274,7 @@ struct HttpCallbacks {
     }
     if (x->answered) return MHD_YES;
     if (HttpServer::Conn* conn = ConnOf(c)) {
-      std::lock_guard<std::mutex> lock(self->mu_);
+      MutexLock lock(self->mu_);
       conn->receiving = false;
     }
     return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
@@ -285,7 +286,7 @@ struct HttpCallbacks {
     *con_cls = nullptr;
     if (!x) return;
     delete x;
-    std::lock_guard<std::mutex> lock(self->mu_);
+    MutexLock lock(self->mu_);
     --self->in_flight_;
     if (HttpServer::Conn* conn = ConnOf(c)) {
       conn->receiving = true;  // the next request's time starts now
@@ -411,8 +412,11 @@ Status HttpServer::Listen(const HttpLimits& limits) {
 
 // Shuts the connections that took longer than the limit to send a request.
 void HttpServer::Watchdog() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!cv_.wait_for(lock, std::chrono::milliseconds(250), [&] { return watchdog_stop_; })) {
+  MutexLock lock(mu_);
+  auto next = Clock::now() + std::chrono::milliseconds(250);
+  while (!watchdog_stop_) {
+    if (cv_.wait_until(lock.native(), next) != std::cv_status::timeout) continue;  // a request ended, or stopping
+    next = Clock::now() + std::chrono::milliseconds(250);
     auto now = Clock::now();
     for (auto& [conn, fd] : conns_) {
       if (conn->receiving && !conn->cut && fd >= 0 && now - conn->receiving_since > std::chrono::seconds(limits_.request_seconds)) {
@@ -424,7 +428,7 @@ void HttpServer::Watchdog() {
 }
 
 void HttpServer::Stop() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (stopping_ || !daemon_) {
     stopping_ = true;
     cv_.notify_all();
@@ -438,13 +442,15 @@ void HttpServer::Stop() {
 
 void HttpServer::Wait(int drain_seconds) {
   {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return stopping_; });
-    cv_.wait_for(lock, std::chrono::seconds(drain_seconds), [&] { return in_flight_ == 0; });
+    MutexLock lock(mu_);
+    while (!stopping_) cv_.wait(lock.native());
+    auto deadline = Clock::now() + std::chrono::seconds(drain_seconds);
+    while (in_flight_ != 0 && cv_.wait_until(lock.native(), deadline) != std::cv_status::timeout) {
+    }
   }
   if (watchdog_.joinable()) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       watchdog_stop_ = true;
     }
     cv_.notify_all();

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "umwelt/thread_annotations.h"
 #include "umwelt/status.h"
 
 struct MHD_Daemon;
@@ -136,7 +137,7 @@ class HttpServer {
   void Route(const std::string& method, const std::string& pattern, Handler h);
   void Dispatch(Request& req, Response& res);
   int Queue(MHD_Connection* c, Exchange& x);
-  void Watchdog();
+  void Watchdog() EXCLUDES(mu_);
 
   friend struct HttpCallbacks;  // libmicrohttpd's callbacks (http_server.cc)
 
@@ -148,12 +149,12 @@ class HttpServer {
   MHD_Daemon* daemon_ = nullptr;
   int port_ = 0;
 
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  std::map<Conn*, int> conns_;  // guarded by mu_: each open connection, its fd
-  int in_flight_ = 0;           // guarded by mu_
-  bool stopping_ = false;       // guarded by mu_
-  bool watchdog_stop_ = false;  // guarded by mu_
+  std::map<Conn*, int> conns_ GUARDED_BY(mu_);  // each open connection, its fd
+  int in_flight_ GUARDED_BY(mu_) = 0;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  bool watchdog_stop_ GUARDED_BY(mu_) = false;
   std::thread watchdog_;
 };
 

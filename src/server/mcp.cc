@@ -44,7 +44,7 @@ struct RpcError {
 // arguments the tool does not take are an error too (a typo is not ignored).
 class Args {
  public:
-  Args(const json& args, std::set<std::string> known) : args_(args) {
+  Args(const json& args, const std::set<std::string>& known) : args_(args) {
     if (!args_.is_object()) {
       error_ = "arguments must be an object";
       return;
@@ -595,17 +595,17 @@ const std::vector<std::string>& ProtocolVersions() {
 Session::Session(Options options) : o_(std::move(options)) {}
 
 bool Session::initialized() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return initialized_;
 }
 
 std::string Session::protocol_version() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return version_;
 }
 
 bool Session::Cancelled(const std::string& id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   return cancelled_.count(id) > 0;
 }
 
@@ -636,11 +636,11 @@ std::string Session::Handle(std::string_view message, const Notify& notify) {
 
   if (notification) {
     if (method == "notifications/initialized") {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       initialized_ = true;
     } else if (method == "notifications/cancelled") {
       if (const json* r = FieldOf(params, "requestId"); r && (r->is_string() || r->is_number_integer())) {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(mu_);
         if (cancelled_.size() < 10000) cancelled_.insert(r->dump());
       }
     }
@@ -652,7 +652,7 @@ std::string Session::Handle(std::string_view message, const Notify& notify) {
       const auto& versions = ProtocolVersions();
       std::string agreed = std::find(versions.begin(), versions.end(), asked) != versions.end() ? asked : versions.front();
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        MutexLock lock(mu_);
         version_ = agreed;
         initialized_ = true;  // the client's notifications/initialized may race its first request
       }

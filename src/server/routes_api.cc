@@ -148,7 +148,7 @@ void ServerImpl::AskApiRoutes() {
     job->id = Random128();
     job->question = question;
     {
-      std::lock_guard<std::mutex> lock(jobs_mu_);
+      MutexLock lock(jobs_mu_);
       // Finished jobs beyond the newest 200 are forgotten.
       while (job_order_.size() >= 200) {
         auto old = jobs_.find(job_order_.front());
@@ -171,7 +171,7 @@ void ServerImpl::AskApiRoutes() {
   http_.Get(R"(/api/jobs/([0-9a-f]{32}))", [this](const Request& req, Response& res) {
     auto job = FindJob(req.matches[1]);
     if (!job) return Detail(res, 404, "no such job");
-    std::lock_guard<std::mutex> lock(job->mu);
+    MutexLock lock(job->mu);
     json out = {{"id", job->id},       {"question", job->question}, {"state", job->state},
                 {"events", job->events}, {"error", job->error},     {"removed", job->removed},
                 {"seconds", job->seconds}};
@@ -186,10 +186,11 @@ void ServerImpl::AskApiRoutes() {
     if (!job) return Detail(res, 404, "no such job");
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, DataSink& sink) mutable {
-      std::unique_lock<std::mutex> lock(job->mu);
-      job->cv.wait_for(lock, std::chrono::seconds(15), [&] {
-        return sent < job->events.size() || job->state == "done" || job->state == "failed" || stopping_.load();
-      });
+      MutexLock lock(job->mu);
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+      while (!(sent < job->events.size() || job->state == "done" || job->state == "failed" || stopping_.load()) &&
+             job->cv.wait_until(lock.native(), deadline) != std::cv_status::timeout) {
+      }
       std::string out;
       for (; sent < job->events.size(); ++sent) out += "event: progress\ndata: " + job->events[sent].dump() + "\n\n";
       bool finished = job->state == "done" || job->state == "failed";
@@ -255,7 +256,7 @@ void ServerImpl::SnapshotRoutes() {
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
     auto health = SourceHealth(**corpus);
     auto built = (*corpus)->GetMeta("built_at_epoch");
-    std::lock_guard<std::mutex> lock(snapshot_mu_);
+    MutexLock lock(snapshot_mu_);
     json out = {{"built_at_epoch", built.ok() && !built->empty() ? std::atoll(built->c_str()) : snapshot_at_},
                 {"snapshot_at_epoch", snapshot_at_},
                 {"corpus_index", {{"sha256", snapshot_sha_}, {"bytes", snapshot_bytes_}, {"url", "/corpus-index.db"}}},
@@ -263,7 +264,7 @@ void ServerImpl::SnapshotRoutes() {
                 {"embed_spaces", snapshot_spaces_},
                 {"embed_spaces_left_out", snapshot_left_out_}};
     {
-      std::lock_guard<std::mutex> s2(sched_mu_);
+      MutexLock s2(sched_mu_);
       out["scheduler"] = {{"last_ok", sched_.last_ok ? FormatIsoTime(sched_.last_ok) : ""}, {"last_error", sched_.last_error},
                           {"error_since", sched_.error_since ? FormatIsoTime(sched_.error_since) : ""}};
     }
@@ -276,7 +277,7 @@ void ServerImpl::SnapshotRoutes() {
     int fd = -1;
     int64_t size = 0;
     {
-      std::lock_guard<std::mutex> lock(snapshot_mu_);
+      MutexLock lock(snapshot_mu_);
       // An open file keeps its bytes even when a newer snapshot replaces the name.
       fd = ::open(snapshot_path_.c_str(), O_RDONLY | O_CLOEXEC);
       sha = snapshot_sha_;

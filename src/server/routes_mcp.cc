@@ -40,7 +40,7 @@ void ServerImpl::McpRoutes() {
       };
       session = std::make_shared<mcp::Session>(std::move(o));
       session_id = Random128();
-      std::lock_guard<std::mutex> lock(mcp_mu_);
+      MutexLock lock(mcp_mu_);
       mcp_sessions_[session_id] = session;
       mcp_order_.push_back(session_id);
       while (mcp_order_.size() > kMaxSessions) {
@@ -49,7 +49,7 @@ void ServerImpl::McpRoutes() {
       }
     } else {
       if (session_id.empty()) return Detail(res, 400, "Mcp-Session-Id is required: initialize first");
-      std::lock_guard<std::mutex> lock(mcp_mu_);
+      MutexLock lock(mcp_mu_);
       auto it = mcp_sessions_.find(session_id);
       if (it == mcp_sessions_.end()) return Detail(res, 404, "no such MCP session (it ended or expired): initialize again");
       session = it->second;
@@ -84,7 +84,7 @@ void ServerImpl::McpRoutes() {
     });
   });
   http_.Delete("/mcp", [this](const Request& req, Response& res) {
-    std::lock_guard<std::mutex> lock(mcp_mu_);
+    MutexLock lock(mcp_mu_);
     std::string id = req.get_header_value("Mcp-Session-Id");
     if (!mcp_sessions_.erase(id)) return Detail(res, 404, "no such MCP session");
     std::erase(mcp_order_, id);

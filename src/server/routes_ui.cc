@@ -88,7 +88,7 @@ void ServerImpl::UiRoutes() {
   http_.Get(R"(/jobs/([0-9a-f]{32})/report)", [this](const Request& req, Response& res) {
     auto job = FindJob(req.matches[1]);
     if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
-    std::lock_guard<std::mutex> lock(job->mu);
+    MutexLock lock(job->mu);
     if (job->state != "done") return Html(res, 409, "Not ready", si::ErrorBody(409, "the report is " + job->state), req);
     res.set_header("Content-Security-Policy", Csp());
     res.set_content(job->html, "text/html; charset=utf-8");
@@ -108,7 +108,7 @@ void ServerImpl::UiRoutes() {
     if (v.status != 200) return Html(res, v.status, "Sign in", si::LoginBody(v.detail, next), req);
     std::string id = Random128();
     {
-      std::lock_guard<std::mutex> lock(sessions_mu_);
+      MutexLock lock(sessions_mu_);
       std::erase_if(sessions_, [now = NowEpoch()](const auto& e) { return e.second.expires <= now; });
       sessions_[id] = {v.login, token, NowEpoch() + 12 * 3600};
     }
@@ -120,7 +120,7 @@ void ServerImpl::UiRoutes() {
   });
   http_.Get("/logout", [this](const Request& req, Response& res) {
     if (std::string id = SessionId(req); !id.empty()) {
-      std::lock_guard<std::mutex> lock(sessions_mu_);
+      MutexLock lock(sessions_mu_);
       sessions_.erase(id);
     }
     res.set_header("Set-Cookie", "umwelt_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");

@@ -104,7 +104,7 @@ std::string ServerImpl::Identify(const Request& req, si::AuthVerdict* v) {
   if (std::string id = SessionId(req); !id.empty()) {
     std::string token;
     {
-      std::lock_guard<std::mutex> lock(sessions_mu_);
+      MutexLock lock(sessions_mu_);
       auto it = sessions_.find(id);
       if (it != sessions_.end() && it->second.expires > NowEpoch()) token = it->second.token;
     }
@@ -112,7 +112,7 @@ std::string ServerImpl::Identify(const Request& req, si::AuthVerdict* v) {
       // Revoked, expired or no longer allowed: the session ends with its token.
       *v = auth_->CheckToken(token, req.remote_addr);
       if (v->status == 200) return v->login;
-      std::lock_guard<std::mutex> lock(sessions_mu_);
+      MutexLock lock(sessions_mu_);
       sessions_.erase(id);
       return "";
     }
@@ -300,7 +300,7 @@ Result<std::string> ServerImpl::StatusJson() {
   UMWELT_ASSIGN_OR_RETURN(json health, SourceHealth(*corpus));
   json sched;
   {
-    std::lock_guard<std::mutex> lock(sched_mu_);
+    MutexLock lock(sched_mu_);
     sched = {{"every_seconds", o_.sync_every_seconds}, {"runs", sched_.runs}, {"running", sched_.running},
              {"last_run", sched_.last_run ? FormatIsoTime(sched_.last_run) : ""},
              {"last_ok", sched_.last_ok ? FormatIsoTime(sched_.last_ok) : ""}, {"last_error", sched_.last_error},
@@ -316,7 +316,7 @@ Result<std::string> ServerImpl::StatusJson() {
 
 // A consistent copy of the corpus for clients, rebuilt when the corpus changed.
 Status ServerImpl::EnsureSnapshot() {
-  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  MutexLock lock(snapshot_mu_);
   UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, engine_->Connection());
   UMWELT_ASSIGN_OR_RETURN(std::string key, SearchStateKey(*corpus));
   if (key == snapshot_key_ && std::filesystem::exists(snapshot_path_)) return Status::Ok();
@@ -343,19 +343,19 @@ Status ServerImpl::EnsureSnapshot() {
 }
 
 std::shared_ptr<Job> ServerImpl::FindJob(const std::string& id) {
-  std::lock_guard<std::mutex> lock(jobs_mu_);
+  MutexLock lock(jobs_mu_);
   auto it = jobs_.find(id);
   return it == jobs_.end() ? nullptr : it->second;
 }
 
 void ServerImpl::RunJob(std::shared_ptr<Job> job) {
   auto push = [&](const std::string& stage, const std::string& detail) {
-    std::lock_guard<std::mutex> lock(job->mu);
+    MutexLock lock(job->mu);
     job->events.push_back({{"stage", stage}, {"detail", detail}});
     job->cv.notify_all();
   };
   {
-    std::lock_guard<std::mutex> lock(job->mu);
+    MutexLock lock(job->mu);
     job->state = "running";
   }
   push("start", "researching");
@@ -367,7 +367,7 @@ void ServerImpl::RunJob(std::shared_ptr<Job> job) {
   ao.progress = push;
   auto r = AskAndPublish(ao);
   {
-    std::lock_guard<std::mutex> lock(job->mu);
+    MutexLock lock(job->mu);
     job->state = r.ok() ? "done" : "failed";
     job->error = r.ok() ? "" : r.status().code() == Code::kCorrupt ? "the report failed the citation check"
                                                                    : r.status().message();
@@ -405,7 +405,7 @@ Status ServerImpl::DigestClosedWeek() {
 // One scheduler round: sync, reload, and the digest of a week that closed.
 Status ServerImpl::Round() {
   {
-    std::lock_guard<std::mutex> lock(sched_mu_);
+    MutexLock lock(sched_mu_);
     sched_.running = true;
     sched_.last_run = NowEpoch();
   }
@@ -414,7 +414,7 @@ Status ServerImpl::Round() {
   Status reload = engine_->Refresh();
   if (s.ok()) s = reload;
   if (s.ok()) s = DigestClosedWeek().WithContext("weekly digest");
-  std::lock_guard<std::mutex> lock(sched_mu_);
+  MutexLock lock(sched_mu_);
   sched_.running = false;
   ++sched_.runs;
   if (s.ok()) {
@@ -431,9 +431,12 @@ Status ServerImpl::Round() {
 void ServerImpl::SchedulerLoop() {
   // Syncs and index rebuilds yield the cores to the readers.
   setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
-  std::unique_lock<std::mutex> lock(sched_mu_);
+  MutexLock lock(sched_mu_);
   while (!stopping_) {
-    if (sched_cv_.wait_for(lock, std::chrono::seconds(o_.sync_every_seconds), [&] { return stopping_.load(); })) break;
+    auto due = std::chrono::steady_clock::now() + std::chrono::seconds(o_.sync_every_seconds);
+    while (!stopping_ && sched_cv_.wait_until(lock.native(), due) != std::cv_status::timeout) {
+    }
+    if (stopping_) break;
     lock.unlock();
     auto t0 = Clock::now();
     Status s = Round();
@@ -453,7 +456,7 @@ void ServerImpl::StopBackground() {
   if (scheduler_.joinable()) scheduler_.join();
   std::vector<std::shared_ptr<Job>> jobs;
   {
-    std::lock_guard<std::mutex> lock(jobs_mu_);
+    MutexLock lock(jobs_mu_);
     for (auto& [id, job] : jobs_) {
       job->cv.notify_all();
       jobs.push_back(job);
@@ -491,7 +494,10 @@ Status ServerImpl::Init() {
   UMWELT_RETURN_IF_ERROR(engine_->Refresh());
   std::string dir = o_.snapshot_dir.empty() ? std::filesystem::path(o_.corpus_path).parent_path().string() : o_.snapshot_dir;
   if (dir.empty()) dir = ".";
-  snapshot_path_ = dir + "/" + std::filesystem::path(o_.corpus_path).filename().string() + ".snapshot";
+  {
+    MutexLock lock(snapshot_mu_);  // no other thread yet; the analysis sees the rule kept
+    snapshot_path_ = dir + "/" + std::filesystem::path(o_.corpus_path).filename().string() + ".snapshot";
+  }
   Routes();
   HttpLimits limits;
   limits.bind = o_.bind;
@@ -516,7 +522,7 @@ void ServerImpl::Stop() {
   stopping_ = true;
   sched_cv_.notify_all();
   {
-    std::lock_guard<std::mutex> lock(jobs_mu_);
+    MutexLock lock(jobs_mu_);
     for (auto& [id, job] : jobs_) job->cv.notify_all();
   }
   http_.Stop();

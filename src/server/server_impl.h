@@ -17,6 +17,7 @@
 
 #include "auth.h"
 #include "engine.h"
+#include "umwelt/thread_annotations.h"
 #include "umwelt/mcp.h"
 #include "umwelt/server.h"
 
@@ -49,14 +50,16 @@ bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offse
 // --- ask jobs ----------------------------------------------------------------
 
 struct Job {
-  std::string id, question, state = "queued", error, markdown, html;
+  std::string id, question;  // set before the job is shared
   std::thread worker;
   std::atomic<bool> finished{false};
-  std::vector<json> events;
-  std::vector<std::string> removed;
-  double seconds = 0;
-  std::mutex mu;
-  std::condition_variable cv;
+  Mutex mu;
+  std::condition_variable cv;  // an event, or the end
+  std::string state GUARDED_BY(mu) = "queued";
+  std::string error GUARDED_BY(mu), markdown GUARDED_BY(mu), html GUARDED_BY(mu);
+  std::vector<json> events GUARDED_BY(mu);
+  std::vector<std::string> removed GUARDED_BY(mu);
+  double seconds GUARDED_BY(mu) = 0;
 };
 
 // --- the server ----------------------------------------------------------------
@@ -114,7 +117,7 @@ class ServerImpl final : public Server {
   std::unique_ptr<si::Engine> engine_;
   std::atomic<bool> stopping_{false};
 
-  std::mutex sessions_mu_;
+  Mutex sessions_mu_;
   // A sign-in session lives no longer than the token it came from: every
   // request re-checks the token (in memory only, never logged or written)
   // against the current auth file and verdict cache.
@@ -122,25 +125,29 @@ class ServerImpl final : public Server {
     std::string login, token;
     int64_t expires;
   };
-  std::map<std::string, Session> sessions_;
+  std::map<std::string, Session> sessions_ GUARDED_BY(sessions_mu_);
 
   // MCP over HTTP: one protocol session per Mcp-Session-Id, the oldest
   // dropped past a bound (its client re-initializes on the 404).
-  std::mutex mcp_mu_;
-  std::map<std::string, std::shared_ptr<mcp::Session>> mcp_sessions_;  // guarded by mcp_mu_
-  std::deque<std::string> mcp_order_;                                   // guarded by mcp_mu_; oldest first
+  Mutex mcp_mu_;
+  std::map<std::string, std::shared_ptr<mcp::Session>> mcp_sessions_ GUARDED_BY(mcp_mu_);
+  std::deque<std::string> mcp_order_ GUARDED_BY(mcp_mu_);  // oldest first
 
-  std::mutex jobs_mu_;
-  std::map<std::string, std::shared_ptr<Job>> jobs_;
-  std::deque<std::string> job_order_;  // ids, oldest first
+  Mutex jobs_mu_;
+  std::map<std::string, std::shared_ptr<Job>> jobs_ GUARDED_BY(jobs_mu_);
+  std::deque<std::string> job_order_ GUARDED_BY(jobs_mu_);  // ids, oldest first
+  // Reserved with fetch_add before a job starts (so two requests cannot both
+  // take the last slot) and given back when it ends.
   std::atomic<int> jobs_running_{0};
 
-  std::mutex snapshot_mu_;
-  std::string snapshot_path_, snapshot_key_, snapshot_sha_;
-  int64_t snapshot_bytes_ = 0, snapshot_at_ = 0;
-  nlohmann::json snapshot_spaces_, snapshot_left_out_;  // the spaces it carries; those left out, and why
+  Mutex snapshot_mu_;
+  std::string snapshot_path_ GUARDED_BY(snapshot_mu_), snapshot_key_ GUARDED_BY(snapshot_mu_),
+      snapshot_sha_ GUARDED_BY(snapshot_mu_);
+  int64_t snapshot_bytes_ GUARDED_BY(snapshot_mu_) = 0, snapshot_at_ GUARDED_BY(snapshot_mu_) = 0;
+  // The spaces it carries; those left out, and why.
+  nlohmann::json snapshot_spaces_ GUARDED_BY(snapshot_mu_), snapshot_left_out_ GUARDED_BY(snapshot_mu_);
 
-  std::mutex sched_mu_;
+  Mutex sched_mu_;
   std::condition_variable sched_cv_;
   std::thread scheduler_;
   struct SchedulerState {
@@ -148,7 +155,7 @@ class ServerImpl final : public Server {
     std::string last_error;
     int runs = 0;
     bool running = false;
-  } sched_;
+  } sched_ GUARDED_BY(sched_mu_);
 };
 
 

@@ -24,11 +24,12 @@ Forge ParseRemote(std::string_view remote_in, const std::string& kind_hint) {
   if (host.empty() || path.find('/') == std::string::npos) return f;  // not a forge's remote
   std::string kind = kind_hint;
   if (kind.empty()) {
-    if (host == "github.com" || host.rfind("github.", 0) == 0) kind = "github";
-    else if (host == "gitlab.com" || host.rfind("gitlab.", 0) == 0) kind = "gitlab";
+    // github.com, GitHub Enterprise and the shapes most forges copy are the
+    // default; the others are told apart by their hosts.
+    kind = "github";
+    if (host == "gitlab.com" || host.rfind("gitlab.", 0) == 0) kind = "gitlab";
     else if (host == "bitbucket.org" || host.rfind("bitbucket.", 0) == 0) kind = "bitbucket";
     else if (host == "codeberg.org" || host.rfind("gitea.", 0) == 0 || host.rfind("forgejo.", 0) == 0) kind = "gitea";
-    else kind = "github";  // GitHub Enterprise and the shapes most forges copy
   }
   f.kind = kind;
   f.web_base = "https://" + host + "/" + path;

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Static checks over every source file, using the flags of build/ (run
+# scripts/build.sh first); exits 1 on any finding.
+#   scripts/check.sh thread-safety   clang's -Wthread-safety on the files that
+#                                    use umwelt/thread_annotations.h
+#   scripts/check.sh tidy            clang-tidy with the project's .clang-tidy
+#   scripts/check.sh                 both
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"
+[ -f build/compile_commands.json ] || { echo "check: build/compile_commands.json missing; run scripts/build.sh" >&2; exit 2; }
+jobs="$(nproc)"
+
+# The files to check, with the command that compiles each, from the build.
+commands() {
+  python3 - "$1" <<'PY'
+import json, re, sys, shlex
+pattern = re.compile(sys.argv[1])
+for e in json.load(open("build/compile_commands.json")):
+    f = e["file"]
+    if "/src/" not in f or f.endswith("_test.cc") or not pattern.search(open(f).read()):
+        continue
+    args = shlex.split(e["command"])[1:]
+    keep, skip = [], False
+    for a in args:  # drop -o/-c/-MF and the compiler's own optimisation flags
+        if skip: skip = False; continue
+        if a in ("-o", "-MF", "-MT", "-c"): skip = a != "-c"; continue
+        if a == "-MD" or a.startswith("-O") or a == f: continue
+        keep.append(a)
+    print(f + "\t" + " ".join(shlex.quote(a) for a in keep))
+PY
+}
+
+status=0
+if [ "$what" = thread-safety ] || [ "$what" = all ]; then
+  # Every file that includes a header with annotations, directly or not, is
+  # simplest found by the annotations' users: the server and MCP.
+  n=0
+  while IFS=$'\t' read -r file flags; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    eval clang++ $flags -fsyntax-only -Wthread-safety -Werror=thread-safety "'$file'" || status=1
+  done < <(commands 'thread_annotations\.h|umwelt/mcp\.h|"(engine|http_server|auth|server_impl)\.h"')
+  echo "thread-safety: $n files checked"
+fi
+if [ "$what" = tidy ] || [ "$what" = all ]; then
+  commands '.' | cut -f1 | xargs -P"$jobs" -n4 clang-tidy -p build --quiet 2>/dev/null > build/tidy.log || status=1
+  grep -E "(warning|error):" build/tidy.log || true
+  echo "clang-tidy: $(commands '.' | wc -l) files checked, $(grep -cE "(warning|error):" build/tidy.log || true) findings"
+fi
+exit $status
