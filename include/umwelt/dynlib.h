@@ -77,4 +77,15 @@ Result<const Table*> LoadTable(const std::string& soname, const std::string& pur
   return static_cast<const Table*>(table);
 }
 
+// The C entry point `symbol` of umwelt's module `module`, typed as Fn (a
+// function pointer type), or the error of finding either.
+template <typename Fn>
+Result<Fn> LoadModuleFunction(const std::string& module, const char* symbol, const std::string& purpose) {
+  auto lib = DynLib::OpenModule(module, purpose);
+  if (!lib.ok()) return lib.status();
+  auto fn = (*lib)->Symbol(symbol);
+  if (!fn.ok()) return fn.status();
+  return reinterpret_cast<Fn>(*fn);
+}
+
 }  // namespace umwelt

@@ -218,13 +218,8 @@ struct Trained {
 // Trains through fastText, which lives in a module loaded only here
 // (fasttext_module.cc).
 Result<Trained> TrainWords(const std::string& text_path, const std::string& space, const BuiltinTrainOptions& o) {
-  static const Result<decltype(&umwelt_fasttext_train)> train = []() -> Result<decltype(&umwelt_fasttext_train)> {
-    auto module = DynLib::OpenModule("umwelt-fasttext", "training the builtin vector space");
-    if (!module.ok()) return module.status();
-    auto fn = (*module)->Symbol("umwelt_fasttext_train");
-    if (!fn.ok()) return fn.status();
-    return reinterpret_cast<decltype(&umwelt_fasttext_train)>(*fn);
-  }();
+  static const auto train = LoadModuleFunction<decltype(&umwelt_fasttext_train)>(
+      "umwelt-fasttext", "umwelt_fasttext_train", "training the builtin vector space");
   if (!train.ok()) return train.status();
   Trained t;
   UmweltFastTextArgs args{text_path.c_str(), o.dim, o.epoch, o.min_count, std::max(1, o.threads)};

@@ -193,13 +193,7 @@ Result<Document> ParsePdf(std::string_view data) {
   if (data.size() < 5 || data.substr(0, 5) != "%PDF-") return Status::Corrupt("not a PDF (no %PDF- header)");
   if (data.size() > static_cast<size_t>(INT32_MAX)) return Status::Invalid("PDF larger than 2 GB");
   // poppler lives in a module loaded on the first PDF (pdf_module.cc).
-  static const Result<decltype(&umwelt_pdf_text)> read = []() -> Result<decltype(&umwelt_pdf_text)> {
-    auto module = DynLib::OpenModule("umwelt-pdf", "reading PDFs");
-    if (!module.ok()) return module.status();
-    auto fn = (*module)->Symbol("umwelt_pdf_text");
-    if (!fn.ok()) return fn.status();
-    return reinterpret_cast<decltype(&umwelt_pdf_text)>(*fn);
-  }();
+  static const auto read = LoadModuleFunction<decltype(&umwelt_pdf_text)>("umwelt-pdf", "umwelt_pdf_text", "reading PDFs");
   if (!read.ok()) return read.status();
   Document out;
   int pages = (*read)(
