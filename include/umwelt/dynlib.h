@@ -36,7 +36,6 @@ class DynLib {
   static Result<const DynLib*> OpenModule(const std::string& name, const std::string& purpose);
   // The address of `symbol`, or an error naming it and the library.
   Result<void*> Symbol(const char* symbol) const;
-  const std::string& name() const { return name_; }
 
  private:
   DynLib(void* handle, std::string name) : handle_(handle), name_(std::move(name)) {}
@@ -64,9 +63,11 @@ class DynLib {
   };
 // NOLINTEND(bugprone-macro-parentheses)
 
-// Opens `soname` and binds a Table from it; the error says what needs it.
+// Opens `soname` and binds a Table from it, then runs `init` on it once (a
+// library's global set-up); the error says what needs it.
 template <typename Table>
-Result<const Table*> LoadTable(const std::string& soname, const std::string& purpose) {
+Result<const Table*> LoadTable(const std::string& soname, const std::string& purpose,
+                               void (*init)(const Table&) = nullptr) {
   auto lib = DynLib::Open(soname, purpose);
   if (!lib.ok()) return lib.status();
   auto* table = new Table();  // lives as long as the library: the process
@@ -74,6 +75,7 @@ Result<const Table*> LoadTable(const std::string& soname, const std::string& pur
     delete table;
     return s;
   }
+  if (init) init(*table);
   return static_cast<const Table*>(table);
 }
 

@@ -75,8 +75,6 @@ Result<const DynLib*> DynLib::OpenModule(const std::string& name, const std::str
 }
 
 Result<void*> DynLib::Symbol(const char* symbol) const {
-  std::lock_guard<std::mutex> lock(Mu());
-  ::dlerror();
   void* p = ::dlsym(handle_, symbol);
   if (!p) return Status::Unsupported(name_ + " has no function " + symbol + " (a different version than umwelt was built against?)");
   return p;

@@ -75,11 +75,8 @@ size_t WriteHeader(char* data, size_t size, size_t nmemb, void* user) {
 UMWELT_DYNLIB_TABLE(CurlApi, UMWELT_CURL_API)
 
 const Result<const CurlApi*>& Curl() {
-  static const Result<const CurlApi*> api = [] {
-    auto loaded = LoadTable<CurlApi>(UMWELT_SONAME_CURL, "HTTP requests");
-    if (loaded.ok()) (*loaded)->global_init(CURL_GLOBAL_DEFAULT);
-    return loaded;
-  }();
+  static const auto api = LoadTable<CurlApi>(UMWELT_SONAME_CURL, "HTTP requests",
+                                             [](const CurlApi& c) { c.global_init(CURL_GLOBAL_DEFAULT); });
   return api;
 }
 

@@ -50,11 +50,8 @@ constexpr int kFilesPerBatch = 500;
 UMWELT_DYNLIB_TABLE(GitApi, UMWELT_GIT_API)
 
 const Result<const GitApi*>& LoadLibgit2() {
-  static const Result<const GitApi*> api = [] {
-    auto loaded = LoadTable<GitApi>(UMWELT_SONAME_LIBGIT2, "reading git repositories");
-    if (loaded.ok()) (*loaded)->libgit2_init();
-    return loaded;
-  }();
+  static const auto api =
+      LoadTable<GitApi>(UMWELT_SONAME_LIBGIT2, "reading git repositories", [](const GitApi& g) { g.libgit2_init(); });
   return api;
 }
 
