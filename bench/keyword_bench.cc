@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
   auto& index = **built;
 
   // In-process latency, warm: one pass to warm up, then three measured passes.
-  std::vector<double> ours, ours_rank, fts;
+  std::vector<double> ours, ours_rank, ours_plain, ours_prf, fts;
   for (int pass = 0; pass < 4; ++pass) {
     for (const char* q : kQueries) {
       umwelt::SearchOptions o;
@@ -216,6 +216,17 @@ int main(int argc, char** argv) {
       auto t2 = Clock::now();
       auto ranked = index.Rank(o, 50);
       auto t3 = Clock::now();
+      // The keyword leg without and with pseudo-relevance feedback, whatever
+      // the default is: what the feedback stage costs.
+      umwelt::SearchOptions plain = o, prf = o;
+      plain.tuning.prf_docs = 0;
+      prf.tuning.prf_docs = umwelt::kFeedbackDocs;
+      auto t3a = Clock::now();
+      auto plain_hits = umwelt::Search(**corpus, index, plain);
+      auto t3b = Clock::now();
+      auto prf_hits = umwelt::Search(**corpus, index, prf);
+      auto t3c = Clock::now();
+      if (!plain_hits.ok() || !prf_hits.ok()) return std::fprintf(stderr, "%s: search failed\n", q), 1;
       if (!hits.ok()) return std::fprintf(stderr, "%s: %s\n", q, hits.status().message().c_str()), 1;
       // FTS5's own ranking: an OR of the query's words, top 200 by bm25().
       std::string match;
@@ -232,6 +243,8 @@ int main(int argc, char** argv) {
       if (pass == 0) continue;
       ours.push_back(Ms(t1, t2));
       ours_rank.push_back(Ms(t2, t3));
+      ours_plain.push_back(Ms(t3a, t3b));
+      ours_prf.push_back(Ms(t3b, t3c));
       fts.push_back(Ms(t4, t5));
     }
   }
@@ -267,6 +280,10 @@ int main(int argc, char** argv) {
   std::printf("| corpus file / keyword index | %.0f MB / %.0f MB |\n", db_mb, idx_mb);
   std::printf("| keyword search, k=50, with rows and snippets: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours, 0.5), Percentile(ours, 0.95));
   std::printf("| keyword ranking only: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours_rank, 0.5), Percentile(ours_rank, 0.95));
+  std::printf("| keyword search without feedback: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours_plain, 0.5),
+              Percentile(ours_plain, 0.95));
+  std::printf("| keyword search with feedback (RM3): p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours_prf, 0.5),
+              Percentile(ours_prf, 0.95));
   std::printf("| FTS5 bm25() OR-query top 200: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(fts, 0.5), Percentile(fts, 0.95));
   std::printf("| whole process `umwelt search --json`: first / warm p50 / p95 | %.0f ms / %.0f ms / %.0f ms |\n", cold,
               Percentile(proc, 0.5), Percentile(proc, 0.95));

@@ -20,12 +20,38 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "umwelt/corpus.h"
 #include "umwelt/status.h"
 
 namespace umwelt {
+
+// How the keyword leg weighs a match: BM25F over a chunk's body and title
+// (each field normalised by its own length), identifier parts at a discount,
+// and optional pseudo-relevance feedback (RM3). The defaults are the values
+// chosen on the tuning halves of Cranfield and CISI (README, "Ranking
+// quality"); `eval retrieval --bm25` tries others.
+struct KeywordTuning {
+  double k1 = 1.6;               // term-frequency saturation
+  double b = 0.75;               // body length normalisation
+  double title_weight = 5.0;     // one title occurrence against one body occurrence
+  double title_b = 0.5;          // title length normalisation
+  double expanded_weight = 0.3;  // an identifier part against a whole word
+  int prf_docs = 0;              // feedback: expand from the top N chunks (0: off)
+  int prf_terms = 10;            // feedback: add at most this many terms
+  double prf_lambda = 0.7;       // feedback: weight of the original query (1: none of the feedback)
+};
+
+// The chunks feedback reads when asked for (`search --feedback`, the API's
+// `feedback`): chosen on the tuning halves, with 10 terms and lambda 0.7.
+inline constexpr int kFeedbackDocs = 10;
+
+// Parses "k1=0.9,b=0.4,title=2,title_b=0.3,expanded=0.3,prf=10,prf_terms=20,
+// prf_lambda=0.6" (any subset, over the defaults); names the bad pair.
+Result<KeywordTuning> ParseKeywordTuning(std::string_view spec);
 
 struct SearchOptions {
   std::string query;
@@ -37,6 +63,11 @@ struct SearchOptions {
   std::string until;                 // inclusive (a bare date means the whole day)
   std::string author;                // exact login / name; "" = any
   bool fts_only = true;              // keyword leg only (hybrid search: umwelt/vector.h)
+  KeywordTuning tuning;
+  // Index terms (stems) added to the query with their weights, one query
+  // word counting 1: what pseudo-relevance feedback adds. They rank documents
+  // but do not make a match exact.
+  std::vector<std::pair<std::string, double>> extra_terms;
 };
 
 struct Hit {
@@ -69,6 +100,8 @@ class KeywordIndex {
   // url, at most `limit`. Fails on a query with no searchable words.
   virtual Result<std::vector<ScoredDoc>> Rank(const SearchOptions& options, size_t limit) const = 0;
   virtual size_t num_docs() const = 0;
+  // How many chunks hold index term `term` (a stem) in their body or title.
+  virtual size_t DocFrequency(std::string_view term) const = 0;
 
   // For other legs (vectors): maps a chunk id to its url id when the chunk
   // passes `options`' filters, else to -1. Fails on bad filter values.
@@ -76,16 +109,43 @@ class KeywordIndex {
   virtual Result<DocFilter> Filter(const SearchOptions& options) const = 0;
 };
 
-// Keyword search: ranks, then reads each hit's row for display, with a
-// snippet around the first matching word.
+// The keyword leg: `index.Rank`, then, when `options.tuning.prf_docs` is set,
+// RM3 feedback — the top chunks' terms (read from `corpus`), weighted by
+// their share of each chunk and the chunk's score, the most weighty of those
+// not too common added to the query, which is ranked again.
+Result<std::vector<ScoredDoc>> RankKeyword(Corpus& corpus, const KeywordIndex& index, const SearchOptions& options,
+                                           size_t limit);
+
+// Keyword search: ranks (RankKeyword), then reads each hit's row for display,
+// with a snippet around the first matching word.
 Result<std::vector<Hit>> Search(Corpus& corpus, const KeywordIndex& index, const SearchOptions& options);
 
 // Reads the rows of `ranked` chunks (skipping any removed since) and cuts
 // snippets around the words of `query`.
 Result<std::vector<Hit>> LoadHits(Corpus& corpus, const std::vector<ScoredDoc>& ranked, const std::string& query);
 
+// One thread's hits in a ranking grouped by thread (`search --group thread`).
+struct ThreadGroup {
+  std::string thread;     // the thread's ref (a chunk without a parent is a thread of its own)
+  std::string title, url; // the thread's title, and its url (the opening post's, else a hit's without anchor)
+  double score = 0;       // see GroupByThread
+  std::vector<Hit> hits;  // its best hits, best first
+};
+
+// Groups `hits` (a ranking, best first) by thread, keeping at most `limit`
+// threads and `per_thread` hits of each. A thread scores by the ranks of its
+// hits — 1/(60 + rank) for the best, half that for the next, a quarter for
+// the third… — so a thread whose issue, comments and pull request all match
+// outranks one that matched a single comment a little higher.
+std::vector<ThreadGroup> GroupByThread(const std::vector<Hit>& hits, size_t limit, size_t per_thread = 3);
+
 // The words keyword search matches on: lower-case runs of letters, digits and
 // `_` (and a `.` between digits), as the index tokenizes them.
 std::vector<std::string> Tokenize(std::string_view text);
+
+// The index term of a token: its English stem (Snowball's Porter2: "retries"
+// and "retrying" give "retri") for a word of three or more ASCII letters, the
+// token itself otherwise (identifiers with `_`, numbers, other scripts).
+std::string StemWord(std::string_view token);
 
 }  // namespace umwelt

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "umwelt/corpus.h"
@@ -33,8 +34,12 @@ struct SearchRequest {
   bool fts_only = false;              // keyword leg only
   bool vec_only = false;              // vector legs only
   std::vector<std::string> vec_texts; // HyDE texts for the vector legs
-  double vec_weight = 0.5;            // RRF weight of each vector leg (keyword: 1)
+  double vec_weight = kDefaultVectorWeight;  // fusion weight of each vector leg (keyword: 1)
+  bool group_threads = false;         // also group by thread: `k` threads from a deeper ranking
 };
+// Reads a `group` value: "" or "none" (a flat ranking) or "thread".
+Status ParseSearchGroup(std::string_view value, SearchRequest* request);
+
 // The one check every transport applies: a query, k from 1 to 1000, legs that
 // do not exclude each other, a weight from 0 to 10. Names the field at fault.
 Status ValidateSearchRequest(const SearchRequest& request);
@@ -42,7 +47,14 @@ Status ValidateSearchRequest(const SearchRequest& request);
 struct SearchResponse {
   HybridResult result;  // hits, code lanes, notes
   bool hybrid = false;  // whether vector legs ran
+  bool grouped = false;  // whether `threads` holds the ranking grouped by thread
+  std::vector<ThreadGroup> threads;
 };
+
+// `search --json`'s object (SearchJson); grouped, also "group": "thread" and
+// "threads": [{thread, title, url, score, hits}], with "hits" the groups'
+// hits in their order.
+std::string SearchResponseJson(const SearchRequest& request, const SearchResponse& response);
 
 struct MultiSearchResponse {
   std::vector<std::string> queries;
@@ -89,6 +101,7 @@ class Searcher {
  private:
   struct State;
   std::shared_ptr<State> Current();
+  Result<SearchResponse> SearchFlat(const SearchRequest& request);
 
   std::string path_;
   std::vector<SpaceConfig> configs_;

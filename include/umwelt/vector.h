@@ -99,11 +99,20 @@ class VectorIndex {
                                                  size_t limit) const = 0;
 };
 
+// How the legs' rankings combine: by reciprocal rank (k = 60), or by their
+// scores, each leg's scaled to [0, 1] over its list, weighted and summed.
+enum class Fusion { kRrf, kScores };
+// What one vector leg weighs against the keyword leg's 1 in score fusion:
+// chosen on the tuning halves of Cranfield and CISI with the builtin space
+// (README, "Retrieval quality"); a stronger embedder may deserve more.
+inline constexpr double kDefaultVectorWeight = 0.2;
+
 struct HybridOptions {
   SearchOptions search;                 // query, k, filters
   bool vec_only = false;
   std::vector<std::string> vec_texts;   // HyDE: embedded and mean-pooled for the vector leg
-  double vector_weight = 0.5;           // RRF weight of each vector leg (keyword: 1); see README
+  double vector_weight = kDefaultVectorWeight;  // fusion weight of each vector leg (keyword: 1)
+  Fusion fusion = Fusion::kScores;
   int code_k = 10;                      // budget of each code lane
 };
 

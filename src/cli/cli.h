@@ -140,10 +140,14 @@ struct EvalArgs {
   std::vector<std::string> embedders;
   std::string run;         // TREC run file to write
   std::string work;        // keep the evaluation corpus here
-  double vec_weight = 0.5;
+  double vec_weight = kDefaultVectorWeight;
   int epochs = 10;
   int dim = 100;
   bool json = false;
+  std::string half = "all";  // all, tune (odd-numbered queries), held-out (even-numbered)
+  std::string bm25;          // keyword tuning (ParseKeywordTuning)
+  bool keyword_only = false; // FTS5 and keyword only: no vector space to train
+  std::string fusion = "scores";
 };
 Status CmdEvalRetrieval(const std::string& corpus, const EvalArgs& args);
 struct ShowArgs {

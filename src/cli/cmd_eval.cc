@@ -39,8 +39,10 @@ Status EvalQuestions(const std::string& corpus_path, const EvalArgs& a) {
   json rows = json::array();
   double sums[3] = {0, 0, 0};
   int counted = 0;
+  UMWELT_ASSIGN_OR_RETURN(KeywordTuning tuning, ParseKeywordTuning(a.bm25));
   for (const auto& q : questions) {
     HybridOptions o;
+    o.search.tuning = tuning;
     o.search.query = q.question;
     o.search.k = 50;
     UMWELT_ASSIGN_OR_RETURN(auto r, HybridSearch(*corpus, *keyword, spaces, o));
@@ -71,6 +73,39 @@ Status EvalQuestions(const std::string& corpus_path, const EvalArgs& a) {
   return Status::Ok();
 }
 
+// Keeps the tuning half (odd positions) or the held-out half (even) of the
+// queries; parameters are chosen on one and reported on the other.
+Status KeepHalf(const std::string& half, TestCollection* c) {
+  if (half == "all") return Status::Ok();
+  if (half != "tune" && half != "held-out") {
+    return Status::Invalid("--half must be all, tune or held-out, got `" + half + "`");
+  }
+  size_t keep = half == "tune" ? 0 : 1;
+  std::vector<TestCollection::Query> kept;
+  std::map<std::string, std::map<std::string, int>> qrels;
+  for (size_t i = 0; i < c->queries.size(); ++i) {
+    if (i % 2 != keep) continue;
+    if (auto it = c->qrels.find(c->queries[i].id); it != c->qrels.end()) qrels[it->first] = std::move(it->second);
+    kept.push_back(std::move(c->queries[i]));
+  }
+  c->queries = std::move(kept);
+  c->qrels = std::move(qrels);  // metrics average over the judged queries kept
+  return Status::Ok();
+}
+
+// Trains the builtin prose space on the evaluation corpus and loads it.
+Result<std::vector<Space>> TrainEvalSpace(Corpus& corpus, const EvalArgs& a, IndexReport* report) {
+  IndexOptions io;
+  io.builtin.epoch = a.epochs;
+  io.builtin.dim = a.dim;
+  io.builtin.threads = 1;  // fastText is deterministic on one thread: the table reproduces
+  UMWELT_RETURN_IF_ERROR(IndexSpaces(corpus, {{"prose", "builtin"}}, io, report));
+  std::vector<std::string> notes;
+  UMWELT_ASSIGN_OR_RETURN(auto spaces, LoadSpaces(corpus, {}, &notes));
+  if (spaces.empty()) return Status::Unavailable("the builtin space did not load");
+  return spaces;
+}
+
 }  // namespace
 
 Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
@@ -80,6 +115,9 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
   if (a.collection == "cranfield") loaded = LoadCranfield(data + "/cranfield");
   else if (a.collection == "cisi") loaded = LoadCisi(data + "/cisi");
   UMWELT_ASSIGN_OR_RETURN(TestCollection c, std::move(loaded));
+  UMWELT_ASSIGN_OR_RETURN(KeywordTuning tuning, ParseKeywordTuning(a.bm25));
+  UMWELT_RETURN_IF_ERROR(KeepHalf(a.half, &c));
+  if (a.fusion != "rrf" && a.fusion != "scores") return Status::Invalid("--fusion must be rrf or scores, got `" + a.fusion + "`");
 
   std::string work = a.work;
   bool temporary = work.empty();
@@ -108,15 +146,12 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
     UMWELT_RETURN_IF_ERROR(batch->Commit());
   }
   UMWELT_ASSIGN_OR_RETURN(auto keyword, KeywordIndex::Open(*corpus));
-  IndexOptions io;
-  io.builtin.epoch = a.epochs;
-  io.builtin.dim = a.dim;
-  io.builtin.threads = 1;  // fastText is deterministic on one thread: the table reproduces
+  std::vector<Space> spaces;
   IndexReport report;
-  UMWELT_RETURN_IF_ERROR(IndexSpaces(*corpus, {{"prose", "builtin"}}, io, &report));
-  std::vector<std::string> notes;
-  UMWELT_ASSIGN_OR_RETURN(auto spaces, LoadSpaces(*corpus, {}, &notes));
-  if (spaces.empty()) return Status::Unavailable("the builtin space did not load");
+  if (!a.keyword_only) {
+    UMWELT_ASSIGN_OR_RETURN(spaces, TrainEvalSpace(*corpus, a, &report));
+  }
+
 
   auto doc_of = [&](int64_t chunk_id) -> std::string {
     auto rows = corpus->ChunksById({chunk_id});
@@ -130,23 +165,26 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
     if (it != id_to_doc.end()) return it->second;
     return id_to_doc[id] = doc_of(id);
   };
-  const std::vector<std::string> methods = {"fts5-bm25", "keyword", "vector", "hybrid"};
+  std::vector<std::string> methods = {"fts5-bm25", "keyword", "vector", "hybrid"};
+  if (a.keyword_only) methods.resize(2);
   std::map<std::string, std::map<std::string, std::vector<std::string>>> runs;
   std::map<std::string, std::map<std::string, std::vector<double>>> scores;
   for (const auto& q : c.queries) {
     SearchOptions so;
     so.query = q.text;
     so.k = 100;
+    so.tuning = tuning;
     auto add = [&](const std::string& m, int64_t id, double score) {
       runs[m][q.id].push_back(doc(id));
       scores[m][q.id].push_back(score);
     };
     UMWELT_ASSIGN_OR_RETURN(auto fts, corpus->Fts5Rank(Tokenize(q.text), 100));
     for (size_t i = 0; i < fts.size(); ++i) add("fts5-bm25", fts[i], -static_cast<double>(i));
-    auto kw = keyword->Rank(so, 100);
+    auto kw = RankKeyword(*corpus, *keyword, so, 100);
     if (kw.ok()) {
       for (const auto& d : *kw) add("keyword", d.chunk_id, d.score);
     }
+    if (a.keyword_only) continue;
     auto qv = spaces[0].embedder->Embed({q.text});
     if (qv.ok() && Normalize(&(*qv)[0])) {
       UMWELT_ASSIGN_OR_RETURN(auto near, spaces[0].index->Nearest((*qv)[0], nullptr, 100));
@@ -155,6 +193,7 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
     HybridOptions ho;
     ho.search = so;
     ho.vector_weight = a.vec_weight;
+    ho.fusion = a.fusion == "rrf" ? Fusion::kRrf : Fusion::kScores;
     ho.code_k = 0;
     UMWELT_ASSIGN_OR_RETURN(auto hy, HybridSearch(*corpus, *keyword, spaces, ho));
     for (const auto& h : hy.hits) add("hybrid", h.chunk_id, h.score);
@@ -177,14 +216,16 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
   }
   if (temporary) std::filesystem::remove_all(work);
   if (a.json) {
-    std::printf("%s\n", json({{"collection", c.name}, {"docs", c.docs.size()}, {"vector_weight", a.vec_weight},
+    std::printf("%s\n", json({{"collection", c.name}, {"docs", c.docs.size()}, {"half", a.half},
+                              {"queries", c.queries.size()}, {"vector_weight", a.vec_weight},
                              {"model", report.spaces.empty() ? "" : report.spaces[0].model}, {"results", table}})
                             .dump(2)
                             .c_str());
     return Status::Ok();
   }
-  std::printf("%s: %zu documents, %zu judged queries\n\n| method | nDCG@10 | MAP | recall@100 |\n|---|---:|---:|---:|\n",
-              c.name.c_str(), c.docs.size(), c.queries.size());
+  std::printf("%s: %zu documents, %zu judged queries (%s)\n\n| method | nDCG@10 | MAP | recall@100 |\n|---|---:|---:|---:|\n",
+              c.name.c_str(), c.docs.size(), c.queries.size(),
+              a.half == "all" ? "all" : a.half == "tune" ? "tuning half" : "held-out half");
   for (const auto& r : table) {
     std::printf("| %s | %.4f | %.4f | %.4f |\n", r["method"].get<std::string>().c_str(), r["ndcg@10"].get<double>(),
                 r["map"].get<double>(), r["recall@100"].get<double>());
@@ -205,8 +246,15 @@ void AddEvalRetrievalVerb(const VerbContext& v, CLI::App& eval) {
   eval_retrieval->add_option("--embedder", ea.embedders, "SPACE=PROVIDER for --questions");
   eval_retrieval->add_option("--run", ea.run, "Also write the rankings in TREC run format");
   eval_retrieval->add_option("--work", ea.work, "Keep the evaluation corpus in this folder");
-  eval_retrieval->add_option("--vec-weight", ea.vec_weight, "Fusion weight of the vector leg")->default_val(0.5);
+  eval_retrieval->add_option("--vec-weight", ea.vec_weight, "Fusion weight of the vector leg")->default_val(kDefaultVectorWeight);
   eval_retrieval->add_option("--epochs", ea.epochs, "Builtin training epochs")->default_val(10);
+  eval_retrieval->add_option("--half", ea.half,
+                             "Which queries: all, tune (the 1st, 3rd, … in file order) or held-out (the 2nd, 4th, …)")
+      ->default_val("all");
+  eval_retrieval->add_option("--bm25", ea.bm25,
+                             "Keyword tuning, e.g. k1=1.2,b=0.75,title=3,title_b=0.5,expanded=0.3,prf=10,prf_terms=20,prf_lambda=0.5");
+  eval_retrieval->add_option("--fusion", ea.fusion, "rrf or scores")->default_val("scores");
+  eval_retrieval->add_flag("--keyword-only", ea.keyword_only, "Only FTS5 and keyword (no vector space to train)");
   eval_retrieval->add_flag("--json", ea.json, "Emit JSON");
   eval_retrieval->callback([v, args] {
     *v.run = [v, args]() -> Status {

@@ -66,11 +66,24 @@ Status CmdSearch(const std::string& path, const SearchArgs& a) {
   const HybridResult& r = out.result;
   for (const auto& n : r.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
   if (a.json) {
-    Print(SearchJson(a.search.query, a.search.k, out.hybrid, r));
+    Print(SearchResponseJson(a, out));
     return Status::Ok();
   }
   if (r.hits.empty()) std::printf("no hits for \"%s\"\n", a.search.query.c_str());
-  PrintHits(r.hits, 1);
+  if (out.grouped) {
+    for (size_t i = 0; i < out.threads.size(); ++i) {
+      const ThreadGroup& g = out.threads[i];
+      std::printf("%2zu. %s (%s, %zu hit%s shown)\n    %s\n", i + 1, g.title.empty() ? g.thread.c_str() : g.title.c_str(),
+                  g.thread.c_str(), g.hits.size(), g.hits.size() == 1 ? "" : "s", g.url.c_str());
+      for (const auto& h : g.hits) {
+        std::printf("      - [%s/%s] %s%s%s\n        %s\n        %s\n", h.source.c_str(), h.kind.c_str(),
+                    h.author.c_str(), h.author.empty() ? "" : " · ", h.date.substr(0, 10).c_str(), h.url.c_str(),
+                    h.snippet.c_str());
+      }
+    }
+  } else {
+    PrintHits(r.hits, 1);
+  }
   if (!r.code_main.empty()) {
     std::printf("\ncode on the default branch:\n");
     PrintHits(r.code_main, 1);
@@ -151,6 +164,7 @@ void AddSearchVerbs(const VerbContext& v) {
     std::string kind_list;
     std::vector<std::string> multi_queries;
     int multi_total = 60;
+    std::string group;
     IndexArgs ia;
     ContextRequest cr;
   };
@@ -173,11 +187,16 @@ void AddSearchVerbs(const VerbContext& v) {
     cmd->add_flag("--vec-only", sa.vec_only, "Vector legs only");
     cmd->add_option("--vec-text", sa.vec_texts, "Hypothetical answer text for the vector leg (repeatable)");
     cmd->add_option("--embedder", sa.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
-    cmd->add_option("--vec-weight", sa.vec_weight, "Fusion weight of each vector leg (keyword: 1)")->default_val(0.5);
+    cmd->add_option("--vec-weight", sa.vec_weight, "Fusion weight of each vector leg (keyword: 1)")->default_val(kDefaultVectorWeight);
     cmd->add_flag("--json", sa.json, "Emit JSON");
+    cmd->add_flag_function(
+        "--feedback",
+        [&sa](int64_t) { sa.search.tuning.prf_docs = kFeedbackDocs; },
+        "Pseudo-relevance feedback in the keyword leg: expand the query with the top ten chunks' terms (≈ +1.7 ms)");
   };
   search->add_option("query", sa.search.query, "What to look for")->required();
   add_search_flags(search);
+  search->add_option("--group", args->group, "thread: k threads, each with its best hits (default none)");
   auto* multi = v.app.add_subcommand("search-multi", "Several queries at once, merged and de-duplicated");
   multi->add_option("queries", multi_queries, "The sub-queries")->required();
   multi->add_option("--total", multi_total, "Hits to return in all")->default_val(60)->check(CLI::PositiveNumber);
@@ -209,6 +228,7 @@ void AddSearchVerbs(const VerbContext& v) {
       args->sa.search.sources = SplitList(args->source_list);
       args->sa.search.kinds = SplitList(args->kind_list);
       if (args->sa.fts_only && args->sa.vec_only) return Status::Invalid("--fts-only and --vec-only exclude each other");
+      UMWELT_RETURN_IF_ERROR(ParseSearchGroup(args->group, &args->sa).WithContext("--group"));
       return CmdSearch(v.corpus, args->sa);
     };
   });

@@ -1,5 +1,5 @@
 // Hybrid search: the keyword leg and one leg per vector space, fused by
-// reciprocal rank, in lanes.
+// their scaled scores (or reciprocal rank), in lanes.
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -66,12 +66,20 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
   UMWELT_ASSIGN_OR_RETURN(auto filter, keyword.Filter(search));
   std::map<int64_t, Fused> by_url;
   auto add = [&](const std::vector<ScoredDoc>& ranked, const std::string& leg, double weight) {
+    // Score fusion: each leg's scores min-max scaled to [0, 1] over its list,
+    // never rising down the list (the keyword leg ranks exact matches above
+    // expansion-only ones whatever their scores, and fusion keeps that order).
+    std::vector<double> scores;
+    for (const auto& d : ranked) scores.push_back(scores.empty() ? d.score : std::min(scores.back(), d.score));
+    const double hi = scores.empty() ? 0 : scores.front(), lo = scores.empty() ? 0 : scores.back();
+    const double span = hi > lo ? hi - lo : 1.0;
     for (size_t r = 0; r < ranked.size(); ++r) {
       int64_t url = filter(ranked[r].chunk_id);
       if (url < 0) continue;
       Fused& f = by_url[url];
-      f.score += weight / (kRrfK + static_cast<double>(r + 1));
-      double leg_score = weight / (kRrfK + static_cast<double>(r + 1));
+      double leg_score = o.fusion == Fusion::kScores ? weight * (scores[r] - lo) / span
+                                                     : weight / (kRrfK + static_cast<double>(r + 1));
+      f.score += leg_score;
       if (leg_score > f.best_leg_score) {
         f.best_leg_score = leg_score;
         f.chunk_id = ranked[r].chunk_id;
@@ -80,7 +88,7 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
     }
   };
   if (!o.vec_only) {
-    auto ranked = keyword.Rank(search, leg_k);
+    auto ranked = RankKeyword(corpus, keyword, search, leg_k);
     if (!ranked.ok()) {
       // A query with no keyword words can still have a vector leg.
       if (ranked.status().code() != Code::kInvalidArgument || spaces.empty()) return ranked.status();

@@ -8,12 +8,13 @@
 namespace umwelt::index_internal {
 
 inline constexpr char kMagic[8] = {'U', 'M', 'W', 'K', 'W', 'I', 'D', 'X'};
-inline constexpr uint32_t kFormatVersion = 3;  // 3: a pull request's commits share one id
-inline constexpr float kTitleWeight = 3.0f;  // a title word counts as three text words
+// 3: a pull request's commits share one id; 4: stems, body and title apart (BM25F)
+inline constexpr uint32_t kFormatVersion = 4;
 
 enum Section : int {
   kChunkIds = 0,   // int64[n_docs]
-  kLenExact,       // uint32[n_docs]  weighted length of text + title
+  kLenBody,        // uint32[n_docs]  words in the text
+  kLenTitle,       // uint32[n_docs]  words in the title
   kLenSyms,        // uint32[n_docs]
   kSourceIds,      // uint8[n_docs]
   kKindIds,        // uint8[n_docs]
@@ -24,12 +25,15 @@ enum Section : int {
   kTermBlob,       // sorted terms, concatenated
   kTermPostings,   // TermEntry[n_terms]
   kPostDocs,       // uint32[n_postings]
-  kPostTf,         // uint16[n_postings]  (weighted tf, saturated)
+  kPostTf,         // uint16[n_postings]  occurrences in the body (symbols), saturated
+  kPostTitleTf,    // uint8[n_postings]   occurrences in the title (0 for symbols), saturated
   kStrOffsets,     // uint32[n_strings + 1]: sources, then kinds, then authors
   kStrBlob,
   kNumSections,
 };
 
+// A term's postings: as a stem of the text and title ("exact"), and as an
+// identifier part in the symbols (spelled as the part).
 struct TermEntry {
   uint64_t exact_off;
   uint32_t exact_n;
@@ -47,7 +51,8 @@ struct Header {
   uint32_t n_kinds;
   uint32_t n_authors;
   uint64_t n_postings;
-  double avg_len_exact;
+  double avg_len_body;
+  double avg_len_title;
   double avg_len_syms;
   uint64_t offset[kNumSections];
   uint64_t size[kNumSections];

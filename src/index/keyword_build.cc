@@ -23,7 +23,8 @@ namespace {
 
 struct Posting {
   uint32_t doc;
-  uint16_t tf;
+  uint16_t tf;       // in the body (or, for an identifier part, in the symbols)
+  uint8_t title_tf;  // in the title
 };
 
 class Interner {
@@ -47,9 +48,8 @@ struct TermPostings {
   std::vector<Posting> exact, syms;
 };
 
-uint16_t Saturate(float tf) {
-  return static_cast<uint16_t>(std::min(65535.0f, tf + 0.5f));
-}
+uint16_t Saturate(uint32_t tf) { return static_cast<uint16_t>(std::min<uint32_t>(65535, tf)); }
+uint8_t SaturateTitle(uint32_t tf) { return static_cast<uint8_t>(std::min<uint32_t>(255, tf)); }
 
 class Writer {
  public:
@@ -95,7 +95,7 @@ namespace {
 // Every chunk's tokens, lengths and filter values, and each term's postings.
 struct Collected {
   std::vector<int64_t> chunk_ids;
-  std::vector<uint32_t> len_exact, len_syms, author_ids, url_ids;
+  std::vector<uint32_t> len_body, len_title, len_syms, author_ids, url_ids;
   std::vector<uint8_t> source_ids, kind_ids;
   std::vector<int64_t> dates;
   Interner terms, sources, kinds, authors;
@@ -105,7 +105,8 @@ struct Collected {
 
 Status Collect(Corpus& corpus, Collected* out) {
   auto& chunk_ids = out->chunk_ids;
-  auto& len_exact = out->len_exact;
+  auto& len_body = out->len_body;
+  auto& len_title = out->len_title;
   auto& len_syms = out->len_syms;
   auto& author_ids = out->author_ids;
   auto& url_ids = out->url_ids;
@@ -118,14 +119,29 @@ Status Collect(Corpus& corpus, Collected* out) {
   auto& authors = out->authors;
   auto& url_hash_ids = out->url_hash_ids;
   auto& postings = out->postings;
-  std::unordered_map<uint32_t, float> tf_exact;
-  std::unordered_map<uint32_t, float> tf_syms;
-
-  auto add_tokens = [&](std::string_view text, float weight, std::unordered_map<uint32_t, float>& tf) {
-    float total = 0;
+  // Per term of one chunk: occurrences in the body and in the title (by
+  // stem), and as an identifier part in the symbols (as spelled).
+  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> tf_exact;
+  std::unordered_map<uint32_t, uint32_t> tf_syms;
+  // A token's term id -> its stem's term id, each word stemmed once.
+  constexpr uint32_t kUnstemmed = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> stem_of;
+  auto stem_id = [&](const std::string& token) {
+    uint32_t raw = terms.Id(token);
+    if (raw >= stem_of.size()) stem_of.resize(raw + 1, kUnstemmed);
+    if (stem_of[raw] == kUnstemmed) {
+      uint32_t stem = terms.Id(StemWord(token));
+      stem_of.resize(std::max<size_t>(stem_of.size(), stem + 1), kUnstemmed);
+      stem_of[raw] = stem;
+    }
+    return stem_of[raw];
+  };
+  auto add_stems = [&](std::string_view text, bool title) {
+    uint32_t total = 0;
     for (auto& t : Tokenize(text)) {
-      tf[terms.Id(t)] += weight;
-      total += weight;
+      auto& [body_tf, title_tf] = tf_exact[stem_id(t)];
+      ++(title ? title_tf : body_tf);
+      ++total;
     }
     return total;
   };
@@ -135,13 +151,14 @@ Status Collect(Corpus& corpus, Collected* out) {
     chunk_ids.push_back(r.id);
     tf_exact.clear();
     tf_syms.clear();
-    float le = add_tokens(r.text, 1.0f, tf_exact) + add_tokens(r.title, ii::kTitleWeight, tf_exact);
-    float ls = add_tokens(r.syms, 1.0f, tf_syms);
-    len_exact.push_back(static_cast<uint32_t>(le));
-    len_syms.push_back(static_cast<uint32_t>(ls));
+    len_body.push_back(add_stems(r.text, false));
+    len_title.push_back(add_stems(r.title, true));
+    uint32_t ls = 0;
+    for (auto& t : Tokenize(r.syms)) ++tf_syms[terms.Id(t)], ++ls;
+    len_syms.push_back(ls);
     if (postings.size() < terms.names().size()) postings.resize(terms.names().size());
-    for (auto& [t, tf] : tf_exact) postings[t].exact.push_back({doc, Saturate(tf)});
-    for (auto& [t, tf] : tf_syms) postings[t].syms.push_back({doc, Saturate(tf)});
+    for (auto& [t, tf] : tf_exact) postings[t].exact.push_back({doc, Saturate(tf.first), SaturateTitle(tf.second)});
+    for (auto& [t, tf] : tf_syms) postings[t].syms.push_back({doc, Saturate(tf), 0});
     source_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, sources.Id(r.source))));
     kind_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, kinds.Id(r.kind))));
     auto t = ParseIsoTime(r.date);
@@ -162,7 +179,8 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   Collected c;
   UMWELT_RETURN_IF_ERROR(Collect(corpus, &c));
   auto& chunk_ids = c.chunk_ids;
-  auto& len_exact = c.len_exact;
+  auto& len_body = c.len_body;
+  auto& len_title = c.len_title;
   auto& len_syms = c.len_syms;
   auto& author_ids = c.author_ids;
   auto& url_ids = c.url_ids;
@@ -189,11 +207,14 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   h.n_sources = static_cast<uint32_t>(sources.names().size());
   h.n_kinds = static_cast<uint32_t>(kinds.names().size());
   h.n_authors = static_cast<uint32_t>(authors.names().size());
-  double sum_e = 0, sum_s = 0;
-  for (auto v : len_exact) sum_e += v;
-  for (auto v : len_syms) sum_s += v;
-  h.avg_len_exact = h.n_docs ? std::max(1.0, sum_e / h.n_docs) : 1.0;
-  h.avg_len_syms = h.n_docs ? std::max(1.0, sum_s / h.n_docs) : 1.0;
+  auto average = [&](const std::vector<uint32_t>& lens) {
+    double sum = 0;
+    for (auto v : lens) sum += v;
+    return h.n_docs ? std::max(1.0, sum / h.n_docs) : 1.0;
+  };
+  h.avg_len_body = average(len_body);
+  h.avg_len_title = average(len_title);
+  h.avg_len_syms = average(len_syms);
 
   std::string tmp = TempPathFor(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -213,7 +234,8 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   };
   auto vec = [&](int id, const auto& v) { return section(id, v.data(), v.size() * sizeof(v[0])); };
   if (st.ok()) st = vec(ii::kChunkIds, chunk_ids);
-  if (st.ok()) st = vec(ii::kLenExact, len_exact);
+  if (st.ok()) st = vec(ii::kLenBody, len_body);
+  if (st.ok()) st = vec(ii::kLenTitle, len_title);
   if (st.ok()) st = vec(ii::kLenSyms, len_syms);
   if (st.ok()) st = vec(ii::kSourceIds, source_ids);
   if (st.ok()) st = vec(ii::kKindIds, kind_ids);
@@ -226,16 +248,21 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   std::vector<ii::TermEntry> entries;
   std::vector<uint32_t> post_docs;
   std::vector<uint16_t> post_tf;
+  std::vector<uint8_t> post_title_tf;
   for (uint32_t t : order) {
     term_off.push_back(static_cast<uint32_t>(blob.size()));
     blob += names[t];
     ii::TermEntry e{};
     e.exact_off = post_docs.size();
     e.exact_n = static_cast<uint32_t>(postings[t].exact.size());
-    for (auto& p : postings[t].exact) post_docs.push_back(p.doc), post_tf.push_back(p.tf);
+    for (auto& p : postings[t].exact) {
+      post_docs.push_back(p.doc), post_tf.push_back(p.tf), post_title_tf.push_back(p.title_tf);
+    }
     e.syms_off = post_docs.size();
     e.syms_n = static_cast<uint32_t>(postings[t].syms.size());
-    for (auto& p : postings[t].syms) post_docs.push_back(p.doc), post_tf.push_back(p.tf);
+    for (auto& p : postings[t].syms) {
+      post_docs.push_back(p.doc), post_tf.push_back(p.tf), post_title_tf.push_back(0);
+    }
     entries.push_back(e);
     postings[t] = TermPostings();  // free as we go
   }
@@ -246,6 +273,7 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
   if (st.ok()) st = vec(ii::kTermPostings, entries);
   if (st.ok()) st = vec(ii::kPostDocs, post_docs);
   if (st.ok()) st = vec(ii::kPostTf, post_tf);
+  if (st.ok()) st = vec(ii::kPostTitleTf, post_title_tf);
   std::vector<uint32_t> str_off;
   std::string str_blob;
   for (const auto* list : {&sources.names(), &kinds.names(), &authors.names()}) {

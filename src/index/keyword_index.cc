@@ -24,10 +24,6 @@ namespace ii = index_internal;
 
 namespace {
 
-constexpr double kK1 = 1.2;
-constexpr double kB = 0.75;
-constexpr double kExpandedWeight = 0.3;  // an identifier part counts less than a whole word
-
 std::string CacheDir(const std::string& override_dir) {
   if (!override_dir.empty()) return override_dir;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/umwelt";
@@ -47,6 +43,10 @@ class MappedIndex final : public KeywordIndex {
   }
 
   size_t num_docs() const override { return h_.n_docs; }
+  size_t DocFrequency(std::string_view term) const override {
+    const ii::TermEntry* e = Find(term);
+    return e ? e->exact_n : 0;
+  }
 
   Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override;
 
@@ -116,13 +116,14 @@ class MappedIndex final : public KeywordIndex {
       }
     }
     uint64_t n = h_.n_docs;
-    bool ok = h_.size[ii::kChunkIds] == n * 8 && h_.size[ii::kLenExact] == n * 4 &&
+    bool ok = h_.size[ii::kChunkIds] == n * 8 && h_.size[ii::kLenBody] == n * 4 && h_.size[ii::kLenTitle] == n * 4 &&
               h_.size[ii::kLenSyms] == n * 4 && h_.size[ii::kSourceIds] == n &&
               h_.size[ii::kKindIds] == n && h_.size[ii::kDates] == n * 8 &&
               h_.size[ii::kAuthorIds] == n * 4 && h_.size[ii::kUrlIds] == n * 4 &&
               h_.size[ii::kTermOffsets] == (uint64_t{h_.n_terms} + 1) * 4 &&
               h_.size[ii::kTermPostings] == uint64_t{h_.n_terms} * sizeof(ii::TermEntry) &&
-              h_.size[ii::kPostDocs] == h_.n_postings * 4 && h_.size[ii::kPostTf] == h_.n_postings * 2;
+              h_.size[ii::kPostDocs] == h_.n_postings * 4 && h_.size[ii::kPostTf] == h_.n_postings * 2 &&
+              h_.size[ii::kPostTitleTf] == h_.n_postings;
     uint64_t n_str = uint64_t{h_.n_sources} + h_.n_kinds + h_.n_authors;
     ok = ok && h_.size[ii::kStrOffsets] == (n_str + 1) * 4;
     if (!ok) return Status::Corrupt(path + ": section sizes disagree with the header");
@@ -230,18 +231,80 @@ class MappedIndex final : public KeywordIndex {
   ii::Header h_{};
 };
 
-// Accumulates one channel of one term into `acc`.
-void Accumulate(const uint32_t* docs, const uint16_t* tfs, uint32_t n, double idf, double weight,
-                const uint32_t* lens, double avg_len, float* acc, std::vector<uint32_t>* touched) {
-  const double norm = kK1 * (1 - kB);
-  const double slope = kK1 * kB / avg_len;
-  for (uint32_t i = 0; i < n; ++i) {
-    uint32_t d = docs[i];
-    double tf = tfs[i];
-    double s = weight * idf * tf * (kK1 + 1) / (tf + norm + slope * lens[d]);
+// One query term's postings in one channel, and how much they weigh.
+struct Channel {
+  const uint32_t* docs;
+  const uint16_t* tfs;
+  const uint8_t* title_tfs;  // null: a channel without a title field (symbols)
+  uint32_t n;
+  double weight;  // idf x the term's weight in the query
+};
+
+// Document lengths and the BM25F parameters of the fields.
+struct Fields {
+  const uint32_t* len_body;
+  const uint32_t* len_title;
+  double avg_body, avg_title;
+  const KeywordTuning* t;
+};
+
+// Adds one term's BM25F score to each document holding it: the field
+// frequencies, each normalised by its field's length, summed with the title's
+// weight, then saturated once (Robertson, Zaragoza & Taylor 2004).
+void Accumulate(const Channel& c, const Fields& f, float* acc, std::vector<uint32_t>* touched) {
+  const double k1 = f.t->k1;
+  const double b = f.t->b, tb = f.t->title_b, tw = f.t->title_weight;
+  for (uint32_t i = 0; i < c.n; ++i) {
+    uint32_t d = c.docs[i];
+    double tf = c.tfs[i] / (1 - b + b * f.len_body[d] / f.avg_body);
+    if (c.title_tfs && c.title_tfs[i]) tf += tw * c.title_tfs[i] / (1 - tb + tb * f.len_title[d] / f.avg_title);
+    double s = c.weight * tf * (k1 + 1) / (tf + k1);
     if (acc[d] == 0) touched->push_back(d);
     acc[d] += static_cast<float>(s);
   }
+}
+
+// A query's terms: stems with their counts (the exact channel), spellings
+// with theirs (identifier parts stored in symbols), and the parts of the
+// query's own identifiers ("parseHTTPResponse" -> parse, http, response).
+struct QueryTerms {
+  std::vector<std::pair<std::string, double>> stems, spellings, part_stems, part_spellings;
+};
+
+void Count(std::vector<std::pair<std::string, double>>* terms, std::string term, double weight) {
+  for (auto& [t, w] : *terms) {
+    if (t == term) {
+      w += weight;
+      return;
+    }
+  }
+  terms->emplace_back(std::move(term), weight);
+}
+
+QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words) {
+  QueryTerms q;
+  for (const auto& w : words) {
+    Count(&q.stems, StemWord(w), 1);
+    Count(&q.spellings, w, 1);
+  }
+  // Parts come from the original spelling so camelCase survives lower-casing.
+  size_t i = 0;
+  while (i < query.size() && q.part_spellings.size() <= 64) {
+    while (i < query.size() && !(std::isalnum(static_cast<unsigned char>(query[i])) || query[i] == '_')) ++i;
+    size_t s = i;
+    while (i < query.size() && (std::isalnum(static_cast<unsigned char>(query[i])) || query[i] == '_')) ++i;
+    auto parts = SplitIdentifier(query.substr(s, i - s));
+    if (parts.size() < 2) continue;
+    for (auto& p : parts) {
+      auto known = [&](const auto& list, const std::string& t) {
+        return std::any_of(list.begin(), list.end(), [&](const auto& x) { return x.first == t; });
+      };
+      std::string stem = StemWord(p);
+      if (!known(q.stems, stem) && !known(q.part_stems, stem)) q.part_stems.emplace_back(stem, 1);
+      if (!known(q.spellings, p) && !known(q.part_spellings, p)) q.part_spellings.emplace_back(p, 1);
+    }
+  }
+  return q;
 }
 
 Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t limit) const {
@@ -251,28 +314,7 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
                            "` has no searchable words");
   }
   if (words.size() > 64) words.resize(64);  // a pasted page is not 10,000 terms
-  // Exact words, and the identifier parts of each word (query-side expansion).
-  std::vector<std::string> exact, expanded;
-  std::unordered_set<std::string> seen_exact, seen_expanded;
-  for (const auto& w : words) {
-    if (seen_exact.insert(w).second) exact.push_back(w);
-  }
-  // Parts come from the original spelling so camelCase survives lower-casing.
-  {
-    std::string_view q = o.query;
-    size_t i = 0;
-    while (i < q.size()) {
-      while (i < q.size() && !(std::isalnum(static_cast<unsigned char>(q[i])) || q[i] == '_')) ++i;
-      size_t s = i;
-      while (i < q.size() && (std::isalnum(static_cast<unsigned char>(q[i])) || q[i] == '_')) ++i;
-      auto parts = SplitIdentifier(q.substr(s, i - s));
-      if (parts.size() < 2) continue;
-      for (auto& p : parts) {
-        if (!seen_exact.count(p) && seen_expanded.insert(p).second) expanded.push_back(p);
-      }
-      if (expanded.size() > 64) break;
-    }
-  }
+  QueryTerms q = TermsOf(o.query, words);
 
   UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
   if (f.NonePass()) return std::vector<ScoredDoc>{};  // e.g. a code lane over a corpus without code
@@ -290,27 +332,51 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
   std::vector<uint32_t>& touched_expanded = lease.s->touched_expanded;
   const uint32_t* docs = Sec<uint32_t>(ii::kPostDocs);
   const uint16_t* tfs = Sec<uint16_t>(ii::kPostTf);
-  const uint32_t* len_e = Sec<uint32_t>(ii::kLenExact);
-  const uint32_t* len_s = Sec<uint32_t>(ii::kLenSyms);
+  const uint8_t* title_tfs = Sec<uint8_t>(ii::kPostTitleTf);
+  const KeywordTuning& t = o.tuning;
+  const Fields text{Sec<uint32_t>(ii::kLenBody), Sec<uint32_t>(ii::kLenTitle), h_.avg_len_body, h_.avg_len_title, &t};
+  const Fields syms{Sec<uint32_t>(ii::kLenSyms), nullptr, h_.avg_len_syms, 1, &t};
   // Robertson-Sparck Jones idf as FTS5 computes it: words in more than half
   // the documents ("the", "what") weigh next to nothing, not a little.
-  auto idf = [&](uint32_t df) { return std::max(1e-6, std::log((n - df + 0.5) / (df + 0.5))); };
-  for (const auto& w : exact) {
-    const ii::TermEntry* e = Find(w);
-    if (!e) continue;
-    Accumulate(docs + e->exact_off, tfs + e->exact_off, e->exact_n, idf(e->exact_n), 1.0, len_e,
-               h_.avg_len_exact, acc_exact.data(), &touched_exact);
-    // Index-side expansion: the word as a part of a stored identifier.
-    Accumulate(docs + e->syms_off, tfs + e->syms_off, e->syms_n, idf(e->syms_n + e->exact_n),
-               kExpandedWeight, len_s, h_.avg_len_syms, acc_expanded.data(), &touched_expanded);
+  auto idf = [&](uint64_t df) { return std::max(1e-6, std::log((n - df + 0.5) / (df + 0.5))); };
+  auto text_channel = [&](const ii::TermEntry& e, double weight) {
+    return Channel{docs + e.exact_off, tfs + e.exact_off, title_tfs + e.exact_off, e.exact_n, weight * idf(e.exact_n)};
+  };
+  // Index-side expansion: the word as a part of a stored identifier.
+  auto syms_channel = [&](const ii::TermEntry& e, uint64_t df, double weight) {
+    return Channel{docs + e.syms_off, tfs + e.syms_off, nullptr, e.syms_n, weight * idf(df)};
+  };
+  auto exact_n = [&](const std::string& stem) -> uint64_t {
+    const ii::TermEntry* e = Find(stem);
+    return e ? e->exact_n : 0;
+  };
+  const double xw = t.expanded_weight;
+  for (const auto& [stem, count] : q.stems) {
+    if (const ii::TermEntry* e = Find(stem)) Accumulate(text_channel(*e, count), text, acc_exact.data(), &touched_exact);
   }
-  for (const auto& w : expanded) {
-    const ii::TermEntry* e = Find(w);
-    if (!e) continue;
-    Accumulate(docs + e->exact_off, tfs + e->exact_off, e->exact_n, idf(e->exact_n), kExpandedWeight,
-               len_e, h_.avg_len_exact, acc_expanded.data(), &touched_expanded);
-    Accumulate(docs + e->syms_off, tfs + e->syms_off, e->syms_n, idf(e->syms_n + e->exact_n),
-               kExpandedWeight, len_s, h_.avg_len_syms, acc_expanded.data(), &touched_expanded);
+  for (const auto& [word, count] : q.spellings) {
+    const ii::TermEntry* e = Find(word);
+    if (!e || e->syms_n == 0) continue;
+    Accumulate(syms_channel(*e, e->syms_n + exact_n(StemWord(word)), count * xw), syms, acc_expanded.data(),
+               &touched_expanded);
+  }
+  for (const auto& [stem, count] : q.part_stems) {
+    if (const ii::TermEntry* e = Find(stem)) {
+      Accumulate(text_channel(*e, count * xw), text, acc_expanded.data(), &touched_expanded);
+    }
+  }
+  for (const auto& [part, count] : q.part_spellings) {
+    const ii::TermEntry* e = Find(part);
+    if (!e || e->syms_n == 0) continue;
+    Accumulate(syms_channel(*e, e->syms_n + exact_n(StemWord(part)), count * xw), syms, acc_expanded.data(),
+               &touched_expanded);
+  }
+  // Feedback terms rank what the query found and may find more, but a chunk
+  // that holds only them is not an exact match.
+  for (const auto& [stem, weight] : o.extra_terms) {
+    if (const ii::TermEntry* e = Find(stem); e && weight > 0) {
+      Accumulate(text_channel(*e, weight), text, acc_expanded.data(), &touched_expanded);
+    }
   }
 
   struct Cand {

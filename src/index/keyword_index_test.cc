@@ -179,5 +179,118 @@ TEST(ReferenceSchema, OpensReadOnlyAndSearchesWithACachedIndex) {
   EXPECT_TRUE((*corpus)->GetThread("marin#5").value() == std::nullopt);
 }
 
+TEST(StemWord, StemsPlainWordsAndLeavesIdentifiersAlone) {
+  EXPECT_EQ(StemWord("retries"), StemWord("retrying"));
+  EXPECT_EQ(StemWord("ranking"), "rank");
+  EXPECT_EQ(StemWord("checkpoints"), "checkpoint");
+  EXPECT_EQ(StemWord("flop_utils"), "flop_utils");  // an identifier
+  EXPECT_EQ(StemWord("v2"), "v2");
+  EXPECT_EQ(StemWord("0.238"), "0.238");
+  EXPECT_EQ(StemWord("is"), "is");  // too short to stem
+  EXPECT_EQ(StemWord("caf\xc3\xa9s"), "caf\xc3\xa9s");  // not ASCII: as written
+}
+
+TEST_F(KeywordTest, MatchesOtherFormsOfAWord) {
+  Load({{"a", "comment", "", "the job kept retrying after the preemption", "2024-01-01"},
+        {"b", "comment", "", "nothing relevant here", "2024-01-02"}});
+  EXPECT_EQ(Refs({.query = "retries"}), std::vector<std::string>{"a"});
+  auto hits = Search(*corpus_, *index_, {.query = "retries"});
+  EXPECT_EQ((*hits)[0].via, std::vector<std::string>{"keyword"});  // a form of the word is an exact match
+}
+
+TEST_F(KeywordTest, RepeatedQueryWordsWeighMore) {
+  // Each chunk matches one of the two words once; the word the query says
+  // twice decides.
+  Load({{"a", "comment", "", "notes on tokenizer speed", "2024-01-01"},
+        {"b", "comment", "", "notes on shuffle speed", "2024-01-02"},
+        {"c", "comment", "", "unrelated words entirely", "2024-01-03"}});
+  EXPECT_EQ(Refs({.query = "shuffle tokenizer shuffle"})[0], "b");
+  EXPECT_EQ(Refs({.query = "tokenizer shuffle tokenizer"})[0], "a");
+}
+
+TEST_F(KeywordTest, TitleAndBodyAreFieldsOfTheirOwn) {
+  Load({{"title", "issue", "Checkpoint resume", "we should look at this soon", "2024-01-01"},
+        {"body", "comment", "", "checkpoint saved", "2024-01-02"}});
+  // With the title weighing three body words the title match wins; with the
+  // title weighing nothing the short body wins. Both are one index.
+  EXPECT_EQ(Refs({.query = "checkpoint"})[0], "title");
+  SearchOptions o{.query = "checkpoint"};
+  o.tuning.title_weight = 0;
+  EXPECT_EQ(Refs(o)[0], "body");
+}
+
+TEST(KeywordTuning, ParsesNamedValuesAndNamesTheBadOne) {
+  auto t = ParseKeywordTuning("k1=0.9,b=0.4,title=2,prf=10,prf_lambda=0.6");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_DOUBLE_EQ(t->k1, 0.9);
+  EXPECT_DOUBLE_EQ(t->b, 0.4);
+  EXPECT_DOUBLE_EQ(t->title_weight, 2);
+  EXPECT_EQ(t->prf_docs, 10);
+  EXPECT_DOUBLE_EQ(t->prf_lambda, 0.6);
+  EXPECT_DOUBLE_EQ(t->title_b, KeywordTuning{}.title_b);  // unnamed: the default
+  EXPECT_TRUE(ParseKeywordTuning("").ok());
+  for (const char* bad : {"k1", "k1=", "k1=x", "k1=-1", "b=2", "speed=3", "k1=nan", "prf=1e9", "k1=1,,b=0.5x"}) {
+    auto r = ParseKeywordTuning(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << bad;
+  }
+}
+
+TEST_F(KeywordTest, FeedbackFindsWhatTheTopChunksTalkAbout) {
+  // The query's word is in two chunks that also talk about "preemption"; a
+  // third chunk talks only about preemption and is found only through them.
+  Load({{"a", "comment", "", "the spot instance was preempted; preemption restarts the spot job", "2024-01-01"},
+        {"b", "comment", "", "spot capacity ran out, preemption again", "2024-01-02"},
+        {"c", "comment", "", "preemption handling needs a backoff", "2024-01-03"},
+        {"d", "comment", "", "unrelated words about tokenizers", "2024-01-04"},
+        {"e", "comment", "", "more unrelated words about datasets", "2024-01-05"},
+        {"f", "comment", "", "learning rate schedule", "2024-01-06"},
+        {"g", "comment", "", "evaluation harness notes", "2024-01-07"},
+        {"h", "comment", "", "mixture weights for data", "2024-01-08"},
+        {"i", "comment", "", "profiling attention kernels", "2024-01-09"},
+        {"j", "comment", "", "documentation fixes", "2024-01-10"},
+        {"k", "comment", "", "release notes draft", "2024-01-11"},
+        {"l", "comment", "", "tokenizer merges", "2024-01-12"}});
+  EXPECT_EQ(Refs({.query = "spot"}), (std::vector<std::string>{"a", "b"}));
+  SearchOptions o{.query = "spot"};
+  o.tuning.prf_docs = 2;
+  auto hits = Search(*corpus_, *index_, o);
+  ASSERT_TRUE(hits.ok()) << hits.status().message();
+  std::string refs;
+  for (const auto& h : *hits) refs += h.ref + " ";
+  ASSERT_EQ(hits->size(), 3u) << refs;
+  EXPECT_EQ((*hits)[2].ref, "c");
+  EXPECT_EQ((*hits)[2].via, std::vector<std::string>{"keyword-expanded"});  // below every exact match
+  // Off, the same query finds only the two.
+  o.tuning.prf_docs = 0;
+  EXPECT_EQ(Refs(o).size(), 2u);
+}
+
+TEST(GroupByThread, AThreadThatMatchesThriceOutranksOneHitAbove) {
+  auto hit = [](const char* ref, const char* parent, const char* url) {
+    Hit h;
+    h.ref = ref;
+    h.parent = parent;
+    h.url = url;
+    h.title = std::string("title of ") + (*parent ? parent : ref);
+    return h;
+  };
+  std::vector<Hit> ranking = {hit("o/r#1/c1", "o/r#1", "https://x/1#c1"), hit("o/r#2", "o/r#2", "https://x/2"),
+                              hit("o/r#2/c1", "o/r#2", "https://x/2#c1"), hit("o/r#2/c2", "o/r#2", "https://x/2#c2"),
+                              hit("o/r#2/c3", "o/r#2", "https://x/2#c3"), hit("page", "", "https://x/page")};
+  auto groups = GroupByThread(ranking, 10, 3);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].thread, "o/r#2");  // four matches from rank 2 on beat one at rank 1
+  EXPECT_EQ(groups[0].url, "https://x/2");  // the opening post's url
+  ASSERT_EQ(groups[0].hits.size(), 3u);  // at most per_thread, best first
+  EXPECT_EQ(groups[0].hits[0].ref, "o/r#2");
+  EXPECT_EQ(groups[1].thread, "o/r#1");
+  EXPECT_EQ(groups[1].url, "https://x/1");  // no opening post among the hits: the anchor cut
+  EXPECT_EQ(groups[2].thread, "page");  // no parent: a thread of its own
+  EXPECT_GT(groups[0].score, groups[1].score);
+  EXPECT_EQ(GroupByThread(ranking, 1, 3).size(), 1u);
+  EXPECT_TRUE(GroupByThread({}, 5, 3).empty());
+}
+
 }  // namespace
 }  // namespace umwelt

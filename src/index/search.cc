@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -40,12 +42,142 @@ std::string Snippet(const std::string& text, const std::vector<std::string>& wor
   return out;
 }
 
+// A feedback term must be rarer than this share of the chunks: the words
+// most chunks hold say nothing about the ones that were found.
+constexpr double kFeedbackMaxDf = 0.5;
+
 }  // namespace
+
+Result<KeywordTuning> ParseKeywordTuning(std::string_view spec) {
+  KeywordTuning t;
+  size_t i = 0;
+  while (i < spec.size()) {
+    size_t comma = spec.find(',', i);
+    std::string_view pair = spec.substr(i, comma == std::string_view::npos ? std::string_view::npos : comma - i);
+    i = comma == std::string_view::npos ? spec.size() : comma + 1;
+    if (pair.empty()) continue;
+    size_t eq = pair.find('=');
+    std::string name(pair.substr(0, eq));
+    std::string value(eq == std::string_view::npos ? "" : pair.substr(eq + 1));
+    char* end = nullptr;
+    double v = value.empty() ? 0 : std::strtod(value.c_str(), &end);
+    if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(v) || v < 0) {
+      return Status::Invalid("keyword tuning `" + std::string(pair) + "`: want NAME=NUMBER (a number ≥ 0)");
+    }
+    if (name == "k1") t.k1 = v;
+    else if (name == "b" && v <= 1) t.b = v;
+    else if (name == "title") t.title_weight = v;
+    else if (name == "title_b" && v <= 1) t.title_b = v;
+    else if (name == "expanded") t.expanded_weight = v;
+    else if (name == "prf" && v <= 100) t.prf_docs = static_cast<int>(v);
+    else if (name == "prf_terms" && v <= 200) t.prf_terms = static_cast<int>(v);
+    else if (name == "prf_lambda" && v <= 1) t.prf_lambda = v;
+    else {
+      return Status::Invalid("keyword tuning `" + std::string(pair) +
+                             "`: names are k1, b, title, title_b, expanded, prf, prf_terms, prf_lambda "
+                             "(b, title_b and prf_lambda at most 1)");
+    }
+  }
+  return t;
+}
+
+Result<std::vector<ScoredDoc>> RankKeyword(Corpus& corpus, const KeywordIndex& index, const SearchOptions& o,
+                                           size_t limit) {
+  const KeywordTuning& t = o.tuning;
+  if (t.prf_docs <= 0 || t.prf_terms <= 0 || t.prf_lambda >= 1) return index.Rank(o, limit);
+  UMWELT_ASSIGN_OR_RETURN(auto first, index.Rank(o, std::max(limit, static_cast<size_t>(t.prf_docs))));
+  std::vector<int64_t> ids;
+  double total_score = 0;
+  for (size_t i = 0; i < first.size() && ids.size() < static_cast<size_t>(t.prf_docs); ++i) {
+    if (!first[i].exact) break;  // expansion-only matches are too loose to learn from
+    ids.push_back(first[i].chunk_id);
+    total_score += first[i].score;
+  }
+  if (ids.empty() || total_score <= 0) {
+    if (first.size() > limit) first.resize(limit);
+    return first;
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ChunksById(ids));
+  std::unordered_map<int64_t, double> score_of;
+  for (const auto& d : first) score_of.emplace(d.chunk_id, d.score / total_score);
+  // The relevance model: each term's share of each chunk, weighted by the
+  // chunk's share of the scores.
+  std::unordered_map<std::string, double> model;
+  for (const auto& c : chunks) {
+    std::vector<std::string> tokens = Tokenize(c.title + "\n" + c.text);
+    if (tokens.empty()) continue;
+    double w = score_of[c.id] / static_cast<double>(tokens.size());
+    for (const auto& tok : tokens) model[StemWord(tok)] += w;
+  }
+  const double max_df = kFeedbackMaxDf * static_cast<double>(index.num_docs());
+  // Candidates in order of weight times idf, so that the words every text
+  // uses ("the", "of") do not crowd out the ones these chunks are about.
+  struct Candidate {
+    std::string term;
+    double weight, rank;
+  };
+  std::vector<Candidate> candidates;
+  const double n = static_cast<double>(index.num_docs());
+  for (auto& [term, weight] : model) {
+    double df = static_cast<double>(index.DocFrequency(term));
+    if (df < 2 || df > max_df) continue;  // in one chunk only (nothing to find), or in most
+    candidates.push_back({term, weight, weight * std::log(n / df)});
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.rank != b.rank ? a.rank > b.rank : a.term < b.term;
+  });
+  if (candidates.size() > static_cast<size_t>(t.prf_terms)) candidates.resize(static_cast<size_t>(t.prf_terms));
+  SearchOptions expanded = o;
+  double kept = 0;
+  for (auto& c : candidates) {
+    expanded.extra_terms.emplace_back(c.term, c.weight);
+    kept += c.weight;
+  }
+  if (kept <= 0) {
+    if (first.size() > limit) first.resize(limit);
+    return first;
+  }
+  // Interpolate: the original query keeps `prf_lambda` of the weight (its
+  // words count one each), the feedback terms share the rest.
+  const double words = static_cast<double>(Tokenize(o.query).size());
+  const double lambda = std::max(t.prf_lambda, 0.05);
+  const double scale = (1 - lambda) / lambda * words / kept;
+  for (auto& [term, weight] : expanded.extra_terms) weight *= scale;
+  return index.Rank(expanded, limit);
+}
 
 Result<std::vector<Hit>> Search(Corpus& corpus, const KeywordIndex& index, const SearchOptions& o) {
   if (o.k <= 0) return Status::Invalid("-k must be positive, got " + std::to_string(o.k));
-  UMWELT_ASSIGN_OR_RETURN(auto ranked, index.Rank(o, static_cast<size_t>(o.k)));
+  UMWELT_ASSIGN_OR_RETURN(auto ranked, RankKeyword(corpus, index, o, static_cast<size_t>(o.k)));
   return LoadHits(corpus, ranked, o.query);
+}
+
+std::vector<ThreadGroup> GroupByThread(const std::vector<Hit>& hits, size_t limit, size_t per_thread) {
+  std::vector<ThreadGroup> groups;
+  std::unordered_map<std::string, size_t> index;
+  std::vector<double> weight;  // what the thread's next hit counts
+  for (size_t rank = 0; rank < hits.size(); ++rank) {
+    const Hit& h = hits[rank];
+    const std::string& thread = h.parent.empty() ? h.ref : h.parent;
+    auto [it, fresh] = index.emplace(thread, groups.size());
+    if (fresh) {
+      ThreadGroup g;
+      g.thread = thread;
+      g.title = h.title;
+      g.url = h.url.substr(0, h.url.find('#'));
+      groups.push_back(std::move(g));
+      weight.push_back(1.0);
+    }
+    ThreadGroup& g = groups[it->second];
+    g.score += weight[it->second] / (60.0 + static_cast<double>(rank + 1));
+    weight[it->second] /= 2;
+    if (h.ref == thread) g.url = h.url, g.title = h.title.empty() ? g.title : h.title;  // the opening post names it
+    if (g.hits.size() < per_thread) g.hits.push_back(h);
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const ThreadGroup& a, const ThreadGroup& b) { return a.score > b.score; });
+  if (groups.size() > limit) groups.resize(limit);
+  return groups;
 }
 
 Result<std::vector<Hit>> LoadHits(Corpus& corpus, const std::vector<ScoredDoc>& ranked, const std::string& query) {
@@ -55,7 +187,13 @@ Result<std::vector<Hit>> LoadHits(Corpus& corpus, const std::vector<ScoredDoc>& 
   UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ChunksById(ids));
   std::unordered_map<int64_t, size_t> pos;
   for (size_t i = 0; i < chunks.size(); ++i) pos[chunks[i].id] = i;
+  // The query's words and their stems: "checkpoints" finds its snippet at
+  // "Checkpointer" as the ranking did.
   std::vector<std::string> words = Tokenize(query);
+  for (size_t i = 0, n = words.size(); i < n; ++i) {
+    std::string stem = StemWord(words[i]);
+    if (stem != words[i] && stem.size() >= 3) words.push_back(std::move(stem));
+  }
   std::vector<Hit> hits;
   hits.reserve(ranked.size());
   for (const auto& r : ranked) {

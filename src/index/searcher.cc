@@ -1,6 +1,11 @@
 #include "umwelt/searcher.h"
 
+#include <algorithm>
 #include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "umwelt/text.h"
 
 namespace umwelt {
 
@@ -10,6 +15,36 @@ Status ValidateSearchRequest(const SearchRequest& r) {
   if (r.fts_only && r.vec_only) return Status::Invalid("fts_only and vec_only exclude each other");
   if (!(r.vec_weight >= 0 && r.vec_weight <= 10)) return Status::Invalid("vec_weight must be a number from 0 to 10");
   return Status::Ok();
+}
+
+Status ParseSearchGroup(std::string_view value, SearchRequest* r) {
+  if (value.empty() || value == "none") {
+    r->group_threads = false;
+  } else if (value == "thread") {
+    r->group_threads = true;
+  } else {
+    return Status::Invalid("group must be `thread` or `none`, got `" + std::string(TruncateUtf8(value, 40)) + "`");
+  }
+  return Status::Ok();
+}
+
+std::string SearchResponseJson(const SearchRequest& request, const SearchResponse& response) {
+  if (!response.grouped) return SearchJson(request.search.query, request.search.k, response.hybrid, response.result);
+  using json = nlohmann::json;
+  HybridResult flat = response.result;
+  flat.hits.clear();
+  for (const auto& g : response.threads) flat.hits.insert(flat.hits.end(), g.hits.begin(), g.hits.end());
+  json out = json::parse(SearchJson(request.search.query, request.search.k, response.hybrid, flat));
+  json threads = json::array();
+  size_t next = 0;  // each group's hits, as SearchJson wrote them
+  for (const auto& g : response.threads) {
+    json hits = json::array();
+    for (size_t i = 0; i < g.hits.size(); ++i) hits.push_back(out["hits"][next++]);
+    threads.push_back({{"thread", g.thread}, {"title", g.title}, {"url", g.url}, {"score", g.score}, {"hits", hits}});
+  }
+  out["group"] = "thread";
+  out["threads"] = std::move(threads);
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 Status RunOnThreads(const std::vector<std::function<void()>>& tasks) {
@@ -109,8 +144,21 @@ Status Searcher::Refresh() {
   return Status::Ok();
 }
 
-Result<SearchResponse> Searcher::Search(const SearchRequest& r) {
-  UMWELT_RETURN_IF_ERROR(ValidateSearchRequest(r));
+// Hits ranked for grouping: this many per thread asked for.
+constexpr int kGroupDepth = 4;
+
+Result<SearchResponse> Searcher::Search(const SearchRequest& request) {
+  UMWELT_RETURN_IF_ERROR(ValidateSearchRequest(request));
+  if (!request.group_threads) return SearchFlat(request);
+  SearchRequest deeper = request;
+  deeper.search.k = std::min(1000, request.search.k * kGroupDepth);
+  UMWELT_ASSIGN_OR_RETURN(SearchResponse out, SearchFlat(deeper));
+  out.grouped = true;
+  out.threads = GroupByThread(out.result.hits, static_cast<size_t>(request.search.k));
+  return out;
+}
+
+Result<SearchResponse> Searcher::SearchFlat(const SearchRequest& r) {
   std::shared_ptr<State> s = Current();
   if (!s) return Status::Unavailable("the search indexes are still loading");
   UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, Connection());

@@ -1,3 +1,6 @@
+#include <libstemmer.h>
+
+#include <memory>
 #include <string_view>
 
 #include "umwelt/search.h"
@@ -37,6 +40,23 @@ std::vector<std::string> Tokenize(std::string_view s) {
     out.push_back(tok.substr(a, b - a + 1));
   }
   return out;
+}
+
+std::string StemWord(std::string_view token) {
+  if (token.size() < 3 || token.size() > 64) return std::string(token);
+  for (char c : token) {
+    if (c < 'a' || c > 'z') return std::string(token);
+  }
+  // A stemmer is not safe to share between threads; each thread keeps one.
+  struct Free {
+    void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
+  };
+  thread_local std::unique_ptr<sb_stemmer, Free> stemmer(sb_stemmer_new("english", nullptr));
+  if (!stemmer) return std::string(token);  // out of memory: the word is its own term
+  const sb_symbol* out =
+      sb_stemmer_stem(stemmer.get(), reinterpret_cast<const sb_symbol*>(token.data()), static_cast<int>(token.size()));
+  if (!out) return std::string(token);
+  return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(sb_stemmer_length(stemmer.get())));
 }
 
 }  // namespace umwelt

@@ -155,7 +155,10 @@ json FilterProps() {
            {{"type", "array"},
             {"items", {{"type", "string"}}},
             {"description", "Hypothetical answer passages for the vector legs (HyDE)"}}},
-          {"vec_weight", {{"type", "number"}, {"minimum", 0}, {"maximum", 10}, {"description", "Fusion weight of each vector leg"}}}};
+          {"vec_weight", {{"type", "number"}, {"minimum", 0}, {"maximum", 10}, {"description", "Fusion weight of each vector leg"}}},
+          {"feedback",
+           {{"type", "boolean"},
+            {"description", "Expand the keyword query with the terms of its top ten hits (pseudo-relevance feedback)"}}}};
 }
 
 json HitSchema(bool multi) {
@@ -204,6 +207,17 @@ json Tools(const Options& o) {
   search_in["query"] = StringProp("What to look for: keywords, identifiers, or a short question");
   search_in["k"] = {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"description", "Hits to return (default 50)"}};
   search_in["lanes"] = {{"type", "boolean"}, {"description", "Include the code lanes (default branch, branches); default true"}};
+  search_in["group"] = {{"type", "string"},
+                        {"enum", {"none", "thread"}},
+                        {"description", "thread: k threads, each with its best hits (default none: k hits)"}};
+  json thread_groups = {
+      {"type", "array"},
+      {"items",
+       {{"type", "object"},
+        {"properties",
+         {{"thread", {{"type", "string"}}}, {"title", {{"type", "string"}}}, {"url", {{"type", "string"}}},
+          {"score", {{"type", "number"}}}, {"hits", hits}}},
+        {"required", {"thread", "url", "hits"}}}}};
   json multi_in = FilterProps();
   multi_in["queries"] = {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}, {"maxItems", 20},
                          {"description", "2 to 6 phrasings or facets of one question"}};
@@ -219,7 +233,8 @@ json Tools(const Options& o) {
         {{"type", "object"},
          {"properties",
           {{"query", {{"type", "string"}}}, {"k", {{"type", "integer"}}}, {"mode", {{"type", "string"}}},
-           {"hits", hits}, {"code_main", hits}, {"code_branches", hits}, {"notes", notes}}},
+           {"hits", hits}, {"code_main", hits}, {"code_branches", hits}, {"notes", notes},
+           {"group", {{"type", "string"}}}, {"threads", thread_groups}}},
          {"required", {"query", "mode", "hits", "notes"}}}},
        {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
   tools.push_back(
@@ -339,10 +354,12 @@ SearchRequest SearchArgs(Args& a) {
   r.fts_only = a.Bool("fts_only", false);
   r.vec_only = a.Bool("vec_only", false);
   r.vec_texts = a.List("vec_text", 8);
-  r.vec_weight = a.Number("vec_weight", 0.5, 0, 10);
+  r.vec_weight = a.Number("vec_weight", kDefaultVectorWeight, 0, 10);
+  if (a.Bool("feedback", false)) r.search.tuning.prf_docs = kFeedbackDocs;
   return r;
 }
-const std::set<std::string> kFilterArgs = {"source", "kind", "since", "until", "author", "fts_only", "vec_only", "vec_text", "vec_weight"};
+const std::set<std::string> kFilterArgs = {"source", "kind",     "since",    "until",      "author",
+                                           "fts_only", "vec_only", "vec_text", "vec_weight", "feedback"};
 std::set<std::string> With(std::set<std::string> s, std::initializer_list<const char*> more) {
   for (const char* m : more) s.insert(m);
   return s;
@@ -374,16 +391,18 @@ json CallTool(const Options& o, const std::string& name, const json& arguments, 
   Searcher& searcher = *o.searcher;
   if (name == "context") return CallContext(o, arguments);
   if (name == "search") {
-    Args a(arguments, With(kFilterArgs, {"query", "k", "lanes"}));
+    Args a(arguments, With(kFilterArgs, {"query", "k", "lanes", "group"}));
     SearchRequest r = SearchArgs(a);
     r.search.query = CollapseWhitespace(a.Str("query", true));
     r.search.k = static_cast<int>(a.Int("k", 50, 1, 1000));
     bool lanes = a.Bool("lanes", true);
+    std::string group = a.Str("group", false, 16);
     if (!a.error().empty()) return ToolError("search: " + a.error());
+    if (Status g = ParseSearchGroup(group, &r); !g.ok()) return ToolError("search: " + g.message());
     auto out = searcher.Search(r);
     if (!out.ok()) return ToolError("search: " + out.status().message());
     if (!lanes) out->result.code_main.clear(), out->result.code_branches.clear();
-    return ToolResult(json::parse(SearchJson(r.search.query, r.search.k, out->hybrid, out->result)));
+    return ToolResult(json::parse(SearchResponseJson(r, *out)));
   }
   if (name == "search_multi") {
     Args a(arguments, With(kFilterArgs, {"queries", "total"}));

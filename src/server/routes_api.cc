@@ -35,7 +35,7 @@ void ServerImpl::SearchApiRoutes() {
     if (!r.ok()) return Detail(res, 400, r.status().message());
     auto out = engine_->Search(*r);
     if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
-    SetJson(res, SearchJson(r->search.query, r->search.k, out->hybrid, out->result));
+    SetJson(res, SearchResponseJson(*r, *out));
   });
   http_.Get("/api/search-multi", [this](const Request& req, Response& res) {
     size_t n = req.get_param_value_count("q");

@@ -57,6 +57,7 @@ void ServerImpl::UiRoutes() {
     f.since = req.get_param_value("since");
     f.until = req.get_param_value("until");
     f.fts_only = Truthy(req.get_param_value("fts_only"));
+    f.by_thread = req.get_param_value("group") == "thread";
     if (CollapseWhitespace(f.q).empty()) return Html(res, 200, "Search", si::SearchBody(f, nullptr, false, "", nullptr), req);
     auto r = ParseSearch(req);
     if (!r.ok()) return Html(res, 400, "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
@@ -65,7 +66,10 @@ void ServerImpl::UiRoutes() {
     if (!out.ok()) {
       return Html(res, HttpStatusOf(out.status()), "Search", si::SearchBody(f, nullptr, false, out.status().message(), nullptr), req);
     }
-    Html(res, 200, f.q, si::SearchBody(f, &out->result, out->hybrid, "", corpus.ok() ? *corpus : nullptr), req);
+    Html(res, 200, f.q,
+         si::SearchBody(f, &out->result, out->hybrid, "", corpus.ok() ? *corpus : nullptr,
+                        out->grouped ? &out->threads : nullptr),
+         req);
   });
   http_.Get("/thread", [this](const Request& req, Response& res) {
     std::string ref = req.get_param_value("ref");

@@ -244,6 +244,8 @@ Result<SearchRequest> ServerImpl::ParseSearch(const Request& req) {
   r.fts_only = Truthy(req.get_param_value("fts_only"));
   r.vec_only = Truthy(req.get_param_value("vec_only"));
   if (r.fts_only && r.vec_only) return Status::Invalid("fts_only and vec_only exclude each other");
+  UMWELT_RETURN_IF_ERROR(ParseSearchGroup(req.get_param_value("group"), &r));
+  if (Truthy(req.get_param_value("feedback"))) r.search.tuning.prf_docs = kFeedbackDocs;
   for (size_t i = 0; i < req.get_param_value_count("vec_text"); ++i) r.vec_texts.push_back(req.get_param_value("vec_text", i));
   if (req.has_param("vec_weight")) {
     char* end = nullptr;

@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+
+#include <set>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -48,6 +50,30 @@ TEST_F(ServerTest, ApiSearchShowThreadsStatus) {
   json d = Json(client_->Get("/api/search?q=MFU&source=discord&fts_only=1"));
   ASSERT_FALSE(d["hits"].empty());
   for (const auto& h : d["hits"]) EXPECT_EQ(h["source"], "discord");
+  // Grouped by thread: at most k threads, each thread once, each hit of a
+  // group from that thread, the groups' hits also as the flat list.
+  json grouped = Json(client_->Get("/api/search?q=checkpoint%20restore&k=3&group=thread&fts_only=1"));
+  EXPECT_EQ(grouped["group"], "thread");
+  ASSERT_FALSE(grouped["threads"].empty());
+  EXPECT_LE(grouped["threads"].size(), 3u);
+  std::set<std::string> seen_threads;
+  size_t grouped_hits = 0;
+  for (const auto& g : grouped["threads"]) {
+    EXPECT_TRUE(seen_threads.insert(g["thread"].get<std::string>()).second) << g["thread"];
+    ASSERT_FALSE(g["hits"].empty());
+    for (const auto& h : g["hits"]) {
+      std::string parent = h["parent"].get<std::string>().empty() ? h["ref"].get<std::string>() : h["parent"].get<std::string>();
+      EXPECT_EQ(parent, g["thread"]);
+      ++grouped_hits;
+    }
+  }
+  EXPECT_EQ(grouped["hits"].size(), grouped_hits);
+  EXPECT_FALSE(Json(client_->Get("/api/search?q=checkpoint&group=none")).contains("threads"));
+  // The UI groups the same way.
+  auto page = client_->Get("/?q=checkpoint%20restore&group=thread");
+  ASSERT_TRUE(page);
+  EXPECT_NE(page->body.find("threads · "), std::string::npos);
+  EXPECT_NE(page->body.find("name=\"group\" value=\"thread\" checked"), std::string::npos);
   json multi = Json(client_->Get("/api/search-multi?q=MFU&q=checkpoint%20restore&total=7"));
   EXPECT_EQ(multi["queries"].size(), 2u);
   EXPECT_LE(multi["hits"].size(), 7u);
@@ -68,7 +94,7 @@ TEST_F(ServerTest, ApiSearchShowThreadsStatus) {
   // Bad parameters: one clear error each, as JSON.
   for (const char* bad : {"/api/search", "/api/search?q=", "/api/search?q=x&k=abc", "/api/search?q=x&k=0",
                           "/api/search?q=x&since=yesterday", "/api/search?q=x&fts_only=1&vec_only=1",
-                          "/api/search-multi?total=3", "/api/show"}) {
+                          "/api/search?q=x&group=author", "/api/search-multi?total=3", "/api/show"}) {
     auto b = client_->Get(bad);
     ASSERT_TRUE(b) << bad;
     EXPECT_EQ(b->status, 400) << bad << " " << b->body;

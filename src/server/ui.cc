@@ -89,7 +89,7 @@ std::string UiPage(const std::string& title, const std::string& body_html, const
 std::string UiScript() { return std::string(PageScript()) + kUiJs; }
 
 std::string SearchBody(const SearchForm& f, const HybridResult* r, bool hybrid, const std::string& error,
-                       Corpus* corpus) {
+                       Corpus* corpus, const std::vector<ThreadGroup>* threads) {
   std::string h = "<form class=\"search\" method=\"get\" action=\"/\" role=\"search\">"
                   "<input type=\"search\" id=\"q\" name=\"q\" value=\"" + E(f.q) +
                   "\" placeholder=\"Search issues, PRs, Discord, code, runs… (press / to focus)\" autocomplete=\"off\">"
@@ -101,13 +101,28 @@ std::string SearchBody(const SearchForm& f, const HybridResult* r, bool hybrid, 
        "\" size=\"14\"><input type=\"date\" name=\"since\" aria-label=\"since\" value=\"" + E(f.since) +
        "\"><input type=\"date\" name=\"until\" aria-label=\"until\" value=\"" + E(f.until) +
        "\"><label class=\"meta\"><input type=\"checkbox\" name=\"fts_only\" value=\"1\"" +
-       (f.fts_only ? " checked" : "") + "> keyword only</label><button type=\"submit\">Search</button></form>";
+       (f.fts_only ? " checked" : "") + "> keyword only</label><label class=\"meta\"><input type=\"checkbox\" " +
+       "name=\"group\" value=\"thread\"" + (f.by_thread ? " checked" : "") +
+       "> by thread</label><button type=\"submit\">Search</button></form>";
   if (!error.empty()) h += "<p class=\"meta\" role=\"alert\">" + E(error) + "</p>";
   if (!r) return h + "<p class=\"meta\">Press <kbd>/</kbd> to search from anywhere.</p>";
-  h += "<p class=\"meta\" id=\"result-count\">" + std::to_string(r->hits.size()) + " results · " +
+  size_t count = threads ? threads->size() : r->hits.size();
+  h += "<p class=\"meta\" id=\"result-count\">" + std::to_string(count) + (threads ? " threads · " : " results · ") +
        (hybrid ? "hybrid (keyword + vectors)" : "keyword") + "</p>";
-  if (r->hits.empty()) h += "<p>No results for <strong>" + E(f.q) + "</strong>.</p>";
-  h += HitsHtml(r->hits, corpus);
+  if (count == 0) h += "<p>No results for <strong>" + E(f.q) + "</strong>.</p>";
+  if (threads) {
+    h += "<ol class=\"threads\">";
+    for (const auto& g : *threads) {
+      bool web = g.url.rfind("https://", 0) == 0;
+      h += "<li><div class=\"hit-title\"><a href=\"/thread?ref=" + E(UrlEncode(g.thread)) + "\">" +
+           E(g.title.empty() ? g.thread : g.title) + "</a> <span class=\"meta\">" + E(g.thread) +
+           (web ? " · " + LinkWithCard(corpus, g.url, "permalink") : "") + "</span></div>" + HitsHtml(g.hits, corpus) +
+           "</li>";
+    }
+    h += "</ol>";
+  } else {
+    h += HitsHtml(r->hits, corpus);
+  }
   if (!r->code_main.empty()) h += "<h2>Code on the default branch</h2>" + HitsHtml(r->code_main, corpus);
   if (!r->code_branches.empty()) {
     h += "<h2>Code in flight on branches</h2><p class=\"meta\">Not what main does.</p>" + HitsHtml(r->code_branches, corpus);

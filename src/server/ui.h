@@ -23,9 +23,11 @@ std::string UiScript();
 struct SearchForm {
   std::string q, source, kind, since, until, author;
   bool fts_only = false;
+  bool by_thread = false;
 };
+// `threads`: the ranking grouped by thread, shown instead of the flat hits.
 std::string SearchBody(const SearchForm& form, const HybridResult* result, bool hybrid, const std::string& error,
-                       Corpus* corpus);
+                       Corpus* corpus, const std::vector<ThreadGroup>* threads = nullptr);
 std::string ThreadBody(const ThreadView& v, Corpus* corpus);
 std::string AskBody();
 std::string JobBody(const std::string& id);
