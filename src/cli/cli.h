@@ -148,6 +148,7 @@ struct EvalArgs {
   std::string bm25;          // keyword tuning (ParseKeywordTuning)
   bool keyword_only = false; // FTS5 and keyword only: no vector space to train
   std::string fusion = "scores";
+  std::string group;         // "thread": question recall over threads
 };
 Status CmdEvalRetrieval(const std::string& corpus, const EvalArgs& args);
 struct ShowArgs {

@@ -44,10 +44,15 @@ Status EvalQuestions(const std::string& corpus_path, const EvalArgs& a) {
     HybridOptions o;
     o.search.tuning = tuning;
     o.search.query = q.question;
-    o.search.k = 50;
+    o.search.k = a.group == "thread" ? 50 * 4 : 50;
+    o.vector_weight = a.vec_weight;
     UMWELT_ASSIGN_OR_RETURN(auto r, HybridSearch(*corpus, *keyword, spaces, o));
     std::vector<int64_t> threads;
-    for (const auto& h : r.hits) threads.push_back(ThreadNumber(h));
+    if (a.group == "thread") {
+      for (const auto& g : GroupByThread(r.hits, 50)) threads.push_back(ThreadNumber(g.hits.front()));
+    } else {
+      for (const auto& h : r.hits) threads.push_back(ThreadNumber(h));
+    }
     double r10 = CitationRecall(threads, q.must_have, 10), r20 = CitationRecall(threads, q.must_have, 20),
            r50 = CitationRecall(threads, q.must_have, 50);
     rows.push_back({{"id", q.id}, {"must_have", q.must_have.size()}, {"recall@10", r10}, {"recall@20", r20}, {"recall@50", r50}});
@@ -109,6 +114,7 @@ Result<std::vector<Space>> TrainEvalSpace(Corpus& corpus, const EvalArgs& a, Ind
 }  // namespace
 
 Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
+  if (!a.group.empty() && a.group != "thread") return Status::Invalid("--group must be thread, got `" + a.group + "`");
   if (!a.questions.empty()) return EvalQuestions(corpus_path, a);
   Result<TestCollection> loaded = Status::Invalid("--collection must be cranfield or cisi, got `" + a.collection + "`");
   std::string data = a.data.empty() ? std::string(UMWELT_DEFAULT_DATA) : a.data;
@@ -254,6 +260,7 @@ void AddEvalRetrievalVerb(const VerbContext& v, CLI::App& eval) {
   eval_retrieval->add_option("--bm25", ea.bm25,
                              "Keyword tuning, e.g. k1=1.2,b=0.75,title=3,title_b=0.5,expanded=0.3,prf=10,prf_terms=20,prf_lambda=0.5");
   eval_retrieval->add_option("--fusion", ea.fusion, "rrf or scores")->default_val("scores");
+  eval_retrieval->add_option("--group", ea.group, "thread: with --questions, rank threads (search --group thread)");
   eval_retrieval->add_flag("--keyword-only", ea.keyword_only, "Only FTS5 and keyword (no vector space to train)");
   eval_retrieval->add_flag("--json", ea.json, "Emit JSON");
   eval_retrieval->callback([v, args] {

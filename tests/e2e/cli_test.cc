@@ -273,7 +273,48 @@ TEST(Cli, IndexHybridSearchMultiAndEval) {
   ASSERT_EQ(eval.code, 0) << eval.err;
   json e = json::parse(eval.out);
   EXPECT_DOUBLE_EQ(e["questions"][0]["recall@10"].get<double>(), 0.5);
+  RunResult grouped = Umwelt({"--corpus", db, "eval", "retrieval", "--questions", dir.File("q.json"), "--json",
+                              "--group", "thread", "--bm25", "prf=5"});
+  ASSERT_EQ(grouped.code, 0) << grouped.err;
+  EXPECT_DOUBLE_EQ(json::parse(grouped.out)["questions"][0]["recall@10"].get<double>(), 0.5);
   EXPECT_EQ(Umwelt({"--corpus", db, "eval", "retrieval"}).code, 2);
+  // Bad tuning and halves: one error naming the value, before any work.
+  for (std::vector<std::string> bad : {std::vector<std::string>{"--bm25", "k1=fast"}, {"--half", "first"},
+                                       {"--fusion", "max"}, {"--group", "author"}}) {
+    std::vector<std::string> args = {"--corpus", db, "eval", "retrieval", "--collection", "cranfield"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    RunResult r = Umwelt(args);
+    EXPECT_EQ(r.code, 2) << bad[1] << r.err;  // a usage error
+    EXPECT_NE(r.err.find(bad[1]), std::string::npos) << r.err;
+  }
+}
+
+TEST(Cli, SearchGroupsByThreadAndExpandsWithFeedback) {
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  std::vector<std::string> args = {"--corpus", db, "import", "github"};
+  for (auto& f : ExampleFiles()) args.push_back(f);
+  ASSERT_EQ(Umwelt(args).code, 0);
+  RunResult g = Umwelt({"--corpus", db, "search", "checkpoint restore", "--json", "-k", "2", "--group", "thread"});
+  ASSERT_EQ(g.code, 0) << g.err;
+  json j = json::parse(g.out);
+  EXPECT_EQ(j["group"], "thread");
+  ASSERT_EQ(j["threads"].size(), 2u);
+  EXPECT_NE(j["threads"][0]["thread"], j["threads"][1]["thread"]);
+  size_t hits = 0;
+  for (const auto& t : j["threads"]) hits += t["hits"].size();
+  EXPECT_EQ(j["hits"].size(), hits);
+  RunResult text = Umwelt({"--corpus", db, "search", "checkpoint restore", "-k", "2", "--group", "thread"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find(j["threads"][0]["thread"].get<std::string>()), std::string::npos) << text.out;
+  RunResult bad = Umwelt({"--corpus", db, "search", "checkpoint", "--group", "week"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--group"), std::string::npos) << bad.err;
+  // Feedback finds at least what the plain query found at the top.
+  RunResult plain = Umwelt({"--corpus", db, "search", "checkpoint restore", "--json", "-k", "5"});
+  RunResult fb = Umwelt({"--corpus", db, "search", "checkpoint restore", "--json", "-k", "5", "--feedback"});
+  ASSERT_EQ(fb.code, 0) << fb.err;
+  EXPECT_EQ(json::parse(fb.out)["hits"][0]["url"], json::parse(plain.out)["hits"][0]["url"]);
 }
 
 // SIGKILL in the middle of a sync leaves a consistent corpus, and the next

@@ -91,6 +91,8 @@ TEST(Mcp, HostileMessagesOverStdioGetErrorsAndTheSessionGoesOn) {
       R"({"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"show","arguments":{"target":"\u0000\u202e"}}})",
       R"({"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":"file:///etc/passwd"}})",
       R"({"jsonrpc":"2.0","id":15,"method":"prompts/get","params":{"name":"research","arguments":{"question":7}}})",
+      R"({"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"search","arguments":{"query":"MFU","group":"week"}}})",
+      R"({"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"search","arguments":{"query":"MFU","k":2,"group":"thread","feedback":true}}})",
   };
   for (int i = 0; i < 8; ++i) {  // concurrent calls
     lines.push_back(R"({"jsonrpc":"2.0","id":)" + std::to_string(100 + i) +
@@ -117,6 +119,11 @@ TEST(Mcp, HostileMessagesOverStdioGetErrorsAndTheSessionGoesOn) {
   EXPECT_TRUE(a["13"]["result"]["isError"].get<bool>()) << a["13"];
   EXPECT_EQ(code("14"), -32002);
   EXPECT_EQ(code("15"), -32602);
+  EXPECT_TRUE(a["16"]["result"]["isError"].get<bool>()) << a["16"];
+  const json& grouped = a["17"]["result"]["structuredContent"];
+  EXPECT_EQ(grouped["group"], "thread") << a["17"];
+  EXPECT_FALSE(grouped["threads"].empty());
+  EXPECT_LE(grouped["threads"].size(), 2u);
   for (int i = 0; i < 8; ++i) {
     const json& hit = a[std::to_string(100 + i)];
     ASSERT_TRUE(hit.contains("result")) << hit;
