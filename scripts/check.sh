@@ -40,7 +40,7 @@ if [ "$what" = thread-safety ] || [ "$what" = all ]; then
     n=$((n + 1))
     # shellcheck disable=SC2086
     eval clang++ $flags -fsyntax-only -Wthread-safety -Werror=thread-safety "'$file'" || status=1
-  done < <(commands 'thread_annotations\.h|umwelt/mcp\.h|"(engine|http_server|auth|server_impl)\.h"')
+  done < <(commands 'thread_annotations\.h|umwelt/mcp\.h|umwelt/rerank\.h|"(engine|http_server|auth|server_impl)\.h"')
   echo "thread-safety: $n files checked"
 fi
 if [ "$what" = tidy ] || [ "$what" = all ]; then

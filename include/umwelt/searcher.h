@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "umwelt/corpus.h"
+#include "umwelt/rerank.h"
 #include "umwelt/search.h"
 #include "umwelt/vector.h"
 
@@ -36,6 +37,7 @@ struct SearchRequest {
   std::vector<std::string> vec_texts; // HyDE texts for the vector legs
   double vec_weight = kDefaultVectorWeight;  // fusion weight of each vector leg (keyword: 1)
   bool group_threads = false;         // also group by thread: `k` threads from a deeper ranking
+  int rerank_top = 50;                // with a reranker (Searcher::SetReranker): reorder this many
 };
 // Reads a `group` value: "" or "none" (a flat ranking) or "thread".
 Status ParseSearchGroup(std::string_view value, SearchRequest* request);
@@ -89,6 +91,10 @@ class Searcher {
   void FileReplaced();
 
   Result<SearchResponse> Search(const SearchRequest& request);
+  // Reorders the top `rerank_top` prose hits of every search by `reranker`'s
+  // scores over each hit's title and text; when it fails, the ranking stands
+  // and the response carries a note. Set before searches start.
+  void SetReranker(std::shared_ptr<Reranker> reranker) { reranker_ = std::move(reranker); }
   // Each of `queries` as `base` with that query, run through `run`, merged by
   // reciprocal rank into at most `total` hits. 1 to 20 queries.
   Result<MultiSearchResponse> SearchMulti(const std::vector<std::string>& queries, const SearchRequest& base,
@@ -102,6 +108,8 @@ class Searcher {
   struct State;
   std::shared_ptr<State> Current();
   Result<SearchResponse> SearchFlat(const SearchRequest& request);
+  void Rerank(Corpus& corpus, const SearchRequest& request, SearchResponse* response);
+  std::shared_ptr<Reranker> reranker_;
 
   std::string path_;
   std::vector<SpaceConfig> configs_;

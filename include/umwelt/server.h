@@ -44,6 +44,7 @@ struct ServeOptions {
   std::string summaries_dir;       // the digest site ("" = none)
   std::string reports_dir;         // published report pages ("" = none)
   std::vector<std::string> embedders;  // SPACE=PROVIDER, as for search
+  std::string rerank;                  // openai-compatible:<base-url>#<model> (umwelt/rerank.h), or "" for none
   int64_t sync_every_seconds = 0;  // 0 = no scheduler
   // The scheduler's sync of the recorded sources (the CLI's refresh); the
   // server reloads its indexes after it.

@@ -122,6 +122,7 @@ Status CmdSyncGit(const std::string& corpus, const SyncGitArgs& args);
 struct SearchArgs : SearchRequest {
   bool json = false;
   std::vector<std::string> embedders;
+  std::string rerank;  // openai-compatible:<base-url>#<model>; else $UMWELT_RERANK
 };
 Status CmdSearch(const std::string& corpus, const SearchArgs& args);
 Status CmdSearchMulti(const std::string& corpus, const std::vector<std::string>& queries, const SearchArgs& args,
@@ -190,6 +191,7 @@ struct ServeArgs {
   std::string summaries, reports;
   std::string sync_every;
   std::string llm;
+  std::string rerank;
   std::vector<std::string> embedders;
   bool quiet = false;
 };

@@ -54,6 +54,12 @@ Result<std::unique_ptr<Searcher>> OpenSearcher(const std::string& path, const Se
     UMWELT_ASSIGN_OR_RETURN(configs, ParseSpaceConfigs(EmbedderSpecs(a)));
   }
   auto s = std::make_unique<Searcher>(path, std::move(configs), a.fts_only);
+  std::string rerank = a.rerank;
+  if (const char* env = std::getenv("UMWELT_RERANK"); rerank.empty() && env) rerank = env;
+  if (!rerank.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(RerankOptions ro, ParseRerankSpec(rerank));
+    s->SetReranker(std::make_shared<Reranker>(std::move(ro)));
+  }
   UMWELT_RETURN_IF_ERROR(s->Refresh());
   return s;
 }
@@ -189,6 +195,9 @@ void AddSearchVerbs(const VerbContext& v) {
     cmd->add_option("--embedder", sa.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
     cmd->add_option("--vec-weight", sa.vec_weight, "Fusion weight of each vector leg (keyword: 1)")->default_val(kDefaultVectorWeight);
     cmd->add_flag("--json", sa.json, "Emit JSON");
+    cmd->add_option("--rerank", sa.rerank,
+                    "Rerank the top hits through a model server: openai-compatible:<base-url>#<model> (else $UMWELT_RERANK)");
+    cmd->add_option("--rerank-top", sa.rerank_top, "Hits the reranker reorders")->default_val(50)->check(CLI::Range(0, 1000));
     cmd->add_flag_function(
         "--feedback",
         [&sa](int64_t) { sa.search.tuning.prf_docs = kFeedbackDocs; },

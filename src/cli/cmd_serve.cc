@@ -43,6 +43,8 @@ Status CmdServe(const std::string& path, const ServeArgs& a) {
   if (o.embedders.empty()) {
     if (const char* env = std::getenv("UMWELT_EMBEDDERS"); env && *env) o.embedders.push_back(env);
   }
+  o.rerank = a.rerank;
+  if (const char* env = std::getenv("UMWELT_RERANK"); o.rerank.empty() && env) o.rerank = env;
   UMWELT_ASSIGN_OR_RETURN(o.sync_every_seconds, ParseDuration(a.sync_every));
   if (o.sync_every_seconds > 0) o.sync = [path] { return RefreshSources(path); };
   UMWELT_ASSIGN_OR_RETURN(std::unique_ptr<ChatModel> llm, OpenModel(a.llm, false));
@@ -94,6 +96,7 @@ void AddServeVerbs(const VerbContext& v) {
   serve->add_option("--sync-every", sv.sync_every, "Sync the recorded sources this often (30m, 1h, 1d) and write each closed week's digest");
   serve->add_option("--llm", sv.llm, "Model for /api/ask and digests (else $UMWELT_LLM; none: extractive)");
   serve->add_option("--embedder", sv.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
+  serve->add_option("--rerank", sv.rerank, "Rerank searches' top hits: openai-compatible:<base-url>#<model> (else $UMWELT_RERANK)");
   auto* refresh = v.app.add_subcommand("refresh", "Download a served corpus snapshot: verified, resumable, swapped in atomically");
   refresh->add_option("--from", refresh_from, "The server's base url ($UMWELT_TOKEN is sent as a bearer token)")->required();
   refresh->add_flag("--allow-private", refresh_private, "The server may be on a private or loopback address");

@@ -1,6 +1,7 @@
 #include "umwelt/searcher.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -158,6 +159,42 @@ Result<SearchResponse> Searcher::Search(const SearchRequest& request) {
   return out;
 }
 
+void Searcher::Rerank(Corpus& corpus, const SearchRequest& r, SearchResponse* out) {
+  std::vector<Hit>& hits = out->result.hits;
+  size_t top = std::min(hits.size(), static_cast<size_t>(std::max(0, r.rerank_top)));
+  if (!reranker_ || top < 2) return;
+  std::vector<int64_t> ids;
+  for (size_t i = 0; i < top; ++i) ids.push_back(hits[i].chunk_id);
+  auto rows = corpus.ChunksById(ids);
+  if (!rows.ok()) {
+    out->result.notes.push_back("rerank skipped: " + rows.status().message());
+    return;
+  }
+  std::unordered_map<int64_t, const Chunk*> by_id;
+  for (const auto& c : *rows) by_id[c.id] = &c;
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < top; ++i) {
+    auto it = by_id.find(hits[i].chunk_id);
+    texts.push_back(it == by_id.end() ? hits[i].title + "\n" + hits[i].snippet
+                                      : it->second->title + "\n" + it->second->text);
+  }
+  auto scores = reranker_->Score(r.search.query, texts);
+  if (!scores.ok()) {
+    out->result.notes.push_back("rerank skipped (the ranking stands): " + scores.status().message());
+    return;
+  }
+  std::vector<size_t> order(top);
+  for (size_t i = 0; i < top; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*scores)[a] > (*scores)[b]; });
+  std::vector<Hit> reranked;
+  for (size_t i : order) {
+    reranked.push_back(std::move(hits[i]));
+    reranked.back().score = (*scores)[i];
+    reranked.back().via.push_back("rerank");
+  }
+  std::move(reranked.begin(), reranked.end(), hits.begin());
+}
+
 Result<SearchResponse> Searcher::SearchFlat(const SearchRequest& r) {
   std::shared_ptr<State> s = Current();
   if (!s) return Status::Unavailable("the search indexes are still loading");
@@ -168,6 +205,7 @@ Result<SearchResponse> Searcher::SearchFlat(const SearchRequest& r) {
     if (!r.vec_texts.empty() && !r.fts_only) out.result.notes.push_back("vec_text ignored: no vector space");
     UMWELT_ASSIGN_OR_RETURN(out.result.hits, umwelt::Search(*corpus, *s->keyword, r.search));
     out.result.notes.insert(out.result.notes.begin(), s->notes.begin(), s->notes.end());
+    Rerank(*corpus, r, &out);
     return out;
   }
   HybridOptions ho;
@@ -177,6 +215,7 @@ Result<SearchResponse> Searcher::SearchFlat(const SearchRequest& r) {
   ho.vector_weight = r.vec_weight;
   UMWELT_ASSIGN_OR_RETURN(out.result, HybridSearch(*corpus, *s->keyword, s->spaces, ho));
   out.result.notes.insert(out.result.notes.begin(), s->notes.begin(), s->notes.end());
+  Rerank(*corpus, r, &out);
   return out;
 }
 

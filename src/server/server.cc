@@ -487,12 +487,18 @@ Status ServerImpl::Init() {
     public_origin_ = ToLower(m[1].str() + "://" + public_host_);
   }
   UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(o_.embedders));
+  std::shared_ptr<Reranker> reranker;
+  if (!o_.rerank.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(RerankOptions ro, ParseRerankSpec(o_.rerank));
+    reranker = std::make_shared<Reranker>(std::move(ro));
+  }
   int cores = static_cast<int>(std::thread::hardware_concurrency());
   engine_ = std::make_unique<si::Engine>(o_.corpus_path, configs,
                                          o_.search_concurrency > 0 ? o_.search_concurrency : std::max(4, 2 * cores));
   {
     UMWELT_ASSIGN_OR_RETURN(auto probe, Corpus::Open(o_.corpus_path, Corpus::Mode::kReadOnly));
   }
+  engine_->searcher().SetReranker(std::move(reranker));
   UMWELT_RETURN_IF_ERROR(engine_->Refresh());
   std::string dir = o_.snapshot_dir.empty() ? std::filesystem::path(o_.corpus_path).parent_path().string() : o_.snapshot_dir;
   if (dir.empty()) dir = ".";
