@@ -98,6 +98,23 @@ Status KeepHalf(const std::string& half, TestCollection* c) {
   return Status::Ok();
 }
 
+// Stores the collection's documents as web pages, one chunk each.
+Status StoreCollection(const TestCollection& c, Corpus& corpus) {
+  UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
+  for (const auto& d : c.docs) {
+    Chunk ch;
+    ch.source = "web";
+    ch.kind = "page";
+    ch.ref = ch.parent = c.name + ":" + d.id;
+    ch.title = d.title;
+    ch.text = d.text;
+    ch.url = "https://" + c.name + ".eval.invalid/" + d.id;
+    UMWELT_ASSIGN_OR_RETURN(bool changed, batch->PutRecord({ch}));
+    (void)changed;
+  }
+  return batch->Commit();
+}
+
 // Trains the builtin prose space on the evaluation corpus and loads it.
 Result<std::vector<Space>> TrainEvalSpace(Corpus& corpus, const EvalArgs& a, IndexReport* report) {
   IndexOptions io;
@@ -136,21 +153,7 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
   std::string db = work + "/" + c.name + ".db";
   for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db + ext);
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(db, Corpus::Mode::kReadWrite));
-  {
-    UMWELT_ASSIGN_OR_RETURN(auto batch, corpus->BeginWrite());
-    for (const auto& d : c.docs) {
-      Chunk ch;
-      ch.source = "web";
-      ch.kind = "page";
-      ch.ref = ch.parent = c.name + ":" + d.id;
-      ch.title = d.title;
-      ch.text = d.text;
-      ch.url = "https://" + c.name + ".eval.invalid/" + d.id;
-      UMWELT_ASSIGN_OR_RETURN(bool changed, batch->PutRecord({ch}));
-      (void)changed;
-    }
-    UMWELT_RETURN_IF_ERROR(batch->Commit());
-  }
+  UMWELT_RETURN_IF_ERROR(StoreCollection(c, *corpus));
   UMWELT_ASSIGN_OR_RETURN(auto keyword, KeywordIndex::Open(*corpus));
   std::vector<Space> spaces;
   IndexReport report;

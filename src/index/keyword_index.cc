@@ -354,22 +354,20 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
   for (const auto& [stem, count] : q.stems) {
     if (const ii::TermEntry* e = Find(stem)) Accumulate(text_channel(*e, count), text, acc_exact.data(), &touched_exact);
   }
-  for (const auto& [word, count] : q.spellings) {
-    const ii::TermEntry* e = Find(word);
-    if (!e || e->syms_n == 0) continue;
-    Accumulate(syms_channel(*e, e->syms_n + exact_n(StemWord(word)), count * xw), syms, acc_expanded.data(),
-               &touched_expanded);
+  // Spellings as identifier parts in the symbols: the query's words, then
+  // the parts of its own identifiers.
+  for (const auto* spellings : {&q.spellings, &q.part_spellings}) {
+    for (const auto& [word, count] : *spellings) {
+      const ii::TermEntry* e = Find(word);
+      if (!e || e->syms_n == 0) continue;
+      Accumulate(syms_channel(*e, e->syms_n + exact_n(StemWord(word)), count * xw), syms, acc_expanded.data(),
+                 &touched_expanded);
+    }
   }
   for (const auto& [stem, count] : q.part_stems) {
     if (const ii::TermEntry* e = Find(stem)) {
       Accumulate(text_channel(*e, count * xw), text, acc_expanded.data(), &touched_expanded);
     }
-  }
-  for (const auto& [part, count] : q.part_spellings) {
-    const ii::TermEntry* e = Find(part);
-    if (!e || e->syms_n == 0) continue;
-    Accumulate(syms_channel(*e, e->syms_n + exact_n(StemWord(part)), count * xw), syms, acc_expanded.data(),
-               &touched_expanded);
   }
   // Feedback terms rank what the query found and may find more, but a chunk
   // that holds only them is not an exact match.
