@@ -43,6 +43,8 @@ struct KeywordTuning {
   int prf_docs = 0;              // feedback: expand from the top N chunks (0: off)
   int prf_terms = 10;            // feedback: add at most this many terms
   double prf_lambda = 0.7;       // feedback: weight of the original query (1: none of the feedback)
+  int prox_docs = 0;             // proximity: rescore the top N exact matches (0: off)
+  double prox_weight = 0.5;      // proximity: the bonus's weight against BM25F's
 };
 
 // The chunks feedback reads when asked for (`search --feedback`, the API's
@@ -50,7 +52,8 @@ struct KeywordTuning {
 inline constexpr int kFeedbackDocs = 10;
 
 // Parses "k1=0.9,b=0.4,title=2,title_b=0.3,expanded=0.3,prf=10,prf_terms=20,
-// prf_lambda=0.6" (any subset, over the defaults); names the bad pair.
+// prf_lambda=0.6,prox=50,prox_weight=0.3" (any subset, over the defaults);
+// names the bad pair.
 Result<KeywordTuning> ParseKeywordTuning(std::string_view spec);
 
 struct SearchOptions {

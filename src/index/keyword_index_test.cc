@@ -292,5 +292,22 @@ TEST(GroupByThread, AThreadThatMatchesThriceOutranksOneHitAbove) {
   EXPECT_TRUE(GroupByThread({}, 5, 3).empty());
 }
 
+TEST_F(KeywordTest, ProximityPutsWordsThatStandTogetherFirst) {
+  // The same words, as often, in texts of the same length: only how close
+  // they stand differs.
+  Load({{"apart", "comment", "", "restore went fine but later the checkpoint broke", "2024-01-01"},
+        {"together", "comment", "", "checkpoint restore went fine but later all broke", "2024-01-02"},
+        {"x1", "comment", "", "unrelated text one", "2024-01-03"},
+        {"x2", "comment", "", "unrelated text two", "2024-01-04"},
+        {"x3", "comment", "", "unrelated text three", "2024-01-05"}});
+  SearchOptions o{.query = "checkpoint restore"};
+  o.tuning.prox_docs = 10;
+  EXPECT_EQ(Refs(o), (std::vector<std::string>{"together", "apart"}));
+  // A one-word query has no pairs: the ranking is BM25F's.
+  o.query = "checkpoint";
+  EXPECT_EQ(Refs(o).size(), 2u);
+  EXPECT_TRUE(ParseKeywordTuning("prox=50,prox_weight=0.3").ok());
+}
+
 }  // namespace
 }  // namespace umwelt

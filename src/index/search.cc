@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -72,17 +73,79 @@ Result<KeywordTuning> ParseKeywordTuning(std::string_view spec) {
     else if (name == "prf" && v <= 100) t.prf_docs = static_cast<int>(v);
     else if (name == "prf_terms" && v <= 200) t.prf_terms = static_cast<int>(v);
     else if (name == "prf_lambda" && v <= 1) t.prf_lambda = v;
+    else if (name == "prox" && v <= 1000) t.prox_docs = static_cast<int>(v);
+    else if (name == "prox_weight") t.prox_weight = v;
     else {
       return Status::Invalid("keyword tuning `" + std::string(pair) +
-                             "`: names are k1, b, title, title_b, expanded, prf, prf_terms, prf_lambda "
+                             "`: names are k1, b, title, title_b, expanded, prf, prf_terms, prf_lambda, prox, prox_weight "
                              "(b, title_b and prf_lambda at most 1)");
     }
   }
   return t;
 }
 
-Result<std::vector<ScoredDoc>> RankKeyword(Corpus& corpus, const KeywordIndex& index, const SearchOptions& o,
-                                           size_t limit) {
+namespace {
+
+// Term proximity over the top exact matches: for each pair of distinct query
+// stems, the closest their occurrences come in the chunk's title and text
+// (tokens apart), scored idf_a·idf_b/(1 + gap) summed over pairs, added at
+// `prox_weight` to the chunk's score; the matches are then re-sorted. Chunks
+// outside the top N, and expansion-only ones, keep their place.
+Status AddProximity(Corpus& corpus, const KeywordIndex& index, const SearchOptions& o, std::vector<ScoredDoc>* ranked) {
+  const KeywordTuning& t = o.tuning;
+  std::vector<std::string> stems;
+  for (const auto& w : Tokenize(o.query)) {
+    std::string s = StemWord(w);
+    if (std::find(stems.begin(), stems.end(), s) == stems.end()) stems.push_back(std::move(s));
+    if (stems.size() == 16) break;
+  }
+  if (stems.size() < 2) return Status::Ok();
+  const double n = static_cast<double>(index.num_docs());
+  std::vector<double> idf;
+  for (const auto& s : stems) {
+    double df = static_cast<double>(index.DocFrequency(s));
+    idf.push_back(std::max(0.0, std::log((n - df + 0.5) / (df + 0.5))));
+  }
+  size_t top = 0;
+  while (top < ranked->size() && top < static_cast<size_t>(t.prox_docs) && (*ranked)[top].exact) ++top;
+  if (top < 2) return Status::Ok();
+  std::vector<int64_t> ids;
+  for (size_t i = 0; i < top; ++i) ids.push_back((*ranked)[i].chunk_id);
+  UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ChunksById(ids));
+  std::unordered_map<int64_t, double> bonus;
+  for (const auto& c : chunks) {
+    std::vector<std::vector<int>> at(stems.size());
+    int pos = 0;
+    for (const auto& tok : Tokenize(c.title + " \n " + c.text)) {
+      std::string s = StemWord(tok);
+      for (size_t k = 0; k < stems.size(); ++k) {
+        if (s == stems[k]) at[k].push_back(pos);
+      }
+      ++pos;
+    }
+    double b = 0;
+    for (size_t x = 0; x < stems.size(); ++x) {
+      for (size_t y = x + 1; y < stems.size(); ++y) {
+        int gap = std::numeric_limits<int>::max();
+        size_t i = 0, j = 0;  // both lists ascending: one merge pass finds the closest pair
+        while (i < at[x].size() && j < at[y].size()) {
+          gap = std::min(gap, std::abs(at[x][i] - at[y][j]));
+          if (at[x][i] < at[y][j]) ++i;
+          else ++j;
+        }
+        if (gap != std::numeric_limits<int>::max()) b += idf[x] * idf[y] / (1.0 + gap);
+      }
+    }
+    bonus[c.id] = b;
+  }
+  for (size_t i = 0; i < top; ++i) (*ranked)[i].score += t.prox_weight * bonus[(*ranked)[i].chunk_id];
+  std::stable_sort(ranked->begin(), ranked->begin() + static_cast<long>(top),
+                   [](const ScoredDoc& a, const ScoredDoc& b) { return a.score > b.score; });
+  return Status::Ok();
+}
+
+Result<std::vector<ScoredDoc>> RankWithFeedback(Corpus& corpus, const KeywordIndex& index, const SearchOptions& o,
+                                                size_t limit) {
   const KeywordTuning& t = o.tuning;
   if (t.prf_docs <= 0 || t.prf_terms <= 0 || t.prf_lambda >= 1) return index.Rank(o, limit);
   UMWELT_ASSIGN_OR_RETURN(auto first, index.Rank(o, std::max(limit, static_cast<size_t>(t.prf_docs))));
@@ -144,6 +207,19 @@ Result<std::vector<ScoredDoc>> RankKeyword(Corpus& corpus, const KeywordIndex& i
   const double scale = (1 - lambda) / lambda * words / kept;
   for (auto& [term, weight] : expanded.extra_terms) weight *= scale;
   return index.Rank(expanded, limit);
+}
+
+}  // namespace
+
+Result<std::vector<ScoredDoc>> RankKeyword(Corpus& corpus, const KeywordIndex& index, const SearchOptions& o,
+                                           size_t limit) {
+  if (o.tuning.prox_docs <= 0) return RankWithFeedback(corpus, index, o, limit);
+  // Rescore the top `prox_docs`, however few the caller keeps.
+  UMWELT_ASSIGN_OR_RETURN(auto ranked,
+                          RankWithFeedback(corpus, index, o, std::max(limit, static_cast<size_t>(o.tuning.prox_docs))));
+  UMWELT_RETURN_IF_ERROR(AddProximity(corpus, index, o, &ranked));
+  if (ranked.size() > limit) ranked.resize(limit);
+  return ranked;
 }
 
 Result<std::vector<Hit>> Search(Corpus& corpus, const KeywordIndex& index, const SearchOptions& o) {
