@@ -153,16 +153,13 @@ void ServerImpl::AskApiRoutes() {
       while (job_order_.size() >= 200) {
         auto old = jobs_.find(job_order_.front());
         if (old != jobs_.end() && !old->second->finished) break;
-        if (old != jobs_.end()) {
-          if (old->second->worker.joinable()) old->second->worker.join();
-          jobs_.erase(old);
-        }
+        if (old != jobs_.end()) jobs_.erase(old);
         job_order_.pop_front();
       }
       jobs_[job->id] = job;
       job_order_.push_back(job->id);
-      job->worker = std::thread([this, job] { RunJob(job); });
     }
+    Enqueue(job);
     res.status = 202;
     res.set_header("Location", "/api/jobs/" + job->id);
     res.set_content(json{{"id", job->id}, {"state", "queued"}, {"events", "/api/jobs/" + job->id + "/events"}}.dump(),

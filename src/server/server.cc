@@ -385,6 +385,44 @@ void ServerImpl::RunJob(std::shared_ptr<Job> job) {
   job->finished = true;
 }
 
+void ServerImpl::Enqueue(std::shared_ptr<Job> job) {
+  {
+    MutexLock lock(queue_mu_);
+    job_queue_.push_back(std::move(job));
+  }
+  queue_cv_.notify_one();
+}
+
+// One of the max_jobs ask workers: takes the oldest queued job until the
+// server stops; a job still queued then ends as failed, so whoever follows
+// its events hears the end.
+void ServerImpl::JobWorker() {
+  pthread_setname_np(pthread_self(), "umwelt-ask");  // as ps -T and /proc/PID/task show it
+  MutexLock lock(queue_mu_);
+  while (true) {
+    while (!stopping_ && job_queue_.empty()) queue_cv_.wait(lock.native());
+    if (job_queue_.empty()) return;
+    std::shared_ptr<Job> job = std::move(job_queue_.front());
+    job_queue_.pop_front();
+    if (stopping_) {
+      lock.unlock();
+      {
+        MutexLock jl(job->mu);
+        job->state = "failed";
+        job->error = "the server stopped before the question was taken up";
+        job->cv.notify_all();
+      }
+      --jobs_running_;
+      job->finished = true;
+      lock.lock();
+      continue;
+    }
+    lock.unlock();
+    RunJob(std::move(job));
+    lock.lock();
+  }
+}
+
 // The last complete week's digest, once. Whether it exists is read through
 // the scheduler's reading connection: a connection opened to write changes
 // the file, and every reader would drop its page cache each round.
@@ -456,17 +494,18 @@ void ServerImpl::StopBackground() {
   stopping_ = true;
   sched_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
-  std::vector<std::shared_ptr<Job>> jobs;
   {
     MutexLock lock(jobs_mu_);
-    for (auto& [id, job] : jobs_) {
-      job->cv.notify_all();
-      jobs.push_back(job);
-    }
+    for (auto& [id, job] : jobs_) job->cv.notify_all();
   }
-  for (auto& job : jobs) {
-    if (job->worker.joinable()) job->worker.join();
+  {
+    MutexLock lock(queue_mu_);  // a worker between its check and its wait still hears this
   }
+  queue_cv_.notify_all();
+  for (auto& t : job_workers_) {
+    if (t.joinable()) t.join();
+  }
+  job_workers_.clear();
 }
 
 Status ServerImpl::Init() {
@@ -518,6 +557,7 @@ Status ServerImpl::Init() {
   UMWELT_RETURN_IF_ERROR(http_.Listen(limits));
   port_ = http_.port();
   if (o_.sync_every_seconds > 0) scheduler_ = std::thread([this] { SchedulerLoop(); });
+  for (int i = 0; i < o_.max_jobs; ++i) job_workers_.emplace_back([this] { JobWorker(); });
   return Status::Ok();
 }
 

@@ -51,7 +51,6 @@ bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offse
 
 struct Job {
   std::string id, question;  // set before the job is shared
-  std::thread worker;
   std::atomic<bool> finished{false};
   Mutex mu;
   std::condition_variable cv;  // an event, or the end
@@ -104,6 +103,8 @@ class ServerImpl final : public Server {
   Status EnsureSnapshot();
   std::shared_ptr<Job> FindJob(const std::string& id);
   void RunJob(std::shared_ptr<Job> job);
+  void JobWorker();
+  void Enqueue(std::shared_ptr<Job> job);
   Status Round();
   Status DigestClosedWeek();
   void SchedulerLoop();
@@ -139,6 +140,12 @@ class ServerImpl final : public Server {
   // Reserved with fetch_add before a job starts (so two requests cannot both
   // take the last slot) and given back when it ends.
   std::atomic<int> jobs_running_{0};
+  // Ask jobs run on max_jobs long-lived workers fed by one queue; admission
+  // above bounds the queue to max_jobs, so no request makes a thread.
+  Mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::shared_ptr<Job>> job_queue_ GUARDED_BY(queue_mu_);
+  std::vector<std::thread> job_workers_;
 
   Mutex snapshot_mu_;
   std::string snapshot_path_ GUARDED_BY(snapshot_mu_), snapshot_key_ GUARDED_BY(snapshot_mu_),

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -476,6 +477,38 @@ TEST_F(ServerTest, AskJobStreamsProgressAndPublishesTheReport) {
   EXPECT_EQ(client_->Get("/api/jobs/0123456789abcdef0123456789abcdef")->status, 404);
   EXPECT_EQ(client_->Post("/api/ask", "{}", "application/json")->status, 400);
   EXPECT_EQ(client_->Post("/api/ask", json{{"question", std::string(5000, 'q')}}.dump(), "application/json")->status, 400);
+}
+
+// Issue 15: ask jobs run on max_jobs long-lived workers (threads named
+// umwelt-ask, as are the threads a job's own fan-out starts); a question
+// never starts a worker of its own, and stopping joins them.
+std::set<std::string> AskThreads() {
+  std::set<std::string> tids;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    if (std::getline(comm, name) && name == "umwelt-ask") tids.insert(task.path().filename().string());
+  }
+  return tids;
+}
+
+TEST_F(ServerTest, AskJobsRunOnAFixedPoolOfWorkers) {
+  if (!std::filesystem::exists("/proc/self/task")) GTEST_SKIP() << "no /proc/self/task to read threads from";
+  ServeOptions o;
+  o.max_jobs = 2;
+  StartServer(o);
+  std::set<std::string> pool;
+  for (int i = 0; i < 500 && pool.size() < 2; ++i) {  // they name themselves as they start
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    pool = AskThreads();
+  }
+  ASSERT_EQ(pool.size(), 2u) << "no ask workers before the first question";
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(AskAndWait("What MFU do we get on H100s?")["state"], "done");
+    EXPECT_EQ(AskThreads(), pool) << "after question " << i;  // the same two threads, no more
+  }
+  StopServer();
+  EXPECT_TRUE(AskThreads().empty());
 }
 
 // Issue 19: the snapshot carries the vectors of a model the reference
