@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "umwelt/corpus.h"
@@ -70,5 +71,10 @@ struct SyncReport {
 // it stopped; then the last `recheck_days` of each channel again, to catch
 // edits and deletions. Rate-limit buckets and 429 retry_after are honoured.
 Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& options, SyncReport* report);
+
+// How many reactions a stored message drew: the counts on the "Reactions:"
+// line this source writes into a message's text, summed (0 when it has none).
+// Only this source knows that line; callers ask it for Discord chunks only.
+int ReactionCount(std::string_view text);
 
 }  // namespace umwelt::discord

@@ -54,6 +54,7 @@ struct Evidence {
   std::string facet;                  // the facet that found it first
   std::string superseded_by;          // url of a later statement in the same thread
   bool closeout = false;              // the last word of a closed thread
+  int reactions = 0;                  // reactions it drew, where its source keeps them
   double score = 0;
 };
 

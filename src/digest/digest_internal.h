@@ -36,9 +36,6 @@ std::string WeeklyChartSvg(const std::vector<WeekTotal>& weeks);
 // The legend under a strip.
 std::string ActivityLegendHtml();
 
-// Reactions a Discord message got, from its "Reactions: 🔥 3, 👍 2" line.
-int Reactions(const std::string& text);
-
 // gather.cc: the period's activity into `d`'s sections, evidence ranked
 // (quiet when there is none).
 Status Gather(Corpus& corpus, const DigestOptions& options, Digest* d);

@@ -10,6 +10,7 @@
 
 #include "digest_internal.h"
 #include "umwelt/claims.h"
+#include "umwelt/discord.h"
 #include "umwelt/text.h"
 
 namespace umwelt::digest_internal {
@@ -313,10 +314,11 @@ Evidence Gatherer::FromChunk(const Chunk& c, const Unit& u) const {
   e.date = c.date;
   e.text = c.text;
   e.thread_state = u.t.state;
+  if (c.source == "discord") e.reactions = discord::ReactionCount(c.text);
   double score = 1;
   if (!Numbers(c.text).empty()) score += 3;
   if (Decision(c.text)) score += 3;
-  score += std::min(10, Reactions(c.text));
+  score += std::min(10, e.reactions);
   if (c.text.size() < 40) score -= 2;
   if ((c.kind == "issue" || c.kind == "pr") && u.t.created >= from_) score += 2;
   // The last word of a thread that closed in the period.
@@ -880,16 +882,6 @@ std::string ShareableUrl(const std::string& url, const std::string& project) {
   return ToLower(m[1].str()) + "://" + host + m[3].str() + path + (query.empty() ? "" : "?" + query) + m[6].str();
 }
 
-
-int Reactions(const std::string& text) {
-  size_t at = text.rfind("\nReactions: ");
-  if (at == std::string::npos) return 0;
-  static const std::regex count(R"( (\d+)(,|$))");
-  std::string line = text.substr(at + 12, text.find('\n', at + 1) - at - 12);
-  int n = 0;
-  for (std::sregex_iterator it(line.begin(), line.end(), count), end; it != end; ++it) n += std::stoi((*it)[1]);
-  return n;
-}
 
 Status Gather(Corpus& corpus, const DigestOptions& options, Digest* d) {
   Gatherer g(corpus, options);

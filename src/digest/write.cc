@@ -243,10 +243,10 @@ std::string DiscordHighlights(const DigestSection& s) {
   std::string md = top.empty() ? "" : "Most active: " + Join(top, ", ", " and ") + ".\n\n";
   const Evidence* loved = nullptr;
   for (const auto& e : s.evidence) {
-    if (Reactions(e.text) > (loved ? Reactions(loved->text) : 0)) loved = &e;
+    if (e.reactions > (loved ? loved->reactions : 0)) loved = &e;
   }
   if (loved && !BestSentence(loved->text, {}).empty()) {
-    md += "Most reacted (" + std::to_string(Reactions(loved->text)) + "): \"" + Inline(BestSentence(loved->text, {}), 200) +
+    md += "Most reacted (" + std::to_string(loved->reactions) + "): \"" + Inline(BestSentence(loved->text, {}), 200) +
           "\" — " + Cite(*loved) + "\n\n";
   }
   return md;

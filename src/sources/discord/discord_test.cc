@@ -87,6 +87,7 @@ TEST(DiscordImport, ExportMessagesBecomeChunksWithNamesLinksAndReplies) {
   EXPECT_NE((*m)->text.find("see #12 and @Bo K"), std::string::npos) << (*m)->text;
   EXPECT_NE((*m)->text.find("Attachments: loss.png"), std::string::npos);
   EXPECT_NE((*m)->text.find("Reactions: 🔥 3"), std::string::npos);
+  EXPECT_EQ(ReactionCount((*m)->text), 3);
   auto reply = corpus->ChunkByRef("discord:100/200/302");
   ASSERT_TRUE(reply.ok() && *reply);
   EXPECT_EQ((*reply)->date, "2026-10-01T08:05:00Z");  // +02:00 in UTC
@@ -103,6 +104,17 @@ TEST(DiscordImport, ExportMessagesBecomeChunksWithNamesLinksAndReplies) {
   ImportReport again;
   ASSERT_TRUE(ImportFiles(*corpus, {dir.File("export.json")}, o, &again).ok());
   EXPECT_EQ(again.changed, 0);
+}
+
+// Issue 15: the reactions line is read back only here, by the source that
+// writes it; names with spaces or digits, odd counts and other lines.
+TEST(DiscordMessages, ReactionCountReadsOnlyItsOwnLine) {
+  EXPECT_EQ(ReactionCount("plain text"), 0);
+  EXPECT_EQ(ReactionCount("hi\nReactions: 🔥 7, 👍 2"), 9);
+  EXPECT_EQ(ReactionCount("hi\nReactions: party parrot 4, v2 1\nReply to: x"), 5);
+  EXPECT_EQ(ReactionCount("Reactions: 🔥 7"), 0);  // not a line of its own
+  EXPECT_EQ(ReactionCount("x\nReactions: 🔥 -3, 👍 many, 🎉 99999999999"), 0);
+  EXPECT_EQ(ReactionCount("x\nReactions: 🔥 1\nmore\nReactions: 👍 2"), 2);  // the last one
 }
 
 TEST(DiscordImport, TruncatedAndForeignFilesFailNamingTheFileAndKeepWhatCame) {

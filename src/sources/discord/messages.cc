@@ -1,12 +1,17 @@
 #include "messages.h"
 
+#include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "umwelt/json_read.h"
 #include "umwelt/text.h"
 
 namespace umwelt::discord {
 namespace {
+
+// The line a message's reactions are kept on: "Reactions: 🔥 3, 👍 2".
+constexpr std::string_view kReactionsLine = "\nReactions: ";
 
 using json = nlohmann::json;
 
@@ -117,7 +122,7 @@ bool MessageToChunk(const json& m, const Channel& channel, const std::string& re
       int64_t n = x.contains("count") && x["count"].is_number() ? x["count"].get<int64_t>() : 0;
       counts += (counts.empty() ? "" : ", ") + emoji + " " + std::to_string(n);
     }
-    if (!counts.empty()) extra += "\nReactions: " + counts;
+    if (!counts.empty()) extra += std::string(kReactionsLine) + counts;
   }
   json ref;
   if (auto it = m.find("reference"); it != m.end() && it->is_object()) ref = *it;
@@ -178,6 +183,30 @@ uint64_t SnowflakeAt(int64_t epoch_seconds) {
   constexpr int64_t kDiscordEpochMs = 1420070400000;
   int64_t ms = epoch_seconds * 1000 - kDiscordEpochMs;
   return ms <= 0 ? 0 : static_cast<uint64_t>(ms) << 22;
+}
+
+int ReactionCount(std::string_view text) {
+  size_t at = text.rfind(kReactionsLine);
+  if (at == std::string_view::npos) return 0;
+  std::string_view line = text.substr(at + kReactionsLine.size());
+  line = line.substr(0, line.find('\n'));
+  // Each entry is "<emoji name> <count>"; a name may hold spaces, never the
+  // ", " that separates entries.
+  int64_t n = 0;
+  while (!line.empty()) {
+    size_t comma = line.find(", ");
+    std::string_view entry = line.substr(0, comma);
+    line = comma == std::string_view::npos ? std::string_view() : line.substr(comma + 2);
+    size_t space = entry.rfind(' ');
+    if (space == std::string_view::npos) continue;
+    std::string_view digits = entry.substr(space + 1);
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      continue;
+    }
+    n += std::stoll(std::string(digits));
+  }
+  return static_cast<int>(std::min<int64_t>(n, 1000000000));
 }
 
 }  // namespace umwelt::discord
