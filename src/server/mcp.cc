@@ -200,9 +200,12 @@ json ContextTool() {
           {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
 }
 
-json Tools(const Options& o) {
-  json hits = {{"type", "array"}, {"items", HitSchema(false)}};
-  json notes = {{"type", "array"}, {"items", {{"type", "string"}}}};
+json Hits() { return {{"type", "array"}, {"items", HitSchema(false)}}; }
+
+json Notes() { return {{"type", "array"}, {"items", {{"type", "string"}}}}; }
+
+json SearchTool() {
+  json hits = Hits();
   json search_in = FilterProps();
   search_in["query"] = StringProp("What to look for: keywords, identifiers, or a short question");
   search_in["k"] = {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"description", "Hits to return (default 50)"}};
@@ -218,118 +221,132 @@ json Tools(const Options& o) {
          {{"thread", {{"type", "string"}}}, {"title", {{"type", "string"}}}, {"url", {{"type", "string"}}},
           {"score", {{"type", "number"}}}, {"hits", hits}}},
         {"required", {"thread", "url", "hits"}}}}};
+  return {{"name", "search"},
+          {"title", "Search the project's record"},
+          {"description", std::string("Keyword and semantic search over the project's issues, pull requests, comments, "
+                                      "commits, code, Discord, runs and weekly summaries; every hit is a permalink.") + kRules},
+          {"inputSchema", {{"type", "object"}, {"properties", search_in}, {"required", {"query"}}}},
+          {"outputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"query", {{"type", "string"}}}, {"k", {{"type", "integer"}}}, {"mode", {{"type", "string"}}},
+              {"hits", hits}, {"code_main", hits}, {"code_branches", hits}, {"notes", Notes()},
+              {"group", {{"type", "string"}}}, {"threads", thread_groups}}},
+            {"required", {"query", "mode", "hits", "notes"}}}},
+          {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
+}
+
+json SearchMultiTool() {
   json multi_in = FilterProps();
   multi_in["queries"] = {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}, {"maxItems", 20},
                          {"description", "2 to 6 phrasings or facets of one question"}};
   multi_in["total"] = {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"description", "Hits to return (default 60)"}};
-  json tools = json::array();
-  tools.push_back(
-      {{"name", "search"},
-       {"title", "Search the project's record"},
-       {"description", std::string("Keyword and semantic search over the project's issues, pull requests, comments, "
-                                   "commits, code, Discord, runs and weekly summaries; every hit is a permalink.") + kRules},
-       {"inputSchema", {{"type", "object"}, {"properties", search_in}, {"required", {"query"}}}},
-       {"outputSchema",
-        {{"type", "object"},
-         {"properties",
-          {{"query", {{"type", "string"}}}, {"k", {{"type", "integer"}}}, {"mode", {{"type", "string"}}},
-           {"hits", hits}, {"code_main", hits}, {"code_branches", hits}, {"notes", notes},
-           {"group", {{"type", "string"}}}, {"threads", thread_groups}}},
-         {"required", {"query", "mode", "hits", "notes"}}}},
-       {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
-  tools.push_back(
-      {{"name", "search_multi"},
-       {"title", "Search several phrasings at once"},
-       {"description", std::string("Runs several queries concurrently and merges their hits by reciprocal rank; each "
-                                   "hit names the queries that found it. Use for a question with several facets.") + kRules},
-       {"inputSchema", {{"type", "object"}, {"properties", multi_in}, {"required", {"queries"}}}},
-       {"outputSchema",
-        {{"type", "object"},
-         {"properties",
-          {{"queries", {{"type", "array"}, {"items", {{"type", "string"}}}}}, {"total", {{"type", "integer"}}},
-           {"hits", {{"type", "array"}, {"items", HitSchema(true)}}}, {"notes", notes}}},
-         {"required", {"queries", "hits", "notes"}}}},
-       {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
-  tools.push_back(ContextTool());
-  tools.push_back(
-      {{"name", "show"},
-       {"title", "Read a whole thread"},
-       {"description", std::string("A thread (issue, PR, Discord conversation, commit, page) in order, by permalink or "
-                                   "ref, with what links to it. `tail` keeps the last N records; `toc` leaves out "
-                                   "texts; `around` sizes the window around a Discord message.") + kRules},
-       {"inputSchema",
-        {{"type", "object"},
-         {"properties",
-          {{"target", StringProp("A permalink from a hit, or a ref (owner/repo#123)")},
-           {"tail", {{"type", "integer"}, {"minimum", 0}, {"maximum", 100000}}},
-           {"toc", {{"type", "boolean"}}},
-           {"around", {{"type", "integer"}, {"minimum", 0}, {"maximum", 200}}}}},
-         {"required", {"target"}}}},
-       {"outputSchema",
-        {{"type", "object"},
-         {"properties",
-          {{"ref", {{"type", "string"}}}, {"thread", {{"type", "object"}}}, {"n_chunks", {{"type", "integer"}}},
-           {"chunks", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-           {"linked_from", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
-         {"required", {"ref", "chunks"}}}},
-       {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
-  tools.push_back(
-      {{"name", "linked_from"},
-       {"title", "What links to a thread"},
-       {"description", "The records elsewhere (issues, PRs, commits, messages) that link to a thread, newest first." +
-                           std::string(kRules)},
-       {"inputSchema",
-        {{"type", "object"},
-         {"properties",
-          {{"target", StringProp("A permalink or a ref")}, {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}}}}},
-         {"required", {"target"}}}},
-       {"outputSchema",
-        {{"type", "object"},
-         {"properties", {{"ref", {{"type", "string"}}}, {"linked_from", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
-         {"required", {"ref", "linked_from"}}}},
-       {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
-  tools.push_back({{"name", "status"},
-                   {"title", "What the corpus holds"},
-                   {"description", "Chunk counts by source and kind, each source's last sync (and failure), vector spaces."},
-                   {"inputSchema", {{"type", "object"}, {"properties", json::object()}}},
-                   {"outputSchema",
-                    {{"type", "object"},
-                     {"properties",
-                      {{"chunks", {{"type", "integer"}}}, {"threads", {{"type", "integer"}}}, {"links", {{"type", "integer"}}},
-                       {"built_at", {{"type", "string"}}}, {"counts", {{"type", "array"}}}, {"sources", {{"type", "object"}}},
-                       {"spaces", {{"type", "object"}}}}},
-                     {"required", {"chunks", "counts", "sources"}}}},
-                   {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
-  tools.push_back(
-      {{"name", "summaries"},
-       {"title", "Weekly summaries"},
-       {"description", "Without `period`: the weekly summaries, newest first (period, title, XS line). With a period "
-                       "(YYYY-MM-DD_YYYY-MM-DD, a day in it, or `latest`): its text (XS, S, M by workstream) and links."},
-       {"inputSchema", {{"type", "object"}, {"properties", {{"period", StringProp("A period, a day, or latest")}}}}},
-       {"outputSchema",
-        {{"type", "object"},
-         {"properties",
-          {{"summaries", {{"type", "array"}, {"items", {{"type", "object"}}}}}, {"period", {{"type", "string"}}},
-           {"text", {{"type", "string"}}}, {"links", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}},
-       {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
-  if (o.llm || o.extractive_ask) {
-    tools.push_back(
-        {{"name", "ask"},
-         {"title", "Research a question"},
-         {"description", std::string("Runs the whole research method (decompose, search every facet, read threads, "
-                                     "write, verify every citation) and returns a cited Markdown report. Slow (seconds "
-                                     "to minutes): progress is reported per stage.") +
-                             (o.llm ? "" : " No model is configured: the report quotes the corpus extractively.") + kRules},
-         {"inputSchema", {{"type", "object"}, {"properties", {{"question", StringProp("The research question")}}}, {"required", {"question"}}}},
-         {"outputSchema",
-          {{"type", "object"},
-           {"properties",
-            {{"markdown", {{"type", "string"}}}, {"extractive", {{"type", "boolean"}}}, {"found", {{"type", "boolean"}}},
-             {"removed", {{"type", "array"}, {"items", {{"type", "string"}}}}}, {"notes", notes},
-             {"evidence", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
-           {"required", {"markdown", "found"}}}},
-         {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}});
-  }
+  return {{"name", "search_multi"},
+          {"title", "Search several phrasings at once"},
+          {"description", std::string("Runs several queries concurrently and merges their hits by reciprocal rank; each "
+                                      "hit names the queries that found it. Use for a question with several facets.") + kRules},
+          {"inputSchema", {{"type", "object"}, {"properties", multi_in}, {"required", {"queries"}}}},
+          {"outputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"queries", {{"type", "array"}, {"items", {{"type", "string"}}}}}, {"total", {{"type", "integer"}}},
+              {"hits", {{"type", "array"}, {"items", HitSchema(true)}}}, {"notes", Notes()}}},
+            {"required", {"queries", "hits", "notes"}}}},
+          {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
+}
+
+json ShowTool() {
+  return {{"name", "show"},
+          {"title", "Read a whole thread"},
+          {"description", std::string("A thread (issue, PR, Discord conversation, commit, page) in order, by permalink or "
+                                      "ref, with what links to it. `tail` keeps the last N records; `toc` leaves out "
+                                      "texts; `around` sizes the window around a Discord message.") + kRules},
+          {"inputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"target", StringProp("A permalink from a hit, or a ref (owner/repo#123)")},
+              {"tail", {{"type", "integer"}, {"minimum", 0}, {"maximum", 100000}}},
+              {"toc", {{"type", "boolean"}}},
+              {"around", {{"type", "integer"}, {"minimum", 0}, {"maximum", 200}}}}},
+            {"required", {"target"}}}},
+          {"outputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"ref", {{"type", "string"}}}, {"thread", {{"type", "object"}}}, {"n_chunks", {{"type", "integer"}}},
+              {"chunks", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+              {"linked_from", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
+            {"required", {"ref", "chunks"}}}},
+          {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
+}
+
+json LinkedFromTool() {
+  return {{"name", "linked_from"},
+          {"title", "What links to a thread"},
+          {"description", "The records elsewhere (issues, PRs, commits, messages) that link to a thread, newest first." +
+                              std::string(kRules)},
+          {"inputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"target", StringProp("A permalink or a ref")}, {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 200}}}}},
+            {"required", {"target"}}}},
+          {"outputSchema",
+           {{"type", "object"},
+            {"properties", {{"ref", {{"type", "string"}}}, {"linked_from", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
+            {"required", {"ref", "linked_from"}}}},
+          {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
+}
+
+json StatusTool() {
+  return {{"name", "status"},
+          {"title", "What the corpus holds"},
+          {"description", "Chunk counts by source and kind, each source's last sync (and failure), vector spaces."},
+          {"inputSchema", {{"type", "object"}, {"properties", json::object()}}},
+          {"outputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"chunks", {{"type", "integer"}}}, {"threads", {{"type", "integer"}}}, {"links", {{"type", "integer"}}},
+              {"built_at", {{"type", "string"}}}, {"counts", {{"type", "array"}}}, {"sources", {{"type", "object"}}},
+              {"spaces", {{"type", "object"}}}}},
+            {"required", {"chunks", "counts", "sources"}}}},
+          {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
+}
+
+json SummariesTool() {
+  return {{"name", "summaries"},
+          {"title", "Weekly summaries"},
+          {"description", "Without `period`: the weekly summaries, newest first (period, title, XS line). With a period "
+                          "(YYYY-MM-DD_YYYY-MM-DD, a day in it, or `latest`): its text (XS, S, M by workstream) and links."},
+          {"inputSchema", {{"type", "object"}, {"properties", {{"period", StringProp("A period, a day, or latest")}}}}},
+          {"outputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"summaries", {{"type", "array"}, {"items", {{"type", "object"}}}}}, {"period", {{"type", "string"}}},
+              {"text", {{"type", "string"}}}, {"links", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}}},
+          {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
+}
+
+json AskTool(bool has_model) {
+  return {{"name", "ask"},
+          {"title", "Research a question"},
+          {"description", std::string("Runs the whole research method (decompose, search every facet, read threads, "
+                                      "write, verify every citation) and returns a cited Markdown report. Slow (seconds "
+                                      "to minutes): progress is reported per stage.") +
+                              (has_model ? "" : " No model is configured: the report quotes the corpus extractively.") + kRules},
+          {"inputSchema", {{"type", "object"}, {"properties", {{"question", StringProp("The research question")}}}, {"required", {"question"}}}},
+          {"outputSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"markdown", {{"type", "string"}}}, {"extractive", {{"type", "boolean"}}}, {"found", {{"type", "boolean"}}},
+              {"removed", {{"type", "array"}, {"items", {{"type", "string"}}}}}, {"notes", Notes()},
+              {"evidence", {{"type", "array"}, {"items", {{"type", "object"}}}}}}},
+            {"required", {"markdown", "found"}}}},
+          {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
+}
+
+json Tools(const Options& o) {
+  json tools = json::array({SearchTool(), SearchMultiTool(), ContextTool(), ShowTool(), LinkedFromTool(), StatusTool(),
+                            SummariesTool()});
+  if (o.llm || o.extractive_ask) tools.push_back(AskTool(o.llm != nullptr));
   return tools;
 }
 
