@@ -172,60 +172,67 @@ Status Collect(Corpus& corpus, Collected* out) {
   return Status::Ok();
 }
 
-}  // namespace
+// The term dictionary in sorted order (lookups binary-search it), each
+// term's entry, and the postings laid end to end; frees `postings` as it goes.
+struct TermTables {
+  std::vector<uint32_t> term_off;
+  std::string blob;
+  std::vector<ii::TermEntry> entries;
+  std::vector<uint32_t> post_docs;
+  std::vector<uint16_t> post_tf;
+  std::vector<uint8_t> post_title_tf;
+};
 
-Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
-  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
-  Collected c;
-  UMWELT_RETURN_IF_ERROR(Collect(corpus, &c));
-  auto& chunk_ids = c.chunk_ids;
-  auto& len_body = c.len_body;
-  auto& len_title = c.len_title;
-  auto& len_syms = c.len_syms;
-  auto& author_ids = c.author_ids;
-  auto& url_ids = c.url_ids;
-  auto& source_ids = c.source_ids;
-  auto& kind_ids = c.kind_ids;
-  auto& dates = c.dates;
-  auto& terms = c.terms;
-  auto& sources = c.sources;
-  auto& kinds = c.kinds;
-  auto& authors = c.authors;
-  auto& postings = c.postings;
-  // Sort terms so lookups can binary-search.
-  const auto& names = terms.names();
+TermTables Flatten(const std::vector<std::string>& names, std::vector<TermPostings>& postings) {
   std::vector<uint32_t> order(names.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
+  TermTables t;
+  for (uint32_t id : order) {
+    t.term_off.push_back(static_cast<uint32_t>(t.blob.size()));
+    t.blob += names[id];
+    ii::TermEntry e{};
+    e.exact_off = t.post_docs.size();
+    e.exact_n = static_cast<uint32_t>(postings[id].exact.size());
+    for (auto& p : postings[id].exact) {
+      t.post_docs.push_back(p.doc), t.post_tf.push_back(p.tf), t.post_title_tf.push_back(p.title_tf);
+    }
+    e.syms_off = t.post_docs.size();
+    e.syms_n = static_cast<uint32_t>(postings[id].syms.size());
+    for (auto& p : postings[id].syms) {
+      t.post_docs.push_back(p.doc), t.post_tf.push_back(p.tf), t.post_title_tf.push_back(0);
+    }
+    t.entries.push_back(e);
+    postings[id] = TermPostings();  // free as we go
+  }
+  t.term_off.push_back(static_cast<uint32_t>(t.blob.size()));
+  return t;
+}
 
+ii::Header HeaderFor(const Collected& c, const std::string& content_key) {
   ii::Header h{};
   std::memcpy(h.magic, ii::kMagic, sizeof h.magic);
   h.version = ii::kFormatVersion;
-  h.n_docs = static_cast<uint32_t>(chunk_ids.size());
-  h.content_hash = XXH3_64bits(key.data(), key.size());
-  h.n_terms = static_cast<uint32_t>(names.size());
-  h.n_sources = static_cast<uint32_t>(sources.names().size());
-  h.n_kinds = static_cast<uint32_t>(kinds.names().size());
-  h.n_authors = static_cast<uint32_t>(authors.names().size());
+  h.n_docs = static_cast<uint32_t>(c.chunk_ids.size());
+  h.content_hash = XXH3_64bits(content_key.data(), content_key.size());
+  h.n_terms = static_cast<uint32_t>(c.terms.names().size());
+  h.n_sources = static_cast<uint32_t>(c.sources.names().size());
+  h.n_kinds = static_cast<uint32_t>(c.kinds.names().size());
+  h.n_authors = static_cast<uint32_t>(c.authors.names().size());
   auto average = [&](const std::vector<uint32_t>& lens) {
     double sum = 0;
     for (auto v : lens) sum += v;
     return h.n_docs ? std::max(1.0, sum / h.n_docs) : 1.0;
   };
-  h.avg_len_body = average(len_body);
-  h.avg_len_title = average(len_title);
-  h.avg_len_syms = average(len_syms);
+  h.avg_len_body = average(c.len_body);
+  h.avg_len_title = average(c.len_title);
+  h.avg_len_syms = average(c.len_syms);
+  return h;
+}
 
-  std::string tmp = TempPathFor(path);
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return Status::Io(tmp + ": " + std::strerror(errno));
-  Writer w(fd);
-  auto fail = [&](Status st) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return st;
-  };
-  Status st = w.Put(&h, sizeof h);
+// Writes the index file's sections after `h`, filling in its section table.
+Status WriteSections(Writer& w, ii::Header& h, Collected& c) {
+  UMWELT_RETURN_IF_ERROR(w.Put(&h, sizeof h));
   auto section = [&](int id, const void* data, size_t bytes) -> Status {
     UMWELT_RETURN_IF_ERROR(w.Align());
     h.offset[id] = w.pos();
@@ -233,59 +240,54 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
     return bytes ? w.Put(data, bytes) : Status::Ok();
   };
   auto vec = [&](int id, const auto& v) { return section(id, v.data(), v.size() * sizeof(v[0])); };
-  if (st.ok()) st = vec(ii::kChunkIds, chunk_ids);
-  if (st.ok()) st = vec(ii::kLenBody, len_body);
-  if (st.ok()) st = vec(ii::kLenTitle, len_title);
-  if (st.ok()) st = vec(ii::kLenSyms, len_syms);
-  if (st.ok()) st = vec(ii::kSourceIds, source_ids);
-  if (st.ok()) st = vec(ii::kKindIds, kind_ids);
-  if (st.ok()) st = vec(ii::kDates, dates);
-  if (st.ok()) st = vec(ii::kAuthorIds, author_ids);
-  if (st.ok()) st = vec(ii::kUrlIds, url_ids);
+  UMWELT_RETURN_IF_ERROR(vec(ii::kChunkIds, c.chunk_ids));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kLenBody, c.len_body));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kLenTitle, c.len_title));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kLenSyms, c.len_syms));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kSourceIds, c.source_ids));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kKindIds, c.kind_ids));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kDates, c.dates));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kAuthorIds, c.author_ids));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kUrlIds, c.url_ids));
   // Terms, their entries, and postings.
-  std::vector<uint32_t> term_off;
-  std::string blob;
-  std::vector<ii::TermEntry> entries;
-  std::vector<uint32_t> post_docs;
-  std::vector<uint16_t> post_tf;
-  std::vector<uint8_t> post_title_tf;
-  for (uint32_t t : order) {
-    term_off.push_back(static_cast<uint32_t>(blob.size()));
-    blob += names[t];
-    ii::TermEntry e{};
-    e.exact_off = post_docs.size();
-    e.exact_n = static_cast<uint32_t>(postings[t].exact.size());
-    for (auto& p : postings[t].exact) {
-      post_docs.push_back(p.doc), post_tf.push_back(p.tf), post_title_tf.push_back(p.title_tf);
-    }
-    e.syms_off = post_docs.size();
-    e.syms_n = static_cast<uint32_t>(postings[t].syms.size());
-    for (auto& p : postings[t].syms) {
-      post_docs.push_back(p.doc), post_tf.push_back(p.tf), post_title_tf.push_back(0);
-    }
-    entries.push_back(e);
-    postings[t] = TermPostings();  // free as we go
-  }
-  term_off.push_back(static_cast<uint32_t>(blob.size()));
-  h.n_postings = post_docs.size();
-  if (st.ok()) st = vec(ii::kTermOffsets, term_off);
-  if (st.ok()) st = section(ii::kTermBlob, blob.data(), blob.size());
-  if (st.ok()) st = vec(ii::kTermPostings, entries);
-  if (st.ok()) st = vec(ii::kPostDocs, post_docs);
-  if (st.ok()) st = vec(ii::kPostTf, post_tf);
-  if (st.ok()) st = vec(ii::kPostTitleTf, post_title_tf);
+  TermTables t = Flatten(c.terms.names(), c.postings);
+  h.n_postings = t.post_docs.size();
+  UMWELT_RETURN_IF_ERROR(vec(ii::kTermOffsets, t.term_off));
+  UMWELT_RETURN_IF_ERROR(section(ii::kTermBlob, t.blob.data(), t.blob.size()));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kTermPostings, t.entries));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kPostDocs, t.post_docs));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kPostTf, t.post_tf));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kPostTitleTf, t.post_title_tf));
   std::vector<uint32_t> str_off;
   std::string str_blob;
-  for (const auto* list : {&sources.names(), &kinds.names(), &authors.names()}) {
+  for (const auto* list : {&c.sources.names(), &c.kinds.names(), &c.authors.names()}) {
     for (const auto& n : *list) {
       str_off.push_back(static_cast<uint32_t>(str_blob.size()));
       str_blob += n;
     }
   }
   str_off.push_back(static_cast<uint32_t>(str_blob.size()));
-  if (st.ok()) st = vec(ii::kStrOffsets, str_off);
-  if (st.ok()) st = section(ii::kStrBlob, str_blob.data(), str_blob.size());
-  if (!st.ok()) return fail(st);
+  UMWELT_RETURN_IF_ERROR(vec(ii::kStrOffsets, str_off));
+  return section(ii::kStrBlob, str_blob.data(), str_blob.size());
+}
+
+}  // namespace
+
+Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
+  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
+  Collected c;
+  UMWELT_RETURN_IF_ERROR(Collect(corpus, &c));
+  ii::Header h = HeaderFor(c, key);
+  std::string tmp = TempPathFor(path);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return Status::Io(tmp + ": " + std::strerror(errno));
+  auto fail = [&](Status st) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return st;
+  };
+  Writer w(fd);
+  if (Status st = WriteSections(w, h, c); !st.ok()) return fail(st);
   // Rewrite the header with the section table filled in.
   if (::pwrite(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || ::fsync(fd) != 0) {
     return fail(Status::Io(tmp + ": " + std::strerror(errno)));
