@@ -133,7 +133,73 @@ double TimeProcess(const Args& a, const std::string& db, const std::string& q) {
   return ms;
 }
 
-}  // namespace
+// A fresh corpus of `a.chunks` chunks at `db`, generated from the text pool;
+// `import_ms`: how long the import took.
+umwelt::Status MakeCorpus(const Args& a, const std::string& db, double* import_ms) {
+  for (const char* ext : {"", "-wal", "-shm", ".kwidx"}) std::filesystem::remove(db + ext);
+  auto pool = umwelt::bench::LoadTextPool(a.data);
+  if (pool.sentences.empty()) return umwelt::Status::NotFound("no text under " + a.data + " (is ../shared/data there?)");
+  std::fprintf(stderr, "text pool: %zu sentences, %zu paragraphs\n", pool.sentences.size(), pool.paragraphs.size());
+  auto corpus = umwelt::Corpus::Open(db, umwelt::Corpus::Mode::kReadWrite);
+  if (!corpus.ok()) return corpus.status();
+  auto t = Clock::now();
+  UMWELT_RETURN_IF_ERROR(Generate(**corpus, pool, a.chunks));
+  *import_ms = Ms(t, Clock::now());
+  return umwelt::Status::Ok();
+}
+
+// In-process latencies (ms) of each stage and of FTS5, per query.
+struct Latencies {
+  std::vector<double> ours, ours_rank, ours_plain, ours_prf, fts;
+};
+
+// Warm: one pass to warm up, then three measured passes of every query.
+umwelt::Status MeasureInProcess(umwelt::Corpus& corpus, const umwelt::KeywordIndex& index, Latencies* l) {
+  sqlite3* raw = corpus.raw_handle();
+  for (int pass = 0; pass < 4; ++pass) {
+    for (const char* q : kQueries) {
+      umwelt::SearchOptions o;
+      o.query = q;
+      o.k = 50;
+      auto t1 = Clock::now();
+      auto hits = umwelt::Search(corpus, index, o);
+      auto t2 = Clock::now();
+      auto ranked = index.Rank(o, 50);
+      auto t3 = Clock::now();
+      // The keyword leg without and with pseudo-relevance feedback, whatever
+      // the default is: what the feedback stage costs.
+      umwelt::SearchOptions plain = o, prf = o;
+      plain.tuning.prf_docs = 0;
+      prf.tuning.prf_docs = umwelt::kFeedbackDocs;
+      auto t3a = Clock::now();
+      auto plain_hits = umwelt::Search(corpus, index, plain);
+      auto t3b = Clock::now();
+      auto prf_hits = umwelt::Search(corpus, index, prf);
+      auto t3c = Clock::now();
+      if (!plain_hits.ok() || !prf_hits.ok()) return umwelt::Status::Io(std::string(q) + ": search failed");
+      if (!hits.ok()) return hits.status();
+      // FTS5's own ranking: an OR of the query's words, top 200 by bm25().
+      std::string match;
+      for (const auto& w : umwelt::Tokenize(q)) match += (match.empty() ? "\"" : " OR \"") + w + "\"";
+      sqlite3_stmt* st;
+      sqlite3_prepare_v2(raw, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY bm25(chunks_fts) LIMIT 200",
+                         -1, &st, nullptr);
+      sqlite3_bind_text(st, 1, match.c_str(), -1, SQLITE_TRANSIENT);
+      auto t4 = Clock::now();
+      while (sqlite3_step(st) == SQLITE_ROW) {
+      }
+      auto t5 = Clock::now();
+      sqlite3_finalize(st);
+      if (pass == 0) continue;
+      l->ours.push_back(Ms(t1, t2));
+      l->ours_rank.push_back(Ms(t2, t3));
+      l->ours_plain.push_back(Ms(t3a, t3b));
+      l->ours_prf.push_back(Ms(t3b, t3c));
+      l->fts.push_back(Ms(t4, t5));
+    }
+  }
+  return umwelt::Status::Ok();
+}
 
 // `keyword_bench --rss-of BIN ARGS...`: runs BIN from this small process and
 // prints its peak RSS in MB, free of the big bench process's pages.
@@ -151,6 +217,8 @@ int RssOf(int argc, char** argv) {
   std::printf("%ld\n", ru.ru_maxrss / 1024);
   return 0;
 }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 2 && std::string(argv[1]) == "--rss-of") return RssOf(argc, argv);
@@ -172,19 +240,9 @@ int main(int argc, char** argv) {
   std::string db = a.dir + "/bench-" + std::to_string(a.chunks) + ".db";
   double import_ms = 0;
   if (!a.reuse || !std::filesystem::exists(db)) {
-    for (const char* ext : {"", "-wal", "-shm", ".kwidx"}) std::filesystem::remove(db + ext);
-    auto pool = umwelt::bench::LoadTextPool(a.data);
-    if (pool.sentences.empty()) {
-      std::fprintf(stderr, "keyword_bench: no text under %s (is ../shared/data there?)\n", a.data.c_str());
-      return 1;
+    if (umwelt::Status gs = MakeCorpus(a, db, &import_ms); !gs.ok()) {
+      return std::fprintf(stderr, "keyword_bench: %s\n", gs.message().c_str()), 1;
     }
-    std::fprintf(stderr, "text pool: %zu sentences, %zu paragraphs\n", pool.sentences.size(), pool.paragraphs.size());
-    auto corpus = umwelt::Corpus::Open(db, umwelt::Corpus::Mode::kReadWrite);
-    if (!corpus.ok()) return std::fprintf(stderr, "%s\n", corpus.status().message().c_str()), 1;
-    auto t = Clock::now();
-    umwelt::Status s = Generate(**corpus, pool, a.chunks);
-    if (!s.ok()) return std::fprintf(stderr, "%s\n", s.message().c_str()), 1;
-    import_ms = Ms(t, Clock::now());
   }
   long import_rss = PeakRssMb(RUSAGE_SELF);
   auto corpus = umwelt::Corpus::Open(db, umwelt::Corpus::Mode::kReadWrite);
@@ -204,49 +262,9 @@ int main(int argc, char** argv) {
   if (!built.ok()) return std::fprintf(stderr, "%s\n", built.status().message().c_str()), 1;
   auto& index = **built;
 
-  // In-process latency, warm: one pass to warm up, then three measured passes.
-  std::vector<double> ours, ours_rank, ours_plain, ours_prf, fts;
-  for (int pass = 0; pass < 4; ++pass) {
-    for (const char* q : kQueries) {
-      umwelt::SearchOptions o;
-      o.query = q;
-      o.k = 50;
-      auto t1 = Clock::now();
-      auto hits = umwelt::Search(**corpus, index, o);
-      auto t2 = Clock::now();
-      auto ranked = index.Rank(o, 50);
-      auto t3 = Clock::now();
-      // The keyword leg without and with pseudo-relevance feedback, whatever
-      // the default is: what the feedback stage costs.
-      umwelt::SearchOptions plain = o, prf = o;
-      plain.tuning.prf_docs = 0;
-      prf.tuning.prf_docs = umwelt::kFeedbackDocs;
-      auto t3a = Clock::now();
-      auto plain_hits = umwelt::Search(**corpus, index, plain);
-      auto t3b = Clock::now();
-      auto prf_hits = umwelt::Search(**corpus, index, prf);
-      auto t3c = Clock::now();
-      if (!plain_hits.ok() || !prf_hits.ok()) return std::fprintf(stderr, "%s: search failed\n", q), 1;
-      if (!hits.ok()) return std::fprintf(stderr, "%s: %s\n", q, hits.status().message().c_str()), 1;
-      // FTS5's own ranking: an OR of the query's words, top 200 by bm25().
-      std::string match;
-      for (const auto& w : umwelt::Tokenize(q)) match += (match.empty() ? "\"" : " OR \"") + w + "\"";
-      sqlite3_stmt* st;
-      sqlite3_prepare_v2(raw, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY bm25(chunks_fts) LIMIT 200",
-                         -1, &st, nullptr);
-      sqlite3_bind_text(st, 1, match.c_str(), -1, SQLITE_TRANSIENT);
-      auto t4 = Clock::now();
-      while (sqlite3_step(st) == SQLITE_ROW) {
-      }
-      auto t5 = Clock::now();
-      sqlite3_finalize(st);
-      if (pass == 0) continue;
-      ours.push_back(Ms(t1, t2));
-      ours_rank.push_back(Ms(t2, t3));
-      ours_plain.push_back(Ms(t3a, t3b));
-      ours_prf.push_back(Ms(t3b, t3c));
-      fts.push_back(Ms(t4, t5));
-    }
+  Latencies lat;
+  if (umwelt::Status ls = MeasureInProcess(**corpus, index, &lat); !ls.ok()) {
+    return std::fprintf(stderr, "%s\n", ls.message().c_str()), 1;
   }
   // Whole process: the first run after the index is built, then warm runs.
   std::vector<double> proc;
@@ -278,13 +296,13 @@ int main(int argc, char** argv) {
   std::printf("| keyword index build | %.1f s |\n", kw_build_ms / 1000);
   if (import_ms > 0) std::printf("| import + keyword index | %.1f s |\n", (import_ms + kw_build_ms) / 1000);
   std::printf("| corpus file / keyword index | %.0f MB / %.0f MB |\n", db_mb, idx_mb);
-  std::printf("| keyword search, k=50, with rows and snippets: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours, 0.5), Percentile(ours, 0.95));
-  std::printf("| keyword ranking only: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours_rank, 0.5), Percentile(ours_rank, 0.95));
-  std::printf("| keyword search without feedback: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours_plain, 0.5),
-              Percentile(ours_plain, 0.95));
-  std::printf("| keyword search with feedback (RM3): p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(ours_prf, 0.5),
-              Percentile(ours_prf, 0.95));
-  std::printf("| FTS5 bm25() OR-query top 200: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(fts, 0.5), Percentile(fts, 0.95));
+  std::printf("| keyword search, k=50, with rows and snippets: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.ours, 0.5), Percentile(lat.ours, 0.95));
+  std::printf("| keyword ranking only: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.ours_rank, 0.5), Percentile(lat.ours_rank, 0.95));
+  std::printf("| keyword search without feedback: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.ours_plain, 0.5),
+              Percentile(lat.ours_plain, 0.95));
+  std::printf("| keyword search with feedback (RM3): p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.ours_prf, 0.5),
+              Percentile(lat.ours_prf, 0.95));
+  std::printf("| FTS5 bm25() OR-query top 200: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.fts, 0.5), Percentile(lat.fts, 0.95));
   std::printf("| whole process `umwelt search --json`: first / warm p50 / p95 | %.0f ms / %.0f ms / %.0f ms |\n", cold,
               Percentile(proc, 0.5), Percentile(proc, 0.95));
   std::printf("| peak RSS: bench (import+build) / `umwelt search` | %ld MB / %ld MB |\n", std::max(import_rss, PeakRssMb(RUSAGE_SELF)), child_rss);

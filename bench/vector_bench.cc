@@ -98,148 +98,171 @@ int TimeSearches(umwelt::Corpus& corpus, std::vector<umwelt::Space>& spaces, con
   return 0;
 }
 
+// What every mode reads from the command line.
+struct BenchArgs {
+  std::string self;  // this program, to run itself as a child
+  std::string db;
+  int dim = 384;
+  std::string model;
+};
+
+// Trains the builtin space, embeds every chunk, then times searches.
+int Builtin(umwelt::Corpus& c, const BenchArgs&) {
+  auto t = Clock::now();
+  umwelt::IndexOptions o;
+  o.retrain = true;
+  umwelt::IndexReport report;
+  umwelt::Status s = umwelt::IndexSpaces(c, {{"prose", "builtin"}}, o, &report);
+  if (!s.ok()) return Fail(s);
+  double index_s = Ms(t) / 1000;
+  auto vt = Clock::now();
+  auto v = umwelt::VectorIndex::Open(c, "prose");
+  if (!v.ok()) return Fail(v.status());
+  std::printf("| builtin: train fastText + embed %lld chunks + vector file | %.1f s (+ %.1f s) |\n",
+              static_cast<long long>(report.spaces[0].embedded), index_s, Ms(vt) / 1000);
+  std::vector<std::string> notes;
+  auto spaces = umwelt::LoadSpaces(c, {}, &notes);
+  if (!spaces.ok()) return Fail(spaces.status());
+  return TimeSearches(c, *spaces, "builtin 100-d");
+}
+
+// Times searches on an already indexed corpus.
+int SearchOnly(umwelt::Corpus& c, const BenchArgs&) {
+  std::vector<std::string> notes;
+  auto spaces = umwelt::LoadSpaces(c, {}, &notes);
+  if (!spaces.ok()) return Fail(spaces.status());
+  if (spaces->empty()) return Fail(umwelt::Status::NotFound("no usable space (run builtin first)"));
+  return TimeSearches(c, *spaces, "builtin 100-d");
+}
+
+// Recall@50 of the 4-bit scan + float rescoring against an exact float32 scan.
+int Recall(umwelt::Corpus& c, const BenchArgs&) {
+  std::vector<int64_t> ids;
+  std::vector<float> rows;
+  int d = 0;
+  umwelt::Status s = c.ForEachVector("prose", [&](int64_t id, const float* v, int n) {
+    d = n;
+    ids.push_back(id);
+    rows.insert(rows.end(), v, v + n);
+  });
+  if (!s.ok()) return Fail(s);
+  auto v = umwelt::VectorIndex::Open(c, "prose");
+  if (!v.ok()) return Fail(v.status());
+  RandomEmbedder gen(d, "q");
+  double total = 0;
+  const int kQueriesN = 25, kK = 50;
+  for (int q = 0; q < kQueriesN; ++q) {
+    auto qv = gen.Embed({"x"});
+    const std::vector<float>& x = (*qv)[0];
+    std::vector<std::pair<float, int64_t>> exact;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      float dot = 0;
+      for (int k = 0; k < d; ++k) dot += x[k] * rows[i * d + k];
+      exact.emplace_back(dot, ids[i]);
+    }
+    std::partial_sort(exact.begin(), exact.begin() + kK, exact.end(), std::greater<>());
+    auto near = (*v)->Nearest(x, nullptr, kK);
+    if (!near.ok()) return Fail(near.status());
+    std::set<int64_t> truth;
+    for (int i = 0; i < kK; ++i) truth.insert(exact[i].second);
+    int found = 0;
+    for (const auto& n : *near) found += truth.count(n.chunk_id);
+    total += static_cast<double>(found) / kK;
+  }
+  std::printf("| %d-d: recall@50 of the 4-bit scan + float rescoring against an exact float32 scan | %.4f |\n", d,
+              total / kQueriesN);
+  return 0;
+}
+
+// Stores random vectors of --dim dimensions, then times searches in a child.
+int Random(umwelt::Corpus& c, const BenchArgs& a) {
+  auto t = Clock::now();
+  {
+    auto b = c.BeginWrite();
+    if (!b.ok()) return Fail(b.status());
+    if (!(*b)->ClearSpace("prose").ok() ||
+        !(*b)->PutMeta("spaces", "{\"prose\":{\"model\":\"" + a.model + "\",\"dim\":" + std::to_string(a.dim) + "}}").ok() ||
+        !(*b)->Commit().ok()) {
+      return Fail(umwelt::Status::Io("resetting the space"));
+    }
+  }
+  std::vector<int64_t> ids;
+  umwelt::Status s = c.ForEachText("prose", true, [](std::string_view) { return true; },
+                                            [&](const umwelt::Corpus::TextRow& r) { ids.push_back(r.id); });
+  if (!s.ok()) return Fail(s);
+  RandomEmbedder gen(a.dim, a.model);
+  for (size_t i = 0; i < ids.size(); i += 20000) {
+    auto b = c.BeginWrite();
+    std::vector<std::string> dummy(std::min<size_t>(20000, ids.size() - i));
+    auto vecs = gen.Embed(dummy);
+    for (size_t j = 0; j < dummy.size(); ++j) {
+      if (!(*b)->PutEmbedding(ids[i + j], "prose", (*vecs)[j]).ok()) return Fail(umwelt::Status::Io("put"));
+    }
+    if (!(*b)->Commit().ok()) return Fail(umwelt::Status::Io("commit"));
+  }
+  double store_s = Ms(t) / 1000;
+  auto vt = Clock::now();
+  auto v = umwelt::VectorIndex::Open(c, "prose");
+  if (!v.ok()) return Fail(v.status());
+  double matrix_mb = static_cast<double>(ids.size()) * a.dim * 4 / 1048576.0;
+  std::printf("| random %d-d: store %zu vectors / build the vector file | %.1f s / %.1f s |\n", a.dim, ids.size(), store_s,
+              Ms(vt) / 1000);
+  // The searches again in a fresh process, for its peak RSS.
+  std::string cmd = std::string("'") + a.self + "' child --corpus '" + a.db + "' --dim " + std::to_string(a.dim);
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char line[512];
+    while (std::fgets(line, sizeof line, p)) std::fputs(line, stdout);
+    pclose(p);
+  }
+  std::printf("| random %d-d: float32 matrix | %.0f MB |\n", a.dim, matrix_mb);
+  return 0;
+}
+
+// The searches over the random space, with this process's memory.
+int Child(umwelt::Corpus& c, const BenchArgs& a) {
+  std::vector<umwelt::Space> spaces;
+  auto v = umwelt::VectorIndex::Open(c, "prose");
+  if (!v.ok()) return Fail(v.status());
+  spaces.push_back({"prose", std::make_unique<RandomEmbedder>(a.dim, a.model), std::move(v).value()});
+  int rc = TimeSearches(c, spaces, ("random " + std::to_string(a.dim) + "-d").c_str());
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  std::printf("| random %d-d: peak RSS of a searching process | %ld MB |\n", a.dim, ru.ru_maxrss / 1024);
+  // How much of it is the process's own memory, and how much mapped file
+  // pages (shared with the page cache, dropped under pressure).
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f)) {
+      if (std::strncmp(line, "RssAnon:", 8) == 0 || std::strncmp(line, "RssFile:", 8) == 0) {
+        long kb = std::atol(line + 8);
+        std::printf("| random %d-d: at exit, %.7s | %ld MB |\n", a.dim, line, kb / 1024);
+      }
+    }
+    std::fclose(f);
+  }
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
-  std::string db = "/tmp/umwelt-bench/bench-221146.db";
-  int dim = 384;
+  BenchArgs a;
+  a.self = argv[0];
+  a.db = "/tmp/umwelt-bench/bench-221146.db";
   for (int i = 2; i + 1 < argc; ++i) {
     std::string k = argv[i];
-    if (k == "--corpus") db = argv[++i];
-    else if (k == "--dim") dim = std::stoi(argv[++i]);
+    if (k == "--corpus") a.db = argv[++i];
+    else if (k == "--dim") a.dim = std::stoi(argv[++i]);
   }
-  auto corpus = umwelt::Corpus::Open(db, umwelt::Corpus::Mode::kReadWrite);
+  a.model = "bench-random-" + std::to_string(a.dim);
+  auto corpus = umwelt::Corpus::Open(a.db, umwelt::Corpus::Mode::kReadWrite);
   if (!corpus.ok()) return Fail(corpus.status());
-  std::string model = "bench-random-" + std::to_string(dim);
-
-  if (mode == "builtin") {
-    auto t = Clock::now();
-    umwelt::IndexOptions o;
-    o.retrain = true;
-    umwelt::IndexReport report;
-    umwelt::Status s = umwelt::IndexSpaces(**corpus, {{"prose", "builtin"}}, o, &report);
-    if (!s.ok()) return Fail(s);
-    double index_s = Ms(t) / 1000;
-    auto vt = Clock::now();
-    auto v = umwelt::VectorIndex::Open(**corpus, "prose");
-    if (!v.ok()) return Fail(v.status());
-    std::printf("| builtin: train fastText + embed %lld chunks + vector file | %.1f s (+ %.1f s) |\n",
-                static_cast<long long>(report.spaces[0].embedded), index_s, Ms(vt) / 1000);
-    std::vector<std::string> notes;
-    auto spaces = umwelt::LoadSpaces(**corpus, {}, &notes);
-    if (!spaces.ok()) return Fail(spaces.status());
-    return TimeSearches(**corpus, *spaces, "builtin 100-d");
-  }
-  if (mode == "search") {  // time searches on an already indexed corpus
-    std::vector<std::string> notes;
-    auto spaces = umwelt::LoadSpaces(**corpus, {}, &notes);
-    if (!spaces.ok()) return Fail(spaces.status());
-    if (spaces->empty()) return Fail(umwelt::Status::NotFound("no usable space (run builtin first)"));
-    return TimeSearches(**corpus, *spaces, "builtin 100-d");
-  }
-  if (mode == "recall") {  // recall@50 of the 4-bit scan + float rescoring against an exact float32 scan
-    std::vector<int64_t> ids;
-    std::vector<float> rows;
-    int d = 0;
-    umwelt::Status s = (*corpus)->ForEachVector("prose", [&](int64_t id, const float* v, int n) {
-      d = n;
-      ids.push_back(id);
-      rows.insert(rows.end(), v, v + n);
-    });
-    if (!s.ok()) return Fail(s);
-    auto v = umwelt::VectorIndex::Open(**corpus, "prose");
-    if (!v.ok()) return Fail(v.status());
-    RandomEmbedder gen(d, "q");
-    double total = 0;
-    const int kQueriesN = 25, kK = 50;
-    for (int q = 0; q < kQueriesN; ++q) {
-      auto qv = gen.Embed({"x"});
-      const std::vector<float>& x = (*qv)[0];
-      std::vector<std::pair<float, int64_t>> exact;
-      for (size_t i = 0; i < ids.size(); ++i) {
-        float dot = 0;
-        for (int k = 0; k < d; ++k) dot += x[k] * rows[i * d + k];
-        exact.emplace_back(dot, ids[i]);
-      }
-      std::partial_sort(exact.begin(), exact.begin() + kK, exact.end(), std::greater<>());
-      auto near = (*v)->Nearest(x, nullptr, kK);
-      if (!near.ok()) return Fail(near.status());
-      std::set<int64_t> truth;
-      for (int i = 0; i < kK; ++i) truth.insert(exact[i].second);
-      int found = 0;
-      for (const auto& n : *near) found += truth.count(n.chunk_id);
-      total += static_cast<double>(found) / kK;
-    }
-    std::printf("| %d-d: recall@50 of the 4-bit scan + float rescoring against an exact float32 scan | %.4f |\n", d,
-                total / kQueriesN);
-    return 0;
-  }
-  if (mode == "random") {
-    auto t = Clock::now();
-    {
-      auto b = (*corpus)->BeginWrite();
-      if (!b.ok()) return Fail(b.status());
-      if (!(*b)->ClearSpace("prose").ok() ||
-          !(*b)->PutMeta("spaces", "{\"prose\":{\"model\":\"" + model + "\",\"dim\":" + std::to_string(dim) + "}}").ok() ||
-          !(*b)->Commit().ok()) {
-        return Fail(umwelt::Status::Io("resetting the space"));
-      }
-    }
-    std::vector<int64_t> ids;
-    umwelt::Status s = (*corpus)->ForEachText("prose", true, [](std::string_view) { return true; },
-                                              [&](const umwelt::Corpus::TextRow& r) { ids.push_back(r.id); });
-    if (!s.ok()) return Fail(s);
-    RandomEmbedder gen(dim, model);
-    for (size_t i = 0; i < ids.size(); i += 20000) {
-      auto b = (*corpus)->BeginWrite();
-      std::vector<std::string> dummy(std::min<size_t>(20000, ids.size() - i));
-      auto vecs = gen.Embed(dummy);
-      for (size_t j = 0; j < dummy.size(); ++j) {
-        if (!(*b)->PutEmbedding(ids[i + j], "prose", (*vecs)[j]).ok()) return Fail(umwelt::Status::Io("put"));
-      }
-      if (!(*b)->Commit().ok()) return Fail(umwelt::Status::Io("commit"));
-    }
-    double store_s = Ms(t) / 1000;
-    auto vt = Clock::now();
-    auto v = umwelt::VectorIndex::Open(**corpus, "prose");
-    if (!v.ok()) return Fail(v.status());
-    double matrix_mb = static_cast<double>(ids.size()) * dim * 4 / 1048576.0;
-    std::printf("| random %d-d: store %zu vectors / build the vector file | %.1f s / %.1f s |\n", dim, ids.size(), store_s,
-                Ms(vt) / 1000);
-    // The searches again in a fresh process, for its peak RSS.
-    std::string cmd = std::string("'") + argv[0] + "' child --corpus '" + db + "' --dim " + std::to_string(dim);
-    if (FILE* p = popen(cmd.c_str(), "r")) {
-      char line[512];
-      while (std::fgets(line, sizeof line, p)) std::fputs(line, stdout);
-      pclose(p);
-    }
-    std::printf("| random %d-d: float32 matrix | %.0f MB |\n", dim, matrix_mb);
-    return 0;
-  }
-  if (mode == "child") {
-    std::vector<umwelt::Space> spaces;
-    auto v = umwelt::VectorIndex::Open(**corpus, "prose");
-    if (!v.ok()) return Fail(v.status());
-    spaces.push_back({"prose", std::make_unique<RandomEmbedder>(dim, model), std::move(v).value()});
-    int rc = TimeSearches(**corpus, spaces, ("random " + std::to_string(dim) + "-d").c_str());
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    std::printf("| random %d-d: peak RSS of a searching process | %ld MB |\n", dim, ru.ru_maxrss / 1024);
-    // How much of it is the process's own memory, and how much mapped file
-    // pages (shared with the page cache, dropped under pressure).
-    if (FILE* f = std::fopen("/proc/self/status", "r")) {
-      char line[256];
-      while (std::fgets(line, sizeof line, f)) {
-        if (std::strncmp(line, "RssAnon:", 8) == 0 || std::strncmp(line, "RssFile:", 8) == 0) {
-          long kb = std::atol(line + 8);
-          std::printf("| random %d-d: at exit, %.7s | %ld MB |\n", dim, line, kb / 1024);
-        }
-      }
-      std::fclose(f);
-    }
-    return rc;
-  }
-  std::fprintf(stderr, "usage: vector_bench builtin|random --corpus DB [--dim N]\n");
+  if (mode == "builtin") return Builtin(**corpus, a);
+  if (mode == "search") return SearchOnly(**corpus, a);
+  if (mode == "recall") return Recall(**corpus, a);
+  if (mode == "random") return Random(**corpus, a);
+  if (mode == "child") return Child(**corpus, a);
+  std::fprintf(stderr, "usage: vector_bench builtin|search|recall|random --corpus DB [--dim N]\n");
   return 2;
 }
