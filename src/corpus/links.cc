@@ -5,6 +5,7 @@
 #include <set>
 
 #include "umwelt/corpus.h"
+#include "umwelt/permalinks.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -34,42 +35,14 @@ std::string_view UrlAt(std::string_view text, size_t i) {
   return u;
 }
 
-// "https://host/a/b/c" -> {"a", "b", "c"} (query and fragment dropped).
-std::vector<std::string_view> PathParts(std::string_view url, std::string_view* host) {
-  size_t s = url.find("://");
-  if (s == std::string_view::npos) return {};
-  std::string_view rest = url.substr(s + 3);
-  size_t end = rest.find_first_of("?#");
-  if (end != std::string_view::npos) rest = rest.substr(0, end);
-  size_t slash = rest.find('/');
-  *host = rest.substr(0, slash);
-  std::vector<std::string_view> parts;
-  while (slash != std::string_view::npos) {
-    rest = rest.substr(slash + 1);
-    slash = rest.find('/');
-    std::string_view p = rest.substr(0, slash);
-    if (!p.empty()) parts.push_back(p);
-  }
-  return parts;
-}
-
 }  // namespace
 
+// A url's thread: what its source's permalink scheme says, else the web page.
 std::string ThreadRefForUrl(std::string_view url) {
-  std::string_view host;
-  auto parts = PathParts(url, &host);
-  if (host.empty()) return "";
-  std::string lower_host = ToLower(host);
-  if (lower_host == "github.com") {
-    std::string ref = ThreadRefFromUrl(url);
-    if (!ref.empty()) return ref;
-    return "";  // other GitHub pages (code, commits) are not web pages to fetch
-  }
-  if ((lower_host == "discord.com" || lower_host == "discordapp.com") && parts.size() >= 3 && parts[0] == "channels") {
-    return "discord:" + std::string(parts[1]) + "/" + std::string(parts[2]);
-  }
-  if (lower_host == "wandb.ai" && parts.size() >= 4 && parts[2] == "runs") {
-    return "wandb:" + std::string(parts[0]) + "/" + std::string(parts[1]) + "/" + std::string(parts[3]);
+  UrlParts parts = SplitUrl(url);
+  if (parts.host.empty()) return "";
+  if (const PermalinkScheme* scheme = SchemeForUrl(parts)) {
+    if (auto ref = scheme->thread_ref(url, parts)) return *ref;
   }
   size_t hash = url.find('#');
   return "web:" + std::string(url.substr(0, hash));

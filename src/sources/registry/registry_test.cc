@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "test_util.h"
+#include "umwelt/permalinks.h"
 
 namespace umwelt {
 namespace {
@@ -21,6 +24,32 @@ TEST(Sources, EveryRecordedSourceBelongsToOneSource) {
             "2 Git LFS pointers; a shallow clone (history from its grafted commits)");
   EXPECT_EQ(SourceOf("git:a/b")->DescribeCursor("not json"), "");
   EXPECT_EQ(SourceOf("github:a/b")->CursorFactsJson("{}"), "");
+}
+
+// Each permalink scheme belongs to a registered source, no host is claimed
+// twice, and each names its threads, its non-thread pages and the urls it
+// does not own.
+TEST(Sources, PermalinkSchemesBelongToSources) {
+  std::set<std::string_view> hosts;
+  for (const auto& scheme : PermalinkSchemes()) {
+    const Source* s = SourceOf(std::string(scheme.source) + ":x");
+    ASSERT_NE(s, nullptr) << scheme.source;
+    EXPECT_EQ(s->name(), scheme.source);
+    for (auto h : scheme.hosts) EXPECT_TRUE(hosts.insert(h).second) << h << " claimed twice";
+  }
+  EXPECT_EQ(SourceThreadRef("https://github.com/a/b/issues/7#issuecomment-9"), "a/b#7");
+  EXPECT_EQ(SourceThreadRef("https://GitHub.com/a/b/pull/8/files"), "a/b#8");
+  EXPECT_EQ(SourceThreadRef("https://github.com/a/b/blob/0123abc/x.cc"), "");  // GitHub's, but no thread
+  EXPECT_EQ(SourceThreadRef("https://discord.com/channels/1/2/3"), "discord:1/2");
+  EXPECT_EQ(SourceThreadRef("https://discordapp.com/channels/1/2"), "discord:1/2");
+  EXPECT_EQ(SourceThreadRef("https://discord.com/invite/abc"), std::nullopt);  // a web page
+  EXPECT_EQ(SourceThreadRef("https://wandb.ai/e/p/runs/r1?workspace=x"), "wandb:e/p/r1");
+  EXPECT_EQ(SourceThreadRef("https://wandb.ai/e/p/reports/x"), std::nullopt);
+  EXPECT_EQ(SourceThreadRef("https://example.com/channels/1/2/3"), std::nullopt);
+  EXPECT_EQ(SourceThreadRef("not a url"), std::nullopt);
+  UrlParts parts = SplitUrl("https://Host.Example/a//b/?q=1#f");
+  EXPECT_EQ(parts.host, "host.example");
+  EXPECT_EQ(parts.path, (std::vector<std::string_view>{"a", "b"}));
 }
 
 // A source that cannot sync says why on its line; the others go on, and a
