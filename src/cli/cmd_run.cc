@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "umwelt/permalinks.h"
 #include "umwelt/text.h"
 #include "umwelt/wandb.h"
 
@@ -16,13 +17,10 @@ namespace umwelt::cli {
 
 Status CmdRun(const std::string& path, const std::string& run, bool json) {
   std::string name = run;
-  const std::string prefix = "https://wandb.ai/";
-  if (name.rfind(prefix, 0) == 0) {  // https://wandb.ai/E/P/runs/R -> E/P/R
-    std::string rest = name.substr(prefix.size());
-    size_t runs = rest.find("/runs/");
-    if (runs == std::string::npos) return Status::Invalid("`" + run + "` is not a W&B run url");
-    name = rest.substr(0, runs) + "/" + rest.substr(runs + 6);
-    name = name.substr(0, name.find_first_of("?#"));
+  if (name.rfind("http://", 0) == 0 || name.rfind("https://", 0) == 0) {  // https://wandb.ai/E/P/runs/R -> E/P/R
+    std::optional<std::string> ref = SourceThreadRef(name);
+    if (!ref || ref->rfind("wandb:", 0) != 0) return Status::Invalid("`" + run + "` is not a W&B run url");
+    name = ref->substr(6);
   }
   auto slashes = std::count(name.begin(), name.end(), '/');
   if (slashes < 1 || slashes > 2 || name.front() == '/' || name.back() == '/' || name.find("//") != std::string::npos) {

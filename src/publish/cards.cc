@@ -1,5 +1,6 @@
 #include "cards.h"
 
+#include "umwelt/permalinks.h"
 #include "umwelt/publish.h"
 #include "umwelt/text.h"
 
@@ -10,15 +11,7 @@ std::string WithoutFragment(const std::string& url) { return url.substr(0, url.f
 
 }  // namespace
 
-bool IsCorpusLink(const std::string& url) {
-  if (url.rfind("https://github.com/", 0) == 0 || url.rfind("http://github.com/", 0) == 0) {
-    for (const char* p : {"/issues/", "/pull/", "/blob/", "/commit/", "/discussions/"}) {
-      if (url.find(p) != std::string::npos) return true;
-    }
-    return false;
-  }
-  return url.rfind("https://discord.com/channels/", 0) == 0 || url.rfind("https://wandb.ai/", 0) == 0;
-}
+bool IsCorpusLink(const std::string& url) { return IsSourceRecordUrl(url); }
 
 std::optional<Card> LookupCard(Corpus& corpus, const std::string& url) {
   std::optional<Chunk> chunk;

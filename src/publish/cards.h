@@ -24,7 +24,8 @@ struct Card {
 // thread itself (by url, or by the owner/repo#N a GitHub url names).
 std::optional<Card> LookupCard(Corpus& corpus, const std::string& url);
 
-// True for links that must resolve to the corpus: GitHub issues, pulls,
+// True for links that must resolve to the corpus: the records of the
+// sources' permalink schemes (umwelt/permalinks.h): GitHub issues, pulls,
 // code and commits; Discord messages; W&B runs.
 bool IsCorpusLink(const std::string& url);
 

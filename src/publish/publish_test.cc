@@ -187,6 +187,20 @@ TEST_F(PublishTest, WithoutACorpusCorpusLinksAreErrors) {
   EXPECT_EQ(problems[0].severity, CheckProblem::Severity::kError);
 }
 
+// Which links must be in the corpus comes from the sources' permalink
+// schemes: a W&B report is a web page (listed here, so fine), a message on
+// discordapp.com is a Discord record the corpus must hold.
+TEST_F(PublishTest, SourceRecordsAreTheLinksTheCorpusMustHold) {
+  std::string md =
+      "# T\n\nA report ([r](https://wandb.ai/e/p/reports/loss)).\n\n"
+      "A message ([m](https://discordapp.com/channels/1/2/3)).\n"
+      "<!--provenance-->\nWeb sources: https://wandb.ai/e/p/reports/loss\n";
+  auto problems = CheckCitations(md, corpus_.get());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].url, "https://discordapp.com/channels/1/2/3");
+  EXPECT_EQ(problems[0].message, "not in the corpus");
+}
+
 TEST_F(PublishTest, MathRendersWithKatexOrFallsBackToCode) {
   std::string md = "# T\n\nThe cost is $O(n^2)$ but $5 and $10 stay text.\n\n$$\n\\sum_i x_i\n$$\n\n`$not math$`\n";
   PublishOptions missing;

@@ -598,6 +598,14 @@ TEST(Cli, ContextPacksWholeThreadsUnderTheBudgetAndRunShowsConfig) {
   ASSERT_EQ(text_run.code, 0) << text_run.err;
   EXPECT_NE(text_run.out.find("mfu = 0.312"), std::string::npos) << text_run.out;
   EXPECT_EQ(Umwelt({"--corpus", db, "run", "tinylm/nope"}).code, 1);
+  // A url that is no run is named as such, whatever its host's case or anchors.
+  RunResult upper = Umwelt({"--corpus", db, "run", "https://WandB.ai/acme/tinylm/runs/h100-baseline?workspace=u#x"});
+  EXPECT_EQ(upper.code, 0) << upper.err;
+  for (const char* bad : {"https://wandb.ai/acme/tinylm/reports/x", "https://example.com/acme/tinylm/runs/r"}) {
+    RunResult r = Umwelt({"--corpus", db, "run", bad});
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find("is not a W&B run url"), std::string::npos) << r.err;
+  }
 }
 
 TEST(Cli, Issue13ShowAndSearchEscapeTerminalControls) {
