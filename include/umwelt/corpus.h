@@ -31,7 +31,7 @@ namespace corpus_internal {
 class StmtCache;
 }
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // One row of `chunks`: a message, comment, issue body, commit, window, ...
 struct Chunk {
@@ -48,6 +48,11 @@ struct Chunk {
   int part = 0;
   int n_parts = 1;
   std::string syms;       // split words of identifiers in text
+  // The source's structured facts about the record as one JSON object ("" =
+  // none), for readers that must not parse its text. Shared keys:
+  // "changed": {"files", "added", "removed"} for a change whose size is
+  // known (a commit, a landing, a pull request fetched whole).
+  std::string facts;
   // The source's last-modified time (ISO). Not a chunks column: kept in
   // record_versions so an older copy of a record never replaces a newer one.
   std::string updated;
@@ -122,6 +127,16 @@ struct CorpusStats {
 std::vector<Chunk> SplitIntoParts(const Chunk& c, size_t max_chars = 4000);
 // The record ref of a part ref: "o/r#1/c5:p2" -> "o/r#1/c5"; other refs as given.
 std::string BaseRef(const std::string& ref);
+
+// A change's size, as chunk and thread facts carry it ("changed"): written by
+// the sources that know it (git, GitHub), read by the digest.
+struct ChangeSize {
+  int64_t files = 0, added = 0, removed = 0;
+};
+// {"changed": {"files": F, "added": A, "removed": R}}
+std::string ChangeFacts(const ChangeSize& c);
+// The size in `facts`, or none (no facts, no "changed", or not numbers).
+std::optional<ChangeSize> ChangeOf(const std::string& facts);
 
 // The cross-references in the text of chunk `from_ref`, as mention links:
 // `#N` (resolved against `default_repo`; skipped when it is empty),
@@ -275,6 +290,7 @@ class Corpus {
   bool read_only_ = false;
   bool native_ = false;
   std::string thread_select_;  // "SELECT <thread columns>, facts" (NULL in a schema-2 file)
+  std::string chunk_select_;   // "SELECT <chunk columns>[, facts]" (no facts before schema 4)
   bool batch_open_ = false;
 };
 

@@ -40,6 +40,7 @@ Chunk ReadChunk(const Stmt& q) {
   c.part = static_cast<int>(q.Int(10));
   c.n_parts = static_cast<int>(q.Int(11));
   c.syms = q.Text(12);
+  if (q.Columns() > 13) c.facts = q.Text(13);
   return c;
 }
 
@@ -144,6 +145,9 @@ Status Corpus::Init(Mode mode) {
     facts = cols.ok() && cols.Step() == SQLITE_ROW;
   }
   thread_select_ = std::string("SELECT ") + kThreadColumns + (facts ? ", facts" : ", NULL");
+  // Nor has one of schema 3 or a reference corpus facts of chunks.
+  Stmt chunk_cols(db_, "SELECT 1 FROM pragma_table_info('chunks') WHERE name='facts'");
+  chunk_select_ = std::string("SELECT ") + kChunkColumns + (chunk_cols.ok() && chunk_cols.Step() == SQLITE_ROW ? ", facts" : "");
   return Status::Ok();
 }
 
@@ -156,7 +160,7 @@ Result<std::unique_ptr<WriteBatch>> Corpus::BeginWrite() {
 }
 
 Result<std::optional<Chunk>> Corpus::ChunkByRef(const std::string& ref) {
-  Stmt q(db_, (std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE ref=?1").c_str());
+  Stmt q(db_, (chunk_select_ + " FROM chunks WHERE ref=?1").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, ref);
   if (q.Step() == SQLITE_ROW) return std::optional<Chunk>(ReadChunk(q));
@@ -165,7 +169,7 @@ Result<std::optional<Chunk>> Corpus::ChunkByRef(const std::string& ref) {
 }
 
 Result<std::optional<Chunk>> Corpus::ChunkByUrl(const std::string& url) {
-  Stmt q(db_, (std::string("SELECT ") + kChunkColumns +
+  Stmt q(db_, (chunk_select_ +
                " FROM chunks WHERE url=?1 ORDER BY part LIMIT 1").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, url);
@@ -176,7 +180,7 @@ Result<std::optional<Chunk>> Corpus::ChunkByUrl(const std::string& url) {
 
 Result<std::vector<Chunk>> Corpus::ThreadChunks(const std::string& parent) {
   // The thread's own body first, then everything else in time order.
-  Stmt q(db_, (std::string("SELECT ") + kChunkColumns +
+  Stmt q(db_, (chunk_select_ +
                " FROM chunks WHERE parent=?1 OR ref=?1 OR (ref>=?2 AND ref<?3) "
                "ORDER BY (kind IN ('issue','pr')) DESC, date, ref, part").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
@@ -192,10 +196,10 @@ Result<std::vector<Chunk>> Corpus::ThreadChunks(const std::string& parent) {
 Result<std::vector<Chunk>> Corpus::ChunksAround(const std::string& parent, const std::string& date,
                                                 const std::string& ref, int n) {
   // (date, ref) orders a channel's messages; parts follow their record.
-  Stmt before(db_, (std::string("SELECT ") + kChunkColumns +
+  Stmt before(db_, (chunk_select_ +
                     " FROM chunks WHERE parent=?1 AND (date<?2 OR (date=?2 AND ref<?3))"
                     " ORDER BY date DESC, ref DESC, part DESC LIMIT ?4").c_str());
-  Stmt after(db_, (std::string("SELECT ") + kChunkColumns +
+  Stmt after(db_, (chunk_select_ +
                    " FROM chunks WHERE parent=?1 AND (date>?2 OR (date=?2 AND ref>=?3))"
                    " ORDER BY date, ref, part LIMIT ?4").c_str());
   UMWELT_RETURN_IF_ERROR(before.PrepareStatus(path_));
@@ -212,7 +216,7 @@ Result<std::vector<Chunk>> Corpus::ChunksAround(const std::string& parent, const
 }
 
 Result<std::vector<Chunk>> Corpus::ChunksById(const std::vector<int64_t>& ids) {
-  Stmt q(db_, (std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE id=?1").c_str());
+  Stmt q(db_, (chunk_select_ + " FROM chunks WHERE id=?1").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   std::vector<Chunk> out;
   out.reserve(ids.size());
@@ -294,7 +298,7 @@ Result<std::vector<std::string>> Corpus::RecordRefs(const std::string& parent, c
 }
 
 Result<std::vector<Chunk>> Corpus::ChunksInPeriod(const std::string& from, const std::string& to) {
-  Stmt q(db_, (std::string("SELECT ") + kChunkColumns +
+  Stmt q(db_, (chunk_select_ +
                " FROM chunks WHERE date>=?1 AND date<?2 ORDER BY date, ref, part").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   q.Bind(1, from).Bind(2, to);
@@ -579,6 +583,25 @@ Result<std::string> Corpus::ContentKey() {
     }
   }
   return key;
+}
+
+std::string ChangeFacts(const ChangeSize& c) {
+  return nlohmann::json{{"changed", {{"files", c.files}, {"added", c.added}, {"removed", c.removed}}}}.dump();
+}
+
+std::optional<ChangeSize> ChangeOf(const std::string& facts) {
+  if (facts.empty()) return std::nullopt;
+  auto j = nlohmann::json::parse(facts, nullptr, false);
+  if (!j.is_object()) return std::nullopt;
+  auto it = j.find("changed");
+  if (it == j.end() || !it->is_object()) return std::nullopt;
+  ChangeSize c;
+  for (auto [key, field] : {std::pair{"files", &c.files}, {"added", &c.added}, {"removed", &c.removed}}) {
+    auto v = it->find(key);
+    if (v == it->end() || !v->is_number_integer() || v->get<int64_t>() < 0) return std::nullopt;
+    *field = v->get<int64_t>();
+  }
+  return c;
 }
 
 }  // namespace umwelt

@@ -273,9 +273,10 @@ TEST(CorpusSchema, MatchesTheReferenceCore) {
     sqlite3_finalize(st);
     return cols;
   };
+  // The reference core's columns, in its order; umwelt's own follow them.
   EXPECT_EQ(columns("chunks"),
             (std::vector<std::string>{"id", "source", "kind", "ref", "parent", "title", "author", "date",
-                                      "url", "text", "part", "n_parts", "syms", "embed_space", "embedding"}));
+                                      "url", "text", "part", "n_parts", "syms", "embed_space", "embedding", "facts"}));
   EXPECT_EQ(columns("meta"), (std::vector<std::string>{"key", "value"}));
   EXPECT_EQ(columns("chunks_fts"), (std::vector<std::string>{"text", "title", "syms"}));
   EXPECT_EQ((*c)->GetMeta("schema_version").value(), std::to_string(kSchemaVersion));
@@ -348,7 +349,8 @@ TEST(CorpusSchema, Version2ReadsThenMigratesToFacts) {
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE threads DROP COLUMN facts; UPDATE meta SET value='2' WHERE key='schema_version';",
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE threads DROP COLUMN facts; ALTER TABLE chunks DROP COLUMN facts;"
+                             " UPDATE meta SET value='2' WHERE key='schema_version';",
                          nullptr, nullptr, nullptr),
             SQLITE_OK)
       << sqlite3_errmsg(db);
@@ -372,6 +374,78 @@ TEST(CorpusSchema, Version2ReadsThenMigratesToFacts) {
   ASSERT_TRUE((*b)->PutThread(t).ok());
   ASSERT_TRUE((*b)->Commit().ok());
   EXPECT_EQ((*(*c)->GetThread("wandb:e/p/r1"))->facts, R"({"name":"r1","config":{}})");
+}
+
+// Schema 4 adds chunks.facts: a schema-3 file reads its chunks (read-only,
+// unmigrated, no facts) and migrates on the first write, its git cursors
+// reset so the next sync fills in the commits' sizes; a record whose facts
+// change is rewritten.
+TEST(CorpusSchema, Version3ReadsThenMigratesToChunkFacts) {
+  testing::TempDir dir;
+  std::string path = dir.File("c.db");
+  Chunk ch;
+  ch.source = "git";
+  ch.kind = "commit";
+  ch.ref = "o/r/commit/abc";
+  ch.parent = ch.ref;
+  ch.title = "Fix it";
+  ch.text = "Fix it";
+  ch.date = "2026-11-02T00:00:00Z";
+  {
+    auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({ch}).ok());
+    ASSERT_TRUE((*b)->PutSyncState({"git:o/r", "{\"head\":\"abc\"}", "", "", ""}).ok());
+    ASSERT_TRUE((*b)->PutSyncState({"github:o/r", "{\"issues\":{}}", "", "", ""}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE chunks DROP COLUMN facts; UPDATE meta SET value='3' WHERE key='schema_version';",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  {
+    auto c = Corpus::Open(path, Corpus::Mode::kReadOnly);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    auto got = (*c)->ChunkByRef(ch.ref);
+    ASSERT_TRUE(got.ok() && *got) << got.status().message();
+    EXPECT_EQ((*got)->title, "Fix it");
+    EXPECT_EQ((*got)->facts, "");
+  }
+  auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ((*c)->GetMeta("schema_version").value(), std::to_string(kSchemaVersion));
+  EXPECT_EQ((*(*c)->GetSyncState("git:o/r"))->cursor, "");
+  EXPECT_EQ((*(*c)->GetSyncState("github:o/r"))->cursor, "{\"issues\":{}}");
+  ch.facts = ChangeFacts({3, 25, 66});
+  auto b = (*c)->BeginWrite();
+  auto put = (*b)->PutRecord({ch});
+  ASSERT_TRUE(put.ok());
+  EXPECT_TRUE(*put);  // the same record with facts is a change
+  ASSERT_TRUE((*b)->Commit().ok());
+  auto got = (*c)->ChunkByRef(ch.ref);
+  ASSERT_TRUE(got.ok() && *got);
+  auto size = ChangeOf((*got)->facts);
+  ASSERT_TRUE(size.has_value()) << (*got)->facts;
+  EXPECT_EQ(size->files, 3);
+  EXPECT_EQ(size->added, 25);
+  EXPECT_EQ(size->removed, 66);
+}
+
+// Facts come from a file anyone may have written: anything but a size of
+// non-negative integers is no size.
+TEST(CorpusFacts, ChangeOfReadsOnlyAWholeSize) {
+  EXPECT_EQ(ChangeOf(ChangeFacts({1, 2, 3}))->removed, 3);
+  for (const char* bad : {"", "not json", "[]", "{}", R"({"changed": 3})", R"({"changed": {"files": 1, "added": 2}})",
+                          R"({"changed": {"files": 1, "added": 2, "removed": "3"}})",
+                          R"({"changed": {"files": -1, "added": 2, "removed": 3}})",
+                          R"({"changed": {"files": 1.5, "added": 2, "removed": 3}})",
+                          R"({"changed": {"files": 18446744073709551615, "added": 2, "removed": 3}})"}) {
+    EXPECT_FALSE(ChangeOf(bad).has_value()) << bad;
+  }
 }
 
 }  // namespace

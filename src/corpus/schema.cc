@@ -68,7 +68,16 @@ ALTER TABLE threads ADD COLUMN facts TEXT;
 UPDATE sync_state SET cursor = NULL WHERE source LIKE 'wandb:%';
 )sql";
 
-const char* kMigrations[] = {kMigration1, kMigration2, kMigration3};
+// Structured facts of a chunk (chunks.facts): a commit's or pull request's
+// size, which the digest read from the text before. The git source's next
+// sync reads the whole history again to fill them in (unchanged records stay
+// as they are); GitHub pull requests gain theirs when next updated.
+const char* kMigration4 = R"sql(
+ALTER TABLE chunks ADD COLUMN facts TEXT;
+UPDATE sync_state SET cursor = NULL WHERE source LIKE 'git:%';
+)sql";
+
+const char* kMigrations[] = {kMigration1, kMigration2, kMigration3, kMigration4};
 constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kNumMigrations == kSchemaVersion, "one migration per schema version");
 

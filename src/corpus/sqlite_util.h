@@ -96,6 +96,7 @@ class Stmt {
     return p ? std::string_view(p, sqlite3_column_bytes(stmt_, col)) : std::string_view();
   }
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  int Columns() const { return sqlite3_column_count(stmt_); }
   sqlite3_stmt* get() { return stmt_; }
 
  private:

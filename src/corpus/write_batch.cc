@@ -25,7 +25,7 @@ std::string PartHigh(const std::string& ref) { return ref + ":q"; }
 bool SameChunk(const Chunk& a, const Chunk& b) {
   return a.ref == b.ref && a.source == b.source && a.kind == b.kind && a.parent == b.parent &&
          a.title == b.title && a.author == b.author && a.date == b.date && a.url == b.url &&
-         a.text == b.text && a.part == b.part && a.n_parts == b.n_parts && a.syms == b.syms;
+         a.text == b.text && a.part == b.part && a.n_parts == b.n_parts && a.syms == b.syms && a.facts == b.facts;
 }
 
 }  // namespace
@@ -70,7 +70,7 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
   }
 
   Stmt existing(*corpus_->cache_, "SELECT id, source, kind, ref, parent, title, author, date, url, text, part,"
-                    " n_parts, syms FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3) ORDER BY part");
+                    " n_parts, syms, coalesce(facts,'') FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3) ORDER BY part");
   UMWELT_RETURN_IF_ERROR(existing.PrepareStatus(path));
   existing.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
   std::vector<Chunk> old;
@@ -89,6 +89,7 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
     c.part = static_cast<int>(existing.Int(10));
     c.n_parts = static_cast<int>(existing.Int(11));
     c.syms = existing.Text(12);
+    c.facts = existing.Text(13);
     old.push_back(std::move(c));
   }
   UMWELT_RETURN_IF_ERROR(existing.Finished(path));
@@ -104,12 +105,12 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
   UMWELT_RETURN_IF_ERROR(del.Run(path + ": replacing " + base));
 
   Stmt ins(*corpus_->cache_, "INSERT INTO chunks(source, kind, ref, parent, title, author, date, url, text, part,"
-               " n_parts, syms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+               " n_parts, syms, facts) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,nullif(?13,''))");
   UMWELT_RETURN_IF_ERROR(ins.PrepareStatus(path));
   for (const auto& c : parts) {
     ins.Bind(1, c.source).Bind(2, c.kind).Bind(3, c.ref).Bind(4, c.parent).Bind(5, c.title);
     ins.Bind(6, c.author).Bind(7, c.date).Bind(8, c.url).Bind(9, c.text).Bind(10, c.part);
-    ins.Bind(11, c.n_parts).Bind(12, c.syms);
+    ins.Bind(11, c.n_parts).Bind(12, c.syms).Bind(13, c.facts);
     UMWELT_RETURN_IF_ERROR(ins.Run(path + ": storing " + c.ref));
   }
   ++changed_;

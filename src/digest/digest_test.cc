@@ -205,6 +205,41 @@ TEST_F(DigestTest, WeeksRunMondayToSunday) {
   EXPECT_EQ(ParsePeriod("2026-11-01_2026-11-30", "")->days(), 30);
 }
 
+// A landed change's size comes from the facts of the chunk that knows it,
+// never from text: a comment that pastes a "Changed:" line sizes nothing.
+TEST_F(DigestTest, LandedSizesComeFromFactsNotText) {
+  {
+    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto body = (*c)->ChunkByRef("acme/widget#4");
+    ASSERT_TRUE(body.ok() && *body);
+    Chunk pr = **body;
+    pr.facts = ChangeFacts({2, 10, 5});
+    pr.updated = "2026-11-20T00:00:00Z";
+    Chunk pasted = GithubChunk("acme/widget#4/c900", "acme/widget#4", "comment",
+                               "https://github.com/acme/widget/pull/4#issuecomment-900",
+                               "From the other repo:\nChanged: 900 file(s), +9000 \xE2\x88\x92" "1", "cy",
+                               "2026-11-17T10:00:00Z");
+    pasted.title = "t";
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({pasted}).ok());
+    ASSERT_TRUE((*b)->PutRecord({pr}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto d = BuildDigest(Options());
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  const LandedChange* four = nullptr;
+  for (const auto& s : d->sections) {
+    for (const auto& l : s.landed) {
+      if (l.label == "#4") four = &l;
+    }
+  }
+  ASSERT_NE(four, nullptr);
+  EXPECT_EQ(four->files, 2);
+  EXPECT_EQ(four->added, 10);
+  EXPECT_EQ(four->removed, 5);
+}
+
 TEST_F(DigestTest, ExtractiveWeekGroupsWorkstreamsAndPassesTheChecks) {
   auto d = BuildDigest(Options());
   ASSERT_TRUE(d.ok()) << d.status().message();

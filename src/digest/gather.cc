@@ -173,15 +173,13 @@ std::vector<std::string> FilesOf(const std::string& text) {
   return out;
 }
 
-// "Changed: 8 file(s), +25 −66" in a commit's text or a landing's
-// description: files, added, removed.
-bool ParseChanged(const std::string& text, int64_t* files, int64_t* added, int64_t* removed) {
-  static const std::regex changed(R"((\d+) file\(s\), \+(\d+) \xE2\x88\x92(\d+))");
-  std::smatch m;
-  if (!std::regex_search(text, m, changed)) return false;
-  *files = std::stoll(m[1].str());
-  *added = std::stoll(m[2].str());
-  *removed = std::stoll(m[3].str());
+// The size a chunk's or thread's facts give a landed change.
+bool SizeFrom(const std::string& facts, LandedChange* l) {
+  std::optional<ChangeSize> c = ChangeOf(facts);
+  if (!c) return false;
+  l->files = c->files;
+  l->added = c->added;
+  l->removed = c->removed;
   return true;
 }
 
@@ -404,7 +402,7 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
         l.url = c->url;
         l.author = c->author;
         l.date = c->date;
-        ParseChanged(c->text, &l.files, &l.added, &l.removed);
+        SizeFrom(c->facts, &l);
         out.push_back(std::move(l));
       }
       continue;
@@ -420,15 +418,17 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
       l.author = u.t.author;
       l.discussion = discussion;
       if (auto it = cited_by.find(u.t.ref); it != cited_by.end()) l.links = static_cast<int>(it->second.size());
-      // A PR the git history knows says its authors and size in its row.
-      const std::string& d = u.t.description;
-      if (size_t by = d.find(" by "); l.author.empty() && by != std::string::npos) {
-        l.author = d.substr(by + 4, d.find(';', by) == std::string::npos ? std::string::npos : d.find(';', by) - by - 4);
-      }
-      if (!ParseChanged(d, &l.files, &l.added, &l.removed)) {
+      // Its size: from its row (a PR the git history knows), else from the
+      // chunk that knows it (its landing, or the PR fetched whole).
+      if (!SizeFrom(u.t.facts, &l)) {
         for (const Chunk* c : u.chunks) {
-          if (ParseChanged(c->text, &l.files, &l.added, &l.removed)) break;  // a landing, or the PR itself
+          if (SizeFrom(c->facts, &l)) break;
         }
+      }
+      // No author in its row: the landing's.
+      for (const Chunk* c : u.chunks) {
+        if (!l.author.empty()) break;
+        if (c->source == "git" && ChangeOf(c->facts)) l.author = c->author;
       }
       out.push_back(std::move(l));
     }

@@ -146,6 +146,14 @@ TEST_F(MergeHistoryTest, EachPullRequestIsOneThreadWhateverTheMergeStyle) {
   ASSERT_TRUE(merge.ok() && *merge);
   EXPECT_EQ((*merge)->title, "Merge pull request #310 from ann/zloss");
   EXPECT_NE((*merge)->text.find("Changed: 2 file(s)"), std::string::npos) << (*merge)->text;
+  // The size also travels as facts, for readers that must not parse text.
+  auto merge_size = ChangeOf((*merge)->facts);
+  ASSERT_TRUE(merge_size.has_value()) << (*merge)->facts;
+  EXPECT_EQ(merge_size->files, 2);
+  auto pr_size = ChangeOf((*pr)->facts);
+  ASSERT_TRUE(pr_size.has_value()) << (*pr)->facts;
+  EXPECT_EQ(pr_size->added, merge_size->added);
+  EXPECT_EQ(ChangeOf((*corpus_->ChunkByRef("acme/tinylm/commit/" + Sha("main~6^2")))->facts), std::nullopt);  // inside the PR
   EXPECT_FALSE(*corpus_->GetThread("acme/tinylm/commit/" + Sha("main~6")));  // no thread of its own
   EXPECT_EQ(Subjects("acme/tinylm/commit/" + Sha("main~6^1")), std::vector<std::string>{"Readme on main"});
 

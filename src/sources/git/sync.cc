@@ -141,6 +141,7 @@ Status ChangedPaths(git_repository* repo, git_commit* c, std::vector<std::string
 // A commit's size against its first parent: files, added and removed lines.
 struct DiffStat {
   int64_t files = 0, added = 0, removed = 0;
+  bool known = false;  // counted (the clone held the blobs)
 };
 Status CommitStat(git_repository* repo, git_commit* c, DiffStat* out) {
   TreePtr tree, parent_tree;
@@ -382,6 +383,7 @@ class GitSync {
       t.description = "#" + std::to_string(n) + " merged as " + info.landing_sha.substr(0, 10) + " on " + branch_ + ": " +
                       std::to_string(info.commits) + " commit(s) by " + who + "; " + std::to_string(info.stat.files) +
                       " file(s), +" + std::to_string(info.stat.added) + " −" + std::to_string(info.stat.removed);
+      if (info.stat.known) t.facts = ChangeFacts({info.stat.files, info.stat.added, info.stat.removed});
       UMWELT_RETURN_IF_ERROR(batch.PutThread(t));
       r_.pull_requests++;
     }
@@ -465,6 +467,7 @@ class GitSync {
       // A landing or a commit made to the branch directly says how big the
       // change was (when the clone holds the blobs to count lines in).
       if (CommitStat(repo_.get(), c.get(), &stat).ok()) {
+        stat.known = true;
         text += "\nChanged: " + std::to_string(stat.files) + " file(s), +" + std::to_string(stat.added) + " −" +
                 std::to_string(stat.removed);
         if (info && info->landing.merge()) text += " (the whole pull request)";
@@ -489,6 +492,7 @@ class GitSync {
     ch.date = CommitTime(c.get());
     ch.url = CommitUrl(forge_, sha);
     ch.text = text;
+    if (stat.known) ch.facts = ChangeFacts({stat.files, stat.added, stat.removed});
     ch.updated = ch.date;
     UMWELT_RETURN_IF_ERROR(batch.PutRecord(SplitIntoParts(ch)).status());
     if (info) {

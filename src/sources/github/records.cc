@@ -324,6 +324,7 @@ class PageParser {
       int64_t files = f.Int("changed_files"), added = f.Int("additions"), removed = f.Int("deletions");
       c.text += std::string(c.text.empty() ? "" : "\n\n") + "Changed: " + std::to_string(files) + " file(s), +" +
                 std::to_string(added) + " \xE2\x88\x92" + std::to_string(removed);
+      c.facts = ChangeFacts({files, added, removed});
     }
     c.updated = th.updated;
     AddRecord(c, t.repo, ref);

@@ -64,6 +64,11 @@ TEST(ParsePage, IssuesCommentsAndLinks) {
   ASSERT_TRUE(ParsePage(whole.dump(), "", "pr.json", &w).ok());
   ASSERT_EQ(w.records.size(), 1u);
   EXPECT_NE(w.records[0][0].text.find("Changed: 4 file(s), +120 −7"), std::string::npos) << w.records[0][0].text;
+  auto size = ChangeOf(w.records[0][0].facts);
+  ASSERT_TRUE(size.has_value()) << w.records[0][0].facts;
+  EXPECT_EQ(size->files, 4);
+  EXPECT_EQ(size->added, 120);
+  EXPECT_EQ(size->removed, 7);
 
   Records c;
   ASSERT_TRUE(ParsePage(json::array({Comment(1, 77, "LGTM")}).dump(), "", "c.json", &c).ok());
