@@ -145,9 +145,10 @@ Status Corpus::Init(Mode mode) {
     facts = cols.ok() && cols.Step() == SQLITE_ROW;
   }
   thread_select_ = std::string("SELECT ") + kThreadColumns + (facts ? ", facts" : ", NULL");
-  // Nor has one of schema 3 or a reference corpus facts of chunks.
+  // Nor has a corpus of schema 3, or a reference corpus, facts of chunks.
   Stmt chunk_cols(db_, "SELECT 1 FROM pragma_table_info('chunks') WHERE name='facts'");
-  chunk_select_ = std::string("SELECT ") + kChunkColumns + (chunk_cols.ok() && chunk_cols.Step() == SQLITE_ROW ? ", facts" : "");
+  bool chunk_facts = chunk_cols.ok() && chunk_cols.Step() == SQLITE_ROW;
+  chunk_select_ = std::string("SELECT ") + kChunkColumns + (chunk_facts ? ", facts" : "");
   return Status::Ok();
 }
 
