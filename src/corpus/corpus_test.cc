@@ -325,6 +325,16 @@ TEST(SyncOutcome, FailuresKeepTheCursorAndTheirFirstTimeSuccessClearsThem) {
 namespace umwelt {
 namespace {
 
+// Rewrites a corpus file behind umwelt's back, as an older version left it.
+void Downgrade(const std::string& path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  int rc = sqlite3_exec(db, sql, nullptr, nullptr, nullptr);
+  std::string error = sqlite3_errmsg(db);
+  sqlite3_close(db);
+  ASSERT_EQ(rc, SQLITE_OK) << error;
+}
+
 // Schema 3 adds threads.facts: a schema-2 file reads (read-only, unmigrated)
 // and migrates on the first write, its W&B cursors reset so the next sync
 // fills in the runs' facts.
@@ -347,14 +357,9 @@ TEST(CorpusSchema, Version2ReadsThenMigratesToFacts) {
     ASSERT_TRUE((*b)->Commit().ok());
     EXPECT_EQ((*(*c)->GetThread("wandb:e/p/r1"))->facts, R"({"name":"r1"})");
   }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE threads DROP COLUMN facts; ALTER TABLE chunks DROP COLUMN facts;"
-                             " UPDATE meta SET value='2' WHERE key='schema_version';",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
+  ASSERT_NO_FATAL_FAILURE(Downgrade(path,
+                                    "ALTER TABLE threads DROP COLUMN facts; ALTER TABLE chunks DROP COLUMN facts;"
+                                    " UPDATE meta SET value='2' WHERE key='schema_version';"));
   {
     auto c = Corpus::Open(path, Corpus::Mode::kReadOnly);
     ASSERT_TRUE(c.ok()) << c.status().message();
@@ -400,13 +405,8 @@ TEST(CorpusSchema, Version3ReadsThenMigratesToChunkFacts) {
     ASSERT_TRUE((*b)->PutSyncState({"github:o/r", "{\"issues\":{}}", "", "", ""}).ok());
     ASSERT_TRUE((*b)->Commit().ok());
   }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE chunks DROP COLUMN facts; UPDATE meta SET value='3' WHERE key='schema_version';",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
+  ASSERT_NO_FATAL_FAILURE(
+      Downgrade(path, "ALTER TABLE chunks DROP COLUMN facts; UPDATE meta SET value='3' WHERE key='schema_version';"));
   {
     auto c = Corpus::Open(path, Corpus::Mode::kReadOnly);
     ASSERT_TRUE(c.ok()) << c.status().message();
