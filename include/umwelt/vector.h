@@ -8,10 +8,11 @@
 // per space (<corpus>.vec-<space>) holds them as 4-bit codes for the scan and
 // float32 for rescoring, rebuilt when the space changes.
 //
-// The builtin embedder trains fastText word vectors on the corpus itself and
-// embeds a text as the SIF-weighted mean of its words' vectors with the
-// corpus's first principal component removed. Its word table
-// (<corpus>.<space>.words) is the model; its hash is in the model id.
+// The builtin embedder trains a word table on the corpus itself: by default
+// latent semantic analysis of its stems (a text is the log-tf · idf weighted
+// sum of its stems' vectors), or fastText word vectors with SIF weights. The
+// table (<corpus>.<space>.words) is the model; its kind and hash are in the
+// model id (builtin:lsa-100d-<hash>).
 #pragma once
 
 #include <functional>
@@ -37,10 +38,11 @@ Result<std::vector<SpaceConfig>> ParseSpaceConfigs(const std::vector<std::string
 bool SpaceCovers(const std::string& space, const std::string& source);
 
 struct BuiltinTrainOptions {
+  std::string method = "lsa";  // or "fasttext" (README "Hybrid search")
   int dim = 100;
-  int epoch = 5;
-  int min_count = 2;
-  int threads = 2;
+  int epoch = 5;      // fastText
+  int min_count = 2;  // words in fewer texts (LSA) or fewer times (fastText) have no vector
+  int threads = 2;    // fastText
   // Larger corpora train on a uniform sample of their chunks of about this
   // many words: enough for word vectors, and training stays within minutes.
   int64_t max_train_words = 6'000'000;
@@ -103,9 +105,10 @@ class VectorIndex {
 // scores, each leg's scaled to [0, 1] over its list, weighted and summed.
 enum class Fusion { kRrf, kScores };
 // What one vector leg weighs against the keyword leg's 1 in score fusion:
-// chosen on the tuning halves of Cranfield and CISI with the builtin space
-// (README, "Retrieval quality"); a stronger embedder may deserve more.
-inline constexpr double kDefaultVectorWeight = 0.2;
+// chosen on the tuning halves of Cranfield and CISI with the builtin (LSA)
+// space, in the middle of a plateau from 0.8 to 1.5 (README, "Retrieval
+// quality"). A fastText space, much weaker, was best at 0.2.
+inline constexpr double kDefaultVectorWeight = 0.8;
 
 struct HybridOptions {
   SearchOptions search;                 // query, k, filters

@@ -130,6 +130,7 @@ Status CmdSearchMulti(const std::string& corpus, const std::vector<std::string>&
 struct IndexArgs {
   std::vector<std::string> embedders;
   bool retrain = false;
+  std::string builtin = "lsa";  // the builtin model's kind: lsa or fasttext
   int dim = 100;
   int epochs = 5;
 };
@@ -144,6 +145,7 @@ struct EvalArgs {
   double vec_weight = kDefaultVectorWeight;
   int epochs = 10;
   int dim = 100;
+  std::string builtin = "lsa";
   bool json = false;
   std::string half = "all";  // all, tune (odd-numbered queries), held-out (even-numbered)
   std::string bm25;          // keyword tuning (ParseKeywordTuning)

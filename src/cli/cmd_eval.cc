@@ -118,9 +118,10 @@ Status StoreCollection(const TestCollection& c, Corpus& corpus) {
 // Trains the builtin prose space on the evaluation corpus and loads it.
 Result<std::vector<Space>> TrainEvalSpace(Corpus& corpus, const EvalArgs& a, IndexReport* report) {
   IndexOptions io;
+  io.builtin.method = a.builtin;
   io.builtin.epoch = a.epochs;
   io.builtin.dim = a.dim;
-  io.builtin.threads = 1;  // fastText is deterministic on one thread: the table reproduces
+  io.builtin.threads = 1;  // fastText is deterministic on one thread: the table reproduces (LSA always is)
   UMWELT_RETURN_IF_ERROR(IndexSpaces(corpus, {{"prose", "builtin"}}, io, report));
   std::vector<std::string> notes;
   UMWELT_ASSIGN_OR_RETURN(auto spaces, LoadSpaces(corpus, {}, &notes));
@@ -256,7 +257,11 @@ void AddEvalRetrievalVerb(const VerbContext& v, CLI::App& eval) {
   eval_retrieval->add_option("--run", ea.run, "Also write the rankings in TREC run format");
   eval_retrieval->add_option("--work", ea.work, "Keep the evaluation corpus in this folder");
   eval_retrieval->add_option("--vec-weight", ea.vec_weight, "Fusion weight of the vector leg")->default_val(kDefaultVectorWeight);
-  eval_retrieval->add_option("--epochs", ea.epochs, "Builtin training epochs")->default_val(10);
+  eval_retrieval->add_option("--builtin", ea.builtin, "The builtin model trained: lsa or fasttext")
+      ->default_val("lsa")
+      ->check(CLI::IsMember({"lsa", "fasttext"}));
+  eval_retrieval->add_option("--dim", ea.dim, "Builtin model dimension")->default_val(100)->check(CLI::Range(8, 1024));
+  eval_retrieval->add_option("--epochs", ea.epochs, "Builtin fastText training epochs")->default_val(10);
   eval_retrieval->add_option("--half", ea.half,
                              "Which queries: all, tune (the 1st, 3rd, … in file order) or held-out (the 2nd, 4th, …)")
       ->default_val("all");

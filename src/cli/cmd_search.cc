@@ -144,6 +144,7 @@ Status CmdIndex(const std::string& path, const IndexArgs& a) {
   UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(specs));
   IndexOptions o;
   o.retrain = a.retrain;
+  o.builtin.method = a.builtin;
   o.builtin.dim = a.dim;
   o.builtin.epoch = a.epochs;
   Progress progress("index");
@@ -230,8 +231,11 @@ void AddSearchVerbs(const VerbContext& v) {
   auto* index = v.app.add_subcommand("index", "Embed new and changed chunks into the vector spaces");
   index->add_option("--embedder", ia.embedders, "SPACE=PROVIDER (default prose=builtin, or $UMWELT_EMBEDDERS)");
   index->add_flag("--retrain", ia.retrain, "Train the builtin model again (re-embeds its space)");
+  index->add_option("--builtin", ia.builtin, "The builtin model trained: lsa (latent semantic analysis) or fasttext")
+      ->default_val("lsa")
+      ->check(CLI::IsMember({"lsa", "fasttext"}));
   index->add_option("--dim", ia.dim, "Builtin model dimension")->default_val(100)->check(CLI::Range(8, 1024));
-  index->add_option("--epochs", ia.epochs, "Builtin training epochs")->default_val(5)->check(CLI::Range(1, 100));
+  index->add_option("--epochs", ia.epochs, "Builtin fastText training epochs")->default_val(5)->check(CLI::Range(1, 100));
   search->callback([v, args] {
     *v.run = [v, args]() -> Status {
       args->sa.search.sources = SplitList(args->source_list);

@@ -1,6 +1,11 @@
-// The builtin embedder: fastText skip-gram vectors trained on the corpus,
-// exported to a memory-mapped word table, and SIF sentence embeddings (Arora
-// et al. 2017: weight a / (a + p(w)), mean, first principal component removed).
+// The builtin embedder: a word table trained on the corpus and memory-mapped
+// at query time, in one of two kinds —
+//   lsa       latent semantic analysis (lsa.h): stems, each text the
+//             log(1 + tf) · idf weighted sum of its stems' vectors (the
+//             default: it measures far better, README "Retrieval quality")
+//   fasttext  fastText skip-gram vectors and SIF sentence embeddings (Arora
+//             et al. 2017: weight a / (a + p(w)), mean, first principal
+//             component removed)
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -10,11 +15,14 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <random>
 
 #include <xxhash.h>
 
 #include "fasttext_module.h"
+#include "lsa.h"
 #include "umwelt/dynlib.h"
 #include "umwelt/file.h"
 #include "umwelt/log.h"
@@ -24,10 +32,13 @@
 namespace umwelt {
 namespace {
 
-constexpr char kMagic[8] = {'U', 'M', 'W', 'W', 'O', 'R', 'D', '1'};
+// The table's kind is its magic: fastText words (1) or LSA stems (2).
+constexpr char kFastTextMagic[8] = {'U', 'M', 'W', 'W', 'O', 'R', 'D', '1'};
+constexpr char kLsaMagic[8] = {'U', 'M', 'W', 'W', 'O', 'R', 'D', '2'};
 constexpr float kSifA = 1e-3f;
 
 // Word table layout: header, pc[dim], weight[n], offsets[n+1], blob, vectors[n*dim], trailer.
+// The weight is SIF's for fastText and the idf for LSA; LSA's pc is zero.
 struct WordHeader {
   char magic[8];
   uint32_t dim;
@@ -36,7 +47,7 @@ struct WordHeader {
 };
 
 // After the vectors: the XXH3 hash of everything before it, which names the
-// model (builtin:fasttext-100d-<hash>).
+// model (builtin:lsa-100d-<hash>, builtin:fasttext-100d-<hash>).
 constexpr char kTrailerMagic[8] = {'U', 'M', 'W', 'H', 'A', 'S', 'H', '1'};
 struct WordTrailer {
   uint64_t hash;
@@ -44,6 +55,16 @@ struct WordTrailer {
 };
 
 size_t Align8(size_t x) { return (x + 7) & ~size_t{7}; }
+
+// A text's LSA terms: its tokens but function words, as the keyword index
+// stems them.
+std::vector<std::string> StemTerms(std::string_view text) {
+  std::vector<std::string> terms;
+  for (const auto& t : Tokenize(text)) {
+    if (!lsa::IsStopWord(t)) terms.push_back(StemWord(t));
+  }
+  return terms;
+}
 
 class BuiltinEmbedder final : public Embedder {
  public:
@@ -59,7 +80,8 @@ class BuiltinEmbedder final : public Embedder {
     std::unique_ptr<BuiltinEmbedder> e(new BuiltinEmbedder());
     e->file_ = std::move(file).value();
     std::memcpy(&e->h_, e->file_->data(), sizeof e->h_);
-    if (std::memcmp(e->h_.magic, kMagic, 8) != 0 || e->h_.dim == 0 || e->h_.dim > 4096) {
+    e->lsa_ = std::memcmp(e->h_.magic, kLsaMagic, 8) == 0;
+    if ((!e->lsa_ && std::memcmp(e->h_.magic, kFastTextMagic, 8) != 0) || e->h_.dim == 0 || e->h_.dim > 4096) {
       return Status::Corrupt(path + ": not a builtin model");
     }
     size_t off = sizeof(WordHeader);
@@ -86,7 +108,8 @@ class BuiltinEmbedder final : public Embedder {
     }
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-    e->model_ = "builtin:fasttext-" + std::to_string(e->h_.dim) + "d-" + std::string(hex, 12);
+    e->model_ = std::string(e->lsa_ ? "builtin:lsa-" : "builtin:fasttext-") + std::to_string(e->h_.dim) + "d-" +
+                std::string(hex, 12);
     return e;
   }
 
@@ -117,7 +140,26 @@ class BuiltinEmbedder final : public Embedder {
     return lo < h_.n && Word(lo) == w ? static_cast<int64_t>(lo) : -1;
   }
 
-  std::vector<float> EmbedOne(const std::string& text) const {
+  std::vector<float> EmbedOne(const std::string& text) const { return lsa_ ? EmbedLsa(text) : EmbedSif(text); }
+
+  std::vector<float> EmbedLsa(const std::string& text) const {
+    const uint32_t d = h_.dim;
+    std::vector<float> v(d, 0.0f);
+    bool any = false;
+    const std::vector<std::string> terms = StemTerms(text);  // outlives the views into it
+    for (const auto& [term, log_tf] : lsa::LogTermFrequencies(terms)) {
+      int64_t i = Find(term);
+      if (i < 0) continue;
+      const float* wv = vectors_ + static_cast<size_t>(i) * d;
+      float weight = log_tf * weights_[i];
+      for (uint32_t k = 0; k < d; ++k) v[k] += weight * wv[k];
+      any = true;
+    }
+    if (any) Normalize(&v);
+    return v;  // all zeros when the text has no known stem
+  }
+
+  std::vector<float> EmbedSif(const std::string& text) const {
     const uint32_t d = h_.dim;
     std::vector<float> v(d, 0.0f);
     size_t n = 0;
@@ -138,6 +180,7 @@ class BuiltinEmbedder final : public Embedder {
   }
 
   WordHeader h_{};
+  bool lsa_ = false;
   const float* pc_ = nullptr;
   const float* weights_ = nullptr;
   const uint32_t* offsets_ = nullptr;
@@ -171,10 +214,12 @@ std::string BuiltinModelPath(const Corpus& corpus, const std::string& space) {
   return corpus.path() + "." + space + ".words";
 }
 
-// The space's text, tokenized one record a line, sampled down to about
-// o.max_train_words words, into `text_path` for fastText.
-static Status WriteTrainingText(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o,
-                         const std::string& text_path) {
+namespace {
+
+// Calls `each` with the title and text of the space's records, sampled down
+// to about o.max_train_words words (uniformly, seeded: a table reproduces).
+Status ForEachSampledText(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o,
+                          const std::function<void(const std::string&)>& each) {
   auto covers = [&](std::string_view src) { return SpaceCovers(space, std::string(src)); };
   // Words in the space, roughly (bytes / 6), to decide the sampling rate.
   int64_t bytes = 0;
@@ -184,30 +229,46 @@ static Status WriteTrainingText(Corpus& corpus, const std::string& space, const 
   double keep = std::min(1.0, static_cast<double>(o.max_train_words) * 6 / std::max<int64_t>(1, bytes));
   std::mt19937_64 sampler(20261130);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
-  {
-    std::ofstream out(text_path, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::Io(text_path + ": cannot write training text");
-    Status s = corpus.ForEachText(space, false, covers,
-                                  [&](const Corpus::TextRow& r) {
-                                    if (keep < 1.0 && coin(sampler) > keep) return;
-                                    std::string line;
-                                    for (const auto& w : Tokenize(std::string(r.title) + " " + std::string(r.text))) {
-                                      line += w;
-                                      line += ' ';
-                                    }
-                                    out << line << '\n';
-                                  });
-    if (!s.ok()) {
-      ::unlink(text_path.c_str());
-      return s;
-    }
-  }
-  return Status::Ok();
+  return corpus.ForEachText(space, false, covers, [&](const Corpus::TextRow& r) {
+    if (keep < 1.0 && coin(sampler) > keep) return;
+    each(std::string(r.title) + " " + std::string(r.text));
+  });
 }
 
-namespace {
+// A trained word table, before it is written.
+struct WordTable {
+  const char* magic = nullptr;
+  int dim = 0;
+  std::vector<std::string> words;  // sorted
+  std::vector<float> weights;      // per word
+  std::vector<float> vectors;      // words × dim
+  std::vector<float> pc;           // dim
+};
 
-// Word vectors trained by fastText on the text at text_path.
+// Latent semantic analysis over the sampled texts' stems.
+Result<WordTable> TrainLsaTable(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
+  lsa::Trainer trainer;
+  UMWELT_RETURN_IF_ERROR(
+      ForEachSampledText(corpus, space, o, [&](const std::string& text) { trainer.Add(StemTerms(text)); }));
+  lsa::TrainOptions lo;
+  lo.dim = o.dim;
+  lo.min_df = o.min_count;
+  auto model = trainer.Train(lo);
+  if (!model.ok()) {
+    return Status::Invalid("training the builtin model for space " + space + ": " + model.status().message() +
+                           " (is the corpus empty?)");
+  }
+  WordTable t;
+  t.magic = kLsaMagic;
+  t.dim = o.dim;
+  t.words = std::move(model->terms);
+  t.weights = std::move(model->idf);
+  t.vectors = std::move(model->vectors);
+  t.pc.assign(o.dim, 0.0f);
+  return t;
+}
+
+// Word vectors trained by fastText.
 struct Trained {
   int dim = 0;
   std::vector<std::string> words;
@@ -216,11 +277,29 @@ struct Trained {
 };
 
 // Trains through fastText, which lives in a module loaded only here
-// (fasttext_module.cc).
-Result<Trained> TrainWords(const std::string& text_path, const std::string& space, const BuiltinTrainOptions& o) {
+// (fasttext_module.cc), on the sampled texts' tokens, one text a line.
+Result<Trained> TrainFastTextWords(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o,
+                                   const std::string& model_path) {
   static const auto train = LoadModuleFunction<decltype(&umwelt_fasttext_train)>(
       "umwelt-fasttext", "umwelt_fasttext_train", "training the builtin vector space");
   if (!train.ok()) return train.status();
+  std::string text_path = TempPathFor(model_path + ".train");
+  {
+    std::ofstream out(text_path, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::Io(text_path + ": cannot write training text");
+    Status s = ForEachSampledText(corpus, space, o, [&](const std::string& text) {
+      std::string line;
+      for (const auto& w : Tokenize(text)) {
+        line += w;
+        line += ' ';
+      }
+      out << line << '\n';
+    });
+    if (!s.ok()) {
+      ::unlink(text_path.c_str());
+      return s;
+    }
+  }
   Trained t;
   UmweltFastTextArgs args{text_path.c_str(), o.dim, o.epoch, o.min_count, std::max(1, o.threads)};
   char err[512] = "";
@@ -234,48 +313,43 @@ Result<Trained> TrainWords(const std::string& text_path, const std::string& spac
         t->vectors.insert(t->vectors.end(), v, v + d);
       },
       err, sizeof err);
+  ::unlink(text_path.c_str());
   if (rc != 0) {
     return Status::Invalid("training the builtin model for space " + space + ": " + err + " (is the corpus empty?)");
   }
   return t;
 }
 
-}  // namespace
-
-Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
-  std::string path = BuiltinModelPath(corpus, space);
-  std::string text_path = TempPathFor(path + ".train");
-  UMWELT_RETURN_IF_ERROR(WriteTrainingText(corpus, space, o, text_path));
-  auto trained = TrainWords(text_path, space, o);
-  ::unlink(text_path.c_str());
-  if (!trained.ok()) return trained.status();
-  const Trained& t = *trained;
-
+// fastText words with SIF weights and the principal component of a sample of
+// the corpus's sentence vectors.
+Result<WordTable> TrainFastTextTable(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
+  UMWELT_ASSIGN_OR_RETURN(Trained trained, TrainFastTextWords(corpus, space, o, BuiltinModelPath(corpus, space)));
+  const Trained& t = trained;
   const int32_t n = static_cast<int32_t>(t.words.size());
-  const int dim = t.dim > 0 ? t.dim : o.dim;
+  WordTable table;
+  table.magic = kFastTextMagic;
+  table.dim = t.dim > 0 ? t.dim : o.dim;
+  const int dim = table.dim;
   double total = 0;
   for (auto c : t.counts) total += static_cast<double>(c);
   std::vector<std::pair<std::string, int32_t>> words;
   for (int32_t i = 0; i < n; ++i) words.emplace_back(t.words[i], i);
   std::sort(words.begin(), words.end());
-  std::vector<float> vectors(static_cast<size_t>(n) * dim), weights(n);
-  std::vector<uint32_t> offsets;
-  std::string blob;
+  table.vectors.resize(static_cast<size_t>(n) * dim);
+  table.weights.resize(n);
   for (int32_t j = 0; j < n; ++j) {
-    offsets.push_back(static_cast<uint32_t>(blob.size()));
-    blob += words[j].first;
+    table.words.push_back(words[j].first);
     const float* wv = &t.vectors[static_cast<size_t>(words[j].second) * dim];
-    std::copy(wv, wv + dim, &vectors[static_cast<size_t>(j) * dim]);
+    std::copy(wv, wv + dim, &table.vectors[static_cast<size_t>(j) * dim]);
     double p = total > 0 ? t.counts[words[j].second] / total : 0;
-    weights[j] = static_cast<float>(kSifA / (kSifA + p));
+    table.weights[j] = static_cast<float>(kSifA / (kSifA + p));
   }
-  offsets.push_back(static_cast<uint32_t>(blob.size()));
 
   // The principal component over a sample of the corpus's sentence vectors.
   std::vector<std::vector<float>> sample;
   std::mt19937 rng(7);
   std::map<std::string, int32_t> index;
-  for (int32_t j = 0; j < n; ++j) index.emplace(words[j].first, j);
+  for (int32_t j = 0; j < n; ++j) index.emplace(table.words[j], j);
   Status s = corpus.ForEachText(space, false, [&](std::string_view src) { return SpaceCovers(space, std::string(src)); },
                                 [&](const Corpus::TextRow& r) {
                                   if (sample.size() >= 20000 && rng() % 8 != 0) return;
@@ -284,8 +358,8 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
                                   for (const auto& w : Tokenize(std::string(r.title) + " " + std::string(r.text))) {
                                     auto it = index.find(w);
                                     if (it == index.end()) continue;
-                                    const float* x = &vectors[static_cast<size_t>(it->second) * dim];
-                                    for (int k = 0; k < dim; ++k) v[k] += weights[it->second] * x[k];
+                                    const float* x = &table.vectors[static_cast<size_t>(it->second) * dim];
+                                    for (int k = 0; k < dim; ++k) v[k] += table.weights[it->second] * x[k];
                                     ++used;
                                   }
                                   if (used == 0) return;
@@ -293,12 +367,23 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
                                   else sample[rng() % sample.size()] = std::move(v);
                                 });
   UMWELT_RETURN_IF_ERROR(s);
-  std::vector<float> pc = FirstComponent(sample, dim);
+  table.pc = FirstComponent(sample, dim);
+  return table;
+}
 
+// Writes `t` to `path` (through a temporary file, renamed into place).
+Status WriteWordTable(const WordTable& t, const std::string& path) {
+  std::vector<uint32_t> offsets;
+  std::string blob;
+  for (const auto& w : t.words) {
+    offsets.push_back(static_cast<uint32_t>(blob.size()));
+    blob += w;
+  }
+  offsets.push_back(static_cast<uint32_t>(blob.size()));
   WordHeader h{};
-  std::memcpy(h.magic, kMagic, 8);
-  h.dim = static_cast<uint32_t>(dim);
-  h.n = static_cast<uint32_t>(n);
+  std::memcpy(h.magic, t.magic, 8);
+  h.dim = static_cast<uint32_t>(t.dim);
+  h.n = static_cast<uint32_t>(t.words.size());
   h.blob_bytes = blob.size();
   std::string tmp = TempPathFor(path);
   {
@@ -312,14 +397,14 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
       XXH3_64bits_update(state, p, n);
     };
     put(&h, sizeof h);
-    put(pc.data(), pc.size() * 4);
-    put(weights.data(), weights.size() * 4);
+    put(t.pc.data(), t.pc.size() * 4);
+    put(t.weights.data(), t.weights.size() * 4);
     put(offsets.data(), offsets.size() * 4);
     put(blob.data(), blob.size());
-    size_t pos = sizeof h + pc.size() * 4 + weights.size() * 4 + offsets.size() * 4 + blob.size();
+    size_t pos = sizeof h + t.pc.size() * 4 + t.weights.size() * 4 + offsets.size() * 4 + blob.size();
     static const char zeros[8] = {};
     put(zeros, Align8(pos) - pos);
-    put(vectors.data(), vectors.size() * 4);
+    put(t.vectors.data(), t.vectors.size() * 4);
     WordTrailer trailer{XXH3_64bits_digest(state), {}};
     XXH3_freeState(state);
     std::memcpy(trailer.magic, kTrailerMagic, 8);
@@ -330,7 +415,20 @@ Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrain
     }
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) return Status::Io(path + ": " + std::strerror(errno));
-  LogInfo("trained the builtin model for " + space + ": " + std::to_string(n) + " words, " + std::to_string(dim) + "-d");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status TrainBuiltin(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o) {
+  if (o.method != "lsa" && o.method != "fasttext") {
+    return Status::Invalid("the builtin model is lsa or fasttext, not `" + o.method + "`");
+  }
+  UMWELT_ASSIGN_OR_RETURN(WordTable table, o.method == "fasttext" ? TrainFastTextTable(corpus, space, o)
+                                                                   : TrainLsaTable(corpus, space, o));
+  UMWELT_RETURN_IF_ERROR(WriteWordTable(table, BuiltinModelPath(corpus, space)));
+  LogInfo("trained the builtin model (" + o.method + ") for " + space + ": " + std::to_string(table.words.size()) +
+          " words, " + std::to_string(table.dim) + "-d");
   return Status::Ok();
 }
 

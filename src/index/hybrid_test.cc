@@ -12,7 +12,7 @@
 namespace umwelt {
 namespace {
 
-// A small corpus on two topics, enough for fastText to learn something.
+// A small corpus on two topics, enough for the builtin models to learn something.
 class HybridTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -58,7 +58,10 @@ TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
     auto unit = [&] {
       std::vector<float> v(dim);
       float n = 0;
-      for (float& x : v) n += (x = g(rng)) * x;
+      for (float& x : v) {
+        x = g(rng);
+        n += x * x;
+      }
       for (float& x : v) x /= std::sqrt(n);
       return v;
     };
@@ -136,7 +139,7 @@ TEST_F(HybridTest, IndexIsIncrementalAndRetrainReembeds) {
   ASSERT_EQ(r1.spaces.size(), 1u);
   EXPECT_EQ(r1.spaces[0].embedded, 40);
   std::string model = r1.spaces[0].model;
-  EXPECT_EQ(model.rfind("builtin:fasttext-16d-", 0), 0u) << model;
+  EXPECT_EQ(model.rfind("builtin:lsa-16d-", 0), 0u) << model;
   EXPECT_EQ(CorpusSpaces(*corpus_).value().at("prose"), model);
   {
     // The word table keeps its hash in a trailer, so opening it reads no
@@ -179,6 +182,32 @@ TEST_F(HybridTest, IndexIsIncrementalAndRetrainReembeds) {
   ASSERT_TRUE(v.ok()) << v.status().message();
   EXPECT_EQ((*v)->dim(), 24);
   EXPECT_EQ((*v)->size(), 40u);
+
+  // The other kind of builtin model, fastText, names itself so and
+  // re-embeds the space; its table loads as well as LSA's.
+  retrain.builtin.method = "fasttext";
+  IndexReport r5;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, retrain, &r5).ok());
+  EXPECT_EQ(r5.spaces[0].model.rfind("builtin:fasttext-24d-", 0), 0u) << r5.spaces[0].model;
+  EXPECT_EQ(r5.spaces[0].embedded, 40);
+  auto fasttext = MakeEmbedder("builtin", *corpus_, "prose");
+  ASSERT_TRUE(fasttext.ok()) << fasttext.status().message();
+  EXPECT_EQ((*fasttext)->model(), r5.spaces[0].model);
+  IndexOptions again = Options();
+  again.builtin.method = "fasttext";
+  IndexReport r5b;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, again, &r5b).ok());
+  EXPECT_EQ(r5b.spaces[0].embedded, 0);  // the same kind: kept
+  // Asked for LSA (the default), a fastText table is trained again as LSA.
+  IndexReport r5c;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r5c).ok());
+  EXPECT_EQ(r5c.spaces[0].model.rfind("builtin:lsa-16d-", 0), 0u) << r5c.spaces[0].model;
+  EXPECT_EQ(r5c.spaces[0].embedded, 40);
+  retrain.builtin.method = "word2vec";
+  IndexReport r6;
+  auto unknown = IndexSpaces(*corpus_, {{"prose", "builtin"}}, retrain, &r6);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message().find("lsa or fasttext"), std::string::npos) << unknown.message();
 }
 
 TEST_F(HybridTest, FusesLegsFiltersAndNamesThem) {
@@ -257,7 +286,7 @@ TEST_F(HybridTest, BadQueriesAndMissingSpaces) {
   auto mismatch = LoadSpaces(*corpus_, {{"prose", "openai:http://127.0.0.1:1/v1#other-model"}}, &notes);
   ASSERT_FALSE(mismatch.ok());
   EXPECT_NE(mismatch.status().message().find("other-model"), std::string::npos);
-  EXPECT_NE(mismatch.status().message().find("builtin:fasttext"), std::string::npos);
+  EXPECT_NE(mismatch.status().message().find("builtin:lsa"), std::string::npos);
 }
 
 TEST_F(HybridTest, AnUnreachableEmbedderSkipsItsSpaceAndKeepsKeyword) {

@@ -108,8 +108,11 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
   for (const auto& cfg : spaces) {
     auto start = std::chrono::steady_clock::now();
     if (cfg.provider == "builtin") {
+      // A model of another kind than asked for (a fastText table, from
+      // before LSA was the default) is trained again, as --retrain would.
       auto existing = MakeEmbedder("builtin", corpus, cfg.space);
-      if (o.retrain || !existing.ok()) UMWELT_RETURN_IF_ERROR(TrainBuiltin(corpus, cfg.space, o.builtin));
+      bool other_kind = existing.ok() && (*existing)->model().rfind("builtin:" + o.builtin.method + "-", 0) != 0;
+      if (o.retrain || !existing.ok() || other_kind) UMWELT_RETURN_IF_ERROR(TrainBuiltin(corpus, cfg.space, o.builtin));
     }
     UMWELT_ASSIGN_OR_RETURN(auto embedder, MakeEmbedder(cfg.provider, corpus, cfg.space));
     json all = SpacesJson(corpus);
