@@ -118,8 +118,9 @@ int Builtin(umwelt::Corpus& c, const BenchArgs&) {
   auto vt = Clock::now();
   auto v = umwelt::VectorIndex::Open(c, "prose");
   if (!v.ok()) return Fail(v.status());
-  std::printf("| builtin: train fastText + embed %lld chunks + vector file | %.1f s (+ %.1f s) |\n",
-              static_cast<long long>(report.spaces[0].embedded), index_s, Ms(vt) / 1000);
+  std::printf("| builtin (%s): train + embed %lld chunks + vector file | %.1f s (+ %.1f s) |\n",
+              report.spaces[0].model.c_str(), static_cast<long long>(report.spaces[0].embedded), index_s,
+              Ms(vt) / 1000);
   std::vector<std::string> notes;
   auto spaces = umwelt::LoadSpaces(c, {}, &notes);
   if (!spaces.ok()) return Fail(spaces.status());
