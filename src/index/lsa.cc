@@ -64,14 +64,16 @@ std::vector<std::pair<std::string_view, float>> LogTermFrequencies(const std::ve
 Result<Model> Trainer::Train(const TrainOptions& o) const {
   // The vocabulary: terms in at least min_df documents, the most widespread
   // max_terms of them, as columns in the order of their terms.
+  // A corpus too small for any term to reach min_df (a few texts) keeps
+  // every term rather than fail.
   std::vector<uint32_t> kept;
-  for (uint32_t id = 0; id < terms_.size(); ++id) {
-    if (df_[id] >= static_cast<uint32_t>(std::max(1, o.min_df))) kept.push_back(id);
+  for (uint32_t min_df : {static_cast<uint32_t>(std::max(1, o.min_df)), 1u}) {
+    for (uint32_t id = 0; id < terms_.size(); ++id) {
+      if (df_[id] >= min_df) kept.push_back(id);
+    }
+    if (!kept.empty()) break;
   }
-  if (kept.empty()) {
-    return Status::Invalid("no word is in " + std::to_string(o.min_df) + " or more of the " +
-                           std::to_string(docs_.size()) + " texts sampled");
-  }
+  if (kept.empty()) return Status::Invalid("the sampled texts hold no words");
   if (kept.size() > o.max_terms) {
     std::stable_sort(kept.begin(), kept.end(), [&](uint32_t a, uint32_t b) { return df_[a] > df_[b]; });
     kept.resize(o.max_terms);

@@ -38,8 +38,9 @@ class Trainer {
  public:
   void Add(const std::vector<std::string>& terms);
   size_t documents() const { return docs_.size(); }
-  // The model; Invalid when no term is in min_df documents. A corpus whose
-  // matrix has rank below dim gets zero components past its rank.
+  // The model; Invalid when there are no terms at all. When no term is in
+  // min_df documents, every term is kept. A corpus whose matrix has rank
+  // below dim gets zero components past its rank.
   Result<Model> Train(const TrainOptions& o) const;
 
  private:
