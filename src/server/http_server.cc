@@ -352,7 +352,8 @@ int HttpServer::Queue(MHD_Connection* c, Exchange& x) {
                                                 static_cast<uint64_t>(res.file_offset));
     if (!r) ::close(res.file_fd);
   } else if (res.provider) {
-    auto* s = new Stream{std::move(res.provider)};
+    auto* s = new Stream;
+    s->provider = std::move(res.provider);
     r = Mhd().create_response_from_callback(MHD_SIZE_UNKNOWN, 16 << 10, &HttpCallbacks::Read, s, &HttpCallbacks::FreeStream);
     if (!r) delete s;
   } else {
