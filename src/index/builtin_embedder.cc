@@ -32,7 +32,10 @@
 namespace umwelt {
 namespace {
 
-// The table's kind is its magic: fastText words (1) or LSA stems (2).
+// The table's kind is its magic: fastText words (1) or LSA stems (2). The
+// magic names how a text is embedded with the table as well, so a change to
+// that (StemTerms, lsa::IsStopWord, the weights) needs a magic of its own:
+// vectors stored with the old way must not meet queries embedded the new.
 constexpr char kFastTextMagic[8] = {'U', 'M', 'W', 'W', 'O', 'R', 'D', '1'};
 constexpr char kLsaMagic[8] = {'U', 'M', 'W', 'W', 'O', 'R', 'D', '2'};
 constexpr float kSifA = 1e-3f;
