@@ -21,6 +21,10 @@ Matrix Orthonormal(const Matrix& m) {
   return qr.householderQ() * Matrix::Identity(m.rows(), m.cols());
 }
 
+// A term's weight within a text, before its idf: the same in training and
+// in embedding, or texts would not land where their documents did.
+float LogTf(uint32_t count) { return std::log1p(static_cast<float>(count)); }
+
 }  // namespace
 
 void Trainer::Add(const std::vector<std::string>& terms) {
@@ -57,7 +61,7 @@ std::vector<std::pair<std::string_view, float>> LogTermFrequencies(const std::ve
   for (const auto& t : terms) ++counts[t];
   std::vector<std::pair<std::string_view, float>> out;
   out.reserve(counts.size());
-  for (const auto& [t, n] : counts) out.emplace_back(t, std::log1p(static_cast<float>(n)));
+  for (const auto& [t, n] : counts) out.emplace_back(t, LogTf(n));
   return out;
 }
 
@@ -98,7 +102,7 @@ Result<Model> Trainer::Train(const TrainOptions& o) const {
     for (const auto& [id, n] : doc) {
       int32_t c = column[id];
       if (c < 0) continue;
-      cells.emplace_back(rows, c, std::log1p(static_cast<float>(n)) * m.idf[c]);
+      cells.emplace_back(rows, c, LogTf(n) * m.idf[c]);
       any = true;
     }
     if (any) ++rows;
