@@ -42,8 +42,10 @@ std::vector<Chunk> SplitIntoParts(const Chunk& c, size_t max_chars) {
   }
   std::vector<Chunk> out;
   out.reserve(pieces.size());
+  Chunk shared = c;  // each part is the record but for its text: copied once, not per part
+  shared.text.clear();
   for (size_t i = 0; i < pieces.size(); ++i) {
-    Chunk p = c;
+    Chunk p = shared;
     p.ref = c.ref + ":p" + std::to_string(i);
     p.text = std::string(pieces[i]);
     p.syms.clear();

@@ -12,6 +12,14 @@ using corpus_internal::Stmt;
 
 namespace {
 
+// Titles past this are cut at a character boundary with an ellipsis.
+constexpr size_t kMaxTitleBytes = 1000;
+
+std::string ShortTitle(const std::string& title) {
+  if (title.size() <= kMaxTitleBytes) return title;
+  return std::string(TruncateUtf8(title, kMaxTitleBytes - 3)) + "\xE2\x80\xA6";
+}
+
 std::string JsonArray(const std::vector<std::string>& v) {
   nlohmann::json j = nlohmann::json::array();
   for (auto& s : v) j.push_back(s);
@@ -47,6 +55,10 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
     if (c.ref.empty()) return Status::Invalid(path + ": record with an empty ref");
     Chunk s = c;
     if (!IsValidUtf8(s.text)) s.text = SanitizeUtf8(s.text);
+    // A title is a line to show: a commit whose first line is a megabyte
+    // keeps its text whole, and a title cut to a line's length (each part
+    // of the record carries the title).
+    s.title = ShortTitle(s.title);
     if (!IsValidUtf8(s.title)) s.title = SanitizeUtf8(s.title);
     if (!IsValidUtf8(s.author)) s.author = SanitizeUtf8(s.author);
     if (s.syms.empty()) s.syms = IdentifierSymbols(s.text);
@@ -157,6 +169,7 @@ Status WriteBatch::JoinThread(const std::string& ref, const std::string& thread)
 }
 
 Status WriteBatch::PutThread(const Thread& t) {
+  const std::string title = ShortTitle(t.title);
   // Whether the title changes (or the row is new): only then are the
   // thread's chunks retitled — a channel of a million messages is not
   // rescanned for every batch that touches it.
@@ -165,7 +178,7 @@ Status WriteBatch::PutThread(const Thread& t) {
     Stmt old(*corpus_->cache_, "SELECT coalesce(title,'') FROM threads WHERE ref=?1");
     UMWELT_RETURN_IF_ERROR(old.PrepareStatus(corpus_->path_));
     old.Bind(1, t.ref);
-    if (old.Step() == SQLITE_ROW) retitle = old.Text(0) != t.title;
+    if (old.Step() == SQLITE_ROW) retitle = old.Text(0) != title;
     UMWELT_RETURN_IF_ERROR(old.Finished(corpus_->path_));
   }
   Stmt q(*corpus_->cache_,
@@ -184,12 +197,12 @@ Status WriteBatch::PutThread(const Thread& t) {
          " WHERE excluded.updated='' OR coalesce(threads.updated,'')<=excluded.updated");
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(corpus_->path_));
   q.Bind(1, t.ref).Bind(2, t.source).Bind(3, t.kind).Bind(4, t.state).Bind(5, t.state_reason);
-  q.Bind(6, t.title).Bind(7, t.author).Bind(8, t.author_association).Bind(9, t.url);
+  q.Bind(6, title).Bind(7, t.author).Bind(8, t.author_association).Bind(9, t.url);
   q.Bind(10, JsonArray(t.labels)).Bind(11, JsonArray(t.assignees)).Bind(12, t.created);
   q.Bind(13, t.updated).Bind(14, t.closed).Bind(15, t.merged).Bind(16, t.parent);
   q.Bind(17, JsonArray(t.children)).Bind(18, t.description).Bind(19, t.facts);
   UMWELT_RETURN_IF_ERROR(q.Run(corpus_->path_ + ": storing thread " + t.ref));
-  if (t.title.empty() || t.titled_kinds.empty() || !retitle || sqlite3_changes(corpus_->db_) == 0) {
+  if (title.empty() || t.titled_kinds.empty() || !retitle || sqlite3_changes(corpus_->db_) == 0) {
     return Status::Ok();
   }
   // The chunks the source says show their thread's title (not the parts of
@@ -198,7 +211,7 @@ Status WriteBatch::PutThread(const Thread& t) {
                             " AND kind IN (SELECT value FROM json_each(?3))"
                             " AND ref NOT LIKE ?1 || ':p%' AND coalesce(title,'')<>?2");
   UMWELT_RETURN_IF_ERROR(titles.PrepareStatus(corpus_->path_));
-  titles.Bind(1, t.ref).Bind(2, t.title).Bind(3, JsonArray(t.titled_kinds));
+  titles.Bind(1, t.ref).Bind(2, title).Bind(3, JsonArray(t.titled_kinds));
   UMWELT_RETURN_IF_ERROR(titles.Run(corpus_->path_ + ": titling chunks of " + t.ref));
   if (sqlite3_changes(corpus_->db_) > 0) ++changed_;
   return Status::Ok();
