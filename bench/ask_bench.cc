@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <regex>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/pattern.h"
 #include "umwelt/research.h"
 
 namespace {
@@ -56,9 +56,9 @@ int main(int argc, char** argv) {
       }
       content = json{{"facets", facets}, {"code", {"checkpoint save", "float8 linear", "data loader"}}}.dump();
     } else {
-      std::smatch m;
-      std::regex url(R"re(url="([^"]+)")re");
-      std::string first = std::regex_search(user, m, url) ? m[1].str() : "";
+      umwelt::Groups m;
+      static const umwelt::Pattern url(R"re(url="([^"]+)")re");
+      std::string first = url.Search(user, &m) ? std::string(m[1]) : "";
       content = "# Report\n\n## Short answer\n\nThe evidence is summarised here ([source](" + first + ")).\n";
     }
     int64_t in = static_cast<int64_t>(req.body.size() / 4);

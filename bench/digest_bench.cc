@@ -13,12 +13,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
-#include <regex>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "text_pool.h"
+#include "umwelt/pattern.h"
 #include "umwelt/digest.h"
 #include "umwelt/text.h"
 
@@ -207,9 +207,9 @@ int main(int argc, char** argv) {
     std::string system = body["messages"][0]["content"], user = body["messages"].back()["content"];
     std::string content;
     if (system.find("one section") != std::string::npos) {
-      std::smatch m;
-      static const std::regex url(R"re(url="([^"]+)")re");
-      std::string first = std::regex_search(user, m, url) ? m[1].str() : "";
+      umwelt::Groups m;
+      static const umwelt::Pattern url(R"re(url="([^"]+)")re");
+      std::string first = url.Search(user, &m) ? std::string(m[1]) : "";
       content = json{{"heading", "Work"}, {"body", "Work moved ([source](" + first + "))."}}.dump();
     } else if (system.find("bullets") != std::string::npos) {
       int n = 0;

@@ -4,10 +4,23 @@
 #   scripts/check.sh thread-safety   clang's -Wthread-safety on the files that
 #                                    use umwelt/thread_annotations.h
 #   scripts/check.sh tidy            clang-tidy with the project's .clang-tidy
-#   scripts/check.sh                 both
+#   scripts/check.sh no-regex        no std::regex anywhere in the code (it
+#                                    backtracks and recurses once per
+#                                    character: one long input kills a thread);
+#                                    umwelt/pattern.h (RE2) is the matcher
+#   scripts/check.sh                 all three
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
+status=0
+if [ "$what" = no-regex ] || [ "$what" = all ]; then
+  if grep -rnE 'std::(regex|sregex|smatch|cmatch|wregex)|#include <regex>' src include bench fuzz tests --include='*.cc' --include='*.h'; then
+    echo "check: std::regex above; use umwelt/pattern.h (RE2, linear time) or plain parsing" >&2
+    status=1
+  fi
+  echo "no-regex: checked"
+  [ "$what" = no-regex ] && exit $status
+fi
 [ -f build/compile_commands.json ] || { echo "check: build/compile_commands.json missing; run scripts/build.sh" >&2; exit 2; }
 jobs="$(nproc)"
 
@@ -31,7 +44,6 @@ for e in json.load(open("build/compile_commands.json")):
 PY
 }
 
-status=0
 if [ "$what" = thread-safety ] || [ "$what" = all ]; then
   # Every file that includes a header with annotations, directly or not, is
   # simplest found by the annotations' users: the server and MCP.

@@ -8,7 +8,7 @@ PACKAGES=(
   libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libfasttext-dev libeigen3-dev
-  libgit2-dev libgumbo-dev libstemmer-dev libpoppler-cpp-dev libssl-dev
+  libgit2-dev libgumbo-dev libstemmer-dev libre2-dev libpoppler-cpp-dev libssl-dev
   clang clang-tidy libclang-rt-14-dev binutils sqlite3
   katex nodejs chromium fonts-liberation wrk python3 python3-numpy
 )

@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "test_util.h"
+#include "umwelt/pattern.h"
 
 namespace umwelt::testing {
 
@@ -47,11 +47,11 @@ class ServeProcess {
   }
   // The port from "listening on 127.0.0.1:PORT", or 0 after 20 s.
   int WaitForPort() {
-    static const std::regex re(R"(listening on [^ ]+:(\d+))");
+    static const Pattern re(R"(listening on [^ ]+:(\d+))");
     for (int i = 0; i < 400; ++i) {
       std::string text = ReadFileOrEmpty(log_);
-      std::smatch m;
-      if (std::regex_search(text, m, re)) return std::stoi(m[1]);
+      Groups m;
+      if (re.Search(text, &m)) return std::stoi(std::string(m[1]));
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return 0;

@@ -26,6 +26,9 @@ std::vector<std::string> Numbers(std::string_view text);
 std::string Neutralize(std::string_view text);
 // Whether `haystack` holds the number `digits` whole ("45" is not in "451k").
 bool ContainsNumber(std::string_view haystack, std::string_view digits);
+// The targets of a Markdown text's links ("](target)"), then its bare
+// http(s) urls, in order.
+std::vector<std::string> MarkdownLinks(std::string_view md);
 // Whether a sentence speaks of a target, goal or plan rather than a result.
 bool SpeaksOfTarget(std::string_view sentence);
 // The unit of a number Numbers() found ("38.5%" -> "%", "64 H100s" ->

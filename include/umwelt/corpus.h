@@ -15,6 +15,7 @@
 //   opens read-only; thread metadata is then simply absent.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -173,6 +174,17 @@ Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int aro
 const char* SqliteVersion();
 // `show --json`'s object, from the `first`-th chunk on; `toc` leaves texts out.
 std::string ThreadViewJson(const ThreadView& v, size_t first = 0, bool toc = false);
+
+// A corpus file from elsewhere (a downloaded snapshot), checked before it
+// replaces one: opened read-only with the schema trusted for nothing
+// (trusted_schema off, defensive), its schema exactly this umwelt's tables,
+// indexes and triggers (no view, no trigger or virtual table of its own:
+// those run on every read or write), and PRAGMA quick_check clean. Every
+// statement is interrupted once `budget` has passed. Corrupt naming `path`
+// and what is wrong.
+Status CheckForeignCorpus(const std::string& path, std::chrono::seconds budget);
+// The file at `path` answers a keyword search within `budget`.
+Status AnswersASearch(const std::string& path, std::chrono::seconds budget);
 
 class Corpus {
  public:

@@ -32,8 +32,10 @@ struct HttpRequest {
   // When set, the body of a 2xx response is handed over in pieces as it
   // arrives instead of kept in the response (false aborts the transfer).
   std::function<bool(std::string_view)> on_body;
-  // A transfer that moves no byte for this long fails (0: only the timeout).
+  // A transfer slower than min_bytes_per_second (1: moving no byte at all)
+  // for stall_seconds fails (0: only the timeout).
   long stall_seconds = 0;
+  long min_bytes_per_second = 1;
 };
 
 struct HttpResponse {

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <deque>
 #include <set>
 #include <string>
 #include <string_view>
@@ -72,6 +73,10 @@ class Session {
   // its response is then not sent.
   bool Cancelled(const std::string& id);
   bool initialized();
+  // A request id longer than this is refused; the newest kMaxCancelled
+  // cancellations are remembered (a session's memory stays bounded).
+  static constexpr size_t kMaxIdBytes = 256;
+  static constexpr size_t kMaxCancelled = 256;
   // The version agreed at initialize ("" before).
   std::string protocol_version();
 
@@ -81,6 +86,7 @@ class Session {
   bool initialized_ GUARDED_BY(mu_) = false;
   std::string version_ GUARDED_BY(mu_);
   std::set<std::string> cancelled_ GUARDED_BY(mu_);
+  std::deque<std::string> cancelled_order_ GUARDED_BY(mu_);  // oldest first
 };
 
 // `umwelt mcp`: newline-delimited JSON-RPC from `in` to `out` until `in`

@@ -44,6 +44,9 @@ struct PublishOptions {
   // A paragraph that is exactly a key is replaced by its value: trusted HTML
   // the caller made (an inline SVG chart), never text from a source.
   std::map<std::string, std::string> figures;
+  // The page's Content-Security-Policy loads nothing from another host
+  // (images included) unless this is set.
+  bool allow_remote = false;
 };
 
 struct CheckProblem {

@@ -16,6 +16,7 @@
 //     serve the last committed state), the week's digest once a week closes.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,7 +35,7 @@ struct ServeOptions {
   std::string bind = "127.0.0.1";
   int port = 8080;                 // 0: any free port (tests)
   int threads = 512;               // connections at once (each holds a thread)
-  int max_connections_per_client = 256;  // connections at once from one address
+  int max_connections_per_client = 64;  // connections at once from one address (an IPv6 /64)
   int search_concurrency = 0;      // searches at once, queued in order beyond (0 = twice the cores)
   std::string auth_file;           // "" = no auth (loopback only unless open_network)
   bool open_network = false;       // serve a non-loopback address without auth
@@ -78,14 +79,18 @@ class Server {
 // Serves until SIGTERM or SIGINT, then shuts down gracefully.
 Status Serve(const ServeOptions& options);
 
-// `umwelt refresh --from URL`: reads URL/manifest.json, and when its sha256
-// differs from the local corpus's, downloads URL/corpus-index.db to
-// `<corpus>.part` (resuming a partial one with Range; never more than the
-// manifest's bytes; a transfer idle for `stall_seconds` fails and keeps the
-// part), verifies the sha256, checks that the file is a corpus (opens
-// read-only, quick_check) and swaps it in, the old file kept as
-// `<corpus>.bak` until the new one opens. `token` is sent as a bearer token
-// when non-empty.
+// `umwelt refresh --from URL`: reads URL/manifest.json (at most 1 MiB), and
+// when its sha256 differs from the local corpus's, downloads
+// URL/corpus-index.db to `<corpus>.part` (resuming a partial one with Range),
+// verifies the sha256, checks that the file is a corpus of this umwelt's
+// schema (CheckForeignCorpus) and swaps it in, the old file kept as
+// `<corpus>.bak` until the new one has answered a search. The client sets
+// every limit itself: never more than the manifest's bytes nor
+// RefreshLimits::max_bytes, and only with that much free disk; an error
+// body read to 64 KiB; a transfer slower than min_bytes_per_second for
+// stall_seconds fails and keeps the part; the whole download has a deadline
+// of 2 minutes plus its size at that minimum rate. `token` is sent as a
+// bearer token when non-empty.
 struct RefreshReport {
   bool updated = false;
   int64_t bytes = 0, resumed_from = 0;
@@ -99,7 +104,13 @@ struct SnapshotManifest {
 };
 Result<SnapshotManifest> ParseManifest(std::string_view body, const std::string& where);
 
+struct RefreshLimits {
+  int64_t max_bytes = int64_t{32} << 30;  // `refresh --max-bytes`
+  int64_t min_bytes_per_second = 16 << 10;
+  int stall_seconds = 30;
+  std::chrono::seconds check_budget{600};  // for each statement of the corpus check
+};
 Result<RefreshReport> RefreshFrom(const std::string& base_url, const std::string& corpus_path,
-                                  const std::string& token, bool allow_private, int stall_seconds = 30);
+                                  const std::string& token, bool allow_private, const RefreshLimits& limits = {});
 
 }  // namespace umwelt

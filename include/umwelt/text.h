@@ -19,9 +19,14 @@ bool IsValidUtf8(std::string_view s);
 std::string SanitizeUtf8(std::string_view s);
 // Text for a terminal: C0 controls but newline and tab, DEL and C1 controls
 // (U+0080–U+009F) become visible escapes ("\x1b", "\u009b"), NUL included,
-// and ill-formed UTF-8 becomes U+FFFD, so no escape sequence from corpus text
-// reaches a terminal.
+// bidirectional controls too ("\u202e": U+202A–202E, U+2066–2069, U+200E,
+// U+200F), and ill-formed UTF-8 becomes U+FFFD, so no escape sequence or
+// reordering from corpus text reaches a terminal.
 std::string TerminalSafe(std::string_view s);
+// Text XML 1.0 may hold: ill-formed UTF-8 and the characters XML forbids
+// (C0 controls but tab, newline and return; U+FFFE, U+FFFF) become U+FFFD.
+// Escaping <, > and & is still the caller's.
+std::string XmlChars(std::string_view s);
 // Cuts `s` to at most `max_bytes` without splitting a UTF-8 sequence.
 std::string_view TruncateUtf8(std::string_view s, size_t max_bytes);
 

@@ -186,7 +186,7 @@ struct ServeArgs {
   std::string bind = "127.0.0.1";
   int port = 8080;
   int threads = 512;
-  int max_per_client = 256;
+  int max_per_client = 64;
   std::string auth;
   bool open_network = false;
   std::string public_url;
@@ -231,7 +231,7 @@ void AddMcp(const VerbContext& v);                           // mcp
 extern const char* const kVersion;
 std::string VersionText();
 // `refresh --from URL`: the served snapshot, verified and swapped in.
-Status CmdRefresh(const std::string& corpus, const std::string& from, bool allow_private);
+Status CmdRefresh(const std::string& corpus, const std::string& from, bool allow_private, int64_t max_bytes);
 // `summaries list|show|links [PERIOD]`.
 Status CmdSummaries(const std::string& corpus, const std::string& action, const std::string& period, bool json);
 // `eval digest`: the checks on each period's digest, and the reference tiers' shape.
@@ -247,6 +247,7 @@ struct PublishArgs {
   bool no_corpus = false;
   bool no_math = false;
   bool gist = false;
+  bool allow_remote = false;
 };
 Status CmdPublish(const std::string& corpus, const PublishArgs& args);
 

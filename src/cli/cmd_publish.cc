@@ -64,6 +64,7 @@ Status CmdPublish(const std::string& corpus_path, const PublishArgs& a) {
   o.question = a.question;
   o.date = a.date;
   o.math = !a.no_math;
+  o.allow_remote = a.allow_remote;
   std::vector<CheckProblem> problems;
   PublishResult result;
   if (a.check_only) {
@@ -122,6 +123,7 @@ void AddPublishVerb(const VerbContext& v) {
   publish->add_option("--question", pub.question, "The question, shown in the prompt box");
   publish->add_option("--date", pub.date, "Publish date, YYYY-MM-DD (default today)");
   publish->add_flag("--check", pub.check_only, "Only check citations; write nothing");
+  publish->add_flag("--allow-remote", pub.allow_remote, "Let the page load images from other hosts (its CSP forbids it otherwise)");
   publish->add_flag("--strict", pub.strict, "Warnings fail too");
   publish->add_flag("--no-corpus", pub.no_corpus, "No corpus: no hover cards, corpus links are errors");
   publish->add_flag("--no-math", pub.no_math, "Leave $math$ as code");

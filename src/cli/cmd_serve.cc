@@ -59,9 +59,11 @@ Status CmdServe(const std::string& path, const ServeArgs& a) {
   return Serve(o);
 }
 
-Status CmdRefresh(const std::string& path, const std::string& from, bool allow_private) {
+Status CmdRefresh(const std::string& path, const std::string& from, bool allow_private, int64_t max_bytes) {
   const char* token = std::getenv("UMWELT_TOKEN");
-  UMWELT_ASSIGN_OR_RETURN(RefreshReport r, RefreshFrom(from, path, token ? token : "", allow_private));
+  RefreshLimits limits;
+  limits.max_bytes = max_bytes;
+  UMWELT_ASSIGN_OR_RETURN(RefreshReport r, RefreshFrom(from, path, token ? token : "", allow_private, limits));
   if (!r.updated) {
     std::printf("%s is up to date (sha256 %s)\n", path.c_str(), r.sha256.substr(0, 12).c_str());
   } else {
@@ -78,6 +80,7 @@ void AddServeVerbs(const VerbContext& v) {
     ServeArgs sv;
     std::string refresh_from;
     bool refresh_private = false;
+    int64_t refresh_max_bytes = RefreshLimits().max_bytes;
   };
   auto args = std::make_shared<Args>();
   ServeArgs& sv = args->sv;
@@ -87,7 +90,7 @@ void AddServeVerbs(const VerbContext& v) {
   serve->add_option("--bind", sv.bind, "Address to listen on")->default_val("127.0.0.1");
   serve->add_option("--port", sv.port, "Port")->default_val(8080)->check(CLI::Range(0, 65535));
   serve->add_option("--threads", sv.threads, "Connections at once (each holds a thread); more are refused")->default_val(512)->check(CLI::Range(4, 16384));
-  serve->add_option("--max-per-client", sv.max_per_client, "Connections at once from one client address (behind a proxy: raise it)")->default_val(256)->check(CLI::Range(1, 16384));
+  serve->add_option("--max-per-client", sv.max_per_client, "Connections at once from one client address or IPv6 /64 (behind a proxy: raise it)")->default_val(64)->check(CLI::Range(1, 16384));
   serve->add_option("--auth", sv.auth, "Auth file (JSON: org, allow, tokens, revoked, github_api)")->check(CLI::ExistingFile);
   serve->add_flag("--open-network", sv.open_network, "Serve a non-loopback address without auth");
   serve->add_option("--public-url", sv.public_url, "The origin users reach the server by (https://umwelt.example.org): its host is accepted in Host headers and Origin checks");
@@ -100,6 +103,9 @@ void AddServeVerbs(const VerbContext& v) {
   auto* refresh = v.app.add_subcommand("refresh", "Download a served corpus snapshot: verified, resumable, swapped in atomically");
   refresh->add_option("--from", refresh_from, "The server's base url ($UMWELT_TOKEN is sent as a bearer token)")->required();
   refresh->add_flag("--allow-private", refresh_private, "The server may be on a private or loopback address");
+  refresh->add_option("--max-bytes", args->refresh_max_bytes, "Refuse a snapshot larger than this (bytes, or 500MB, 40GB)")
+      ->transform(CLI::AsSizeValue(false))
+      ->default_str("32GB");
   serve->callback([v, args] {
     *v.run = [v, args]() -> Status {
       args->sv.quiet = v.quiet;
@@ -108,7 +114,7 @@ void AddServeVerbs(const VerbContext& v) {
   });
   refresh->callback([v, args] {
     *v.run = [v, args]() -> Status {
-      return CmdRefresh(v.corpus, args->refresh_from, args->refresh_private);
+      return CmdRefresh(v.corpus, args->refresh_from, args->refresh_private, args->refresh_max_bytes);
     };
   });
 }

@@ -105,7 +105,7 @@ class CurlHttpClient final : public HttpClient {
     api.easy_setopt(curl_, CURLOPT_HEADERFUNCTION, WriteHeader);
     api.easy_setopt(curl_, CURLOPT_HEADERDATA, &response);
     api.easy_setopt(curl_, CURLOPT_TIMEOUT, req.timeout_seconds);
-    api.easy_setopt(curl_, CURLOPT_LOW_SPEED_LIMIT, req.stall_seconds > 0 ? 1L : 0L);
+    api.easy_setopt(curl_, CURLOPT_LOW_SPEED_LIMIT, req.stall_seconds > 0 ? std::max(1L, req.min_bytes_per_second) : 0L);
     api.easy_setopt(curl_, CURLOPT_LOW_SPEED_TIME, req.stall_seconds);
     api.easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT, 20L);
     api.easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);

@@ -95,7 +95,7 @@ TEST(Issue13, RedactSecretsHidesTokenShapesAndConfiguredValues) {
 }
 
 // Found by fuzz_discord_api: a 200 KB token-like run (a channel id in a
-// stored cursor) made std::regex recurse once per character and overflow
+// stored cursor) made the old backtracking matcher recurse once per character and overflow
 // the stack. Runs that long are replaced whole; the words around them stay.
 TEST(Issue14, RedactSecretsSurvivesHugeTokensAndKeepsTheRest) {
   std::string huge(200000, 'a');

@@ -1,9 +1,10 @@
 #include "umwelt/redact.h"
 
+#include "umwelt/pattern.h"
+
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
-#include <regex>
 #include <vector>
 
 namespace umwelt {
@@ -17,9 +18,8 @@ std::vector<std::string>& Registered() {
 }
 
 // Runs of non-space characters longer than this are not words anyone reads:
-// they are replaced whole before the patterns run, which also bounds the
-// depth std::regex recurses to (it recurses once per repeated character,
-// and a 100 KB token would overflow the stack).
+// they are replaced whole before the patterns run (a secret can hide in one
+// anywhere, and a message stays short enough to read).
 constexpr size_t kLongestRun = 1024;
 
 std::string WithoutLongRuns(std::string s) {
@@ -44,6 +44,30 @@ std::string WithoutLongRuns(std::string s) {
 void ReplaceAll(std::string& s, const std::string& secret) {
   if (secret.size() < 4) return;
   for (size_t p; (p = s.find(secret)) != std::string::npos;) s.replace(p, secret.size(), "***");
+}
+
+// "token <value>" only when the value looks generated (has a digit), so
+// "token accounting" reads as it was.
+std::string TokenWords(const std::string& s) {
+  static const Pattern token_word(R"(\b(token)\s+([A-Za-z0-9._~+/=-]{12,}))", Pattern::kIgnoreCase);
+  std::string out;
+  size_t copied = 0;
+  token_word.ForEach(s, [&](const Groups& g) {
+    if (g[2].find_first_of("0123456789") == std::string_view::npos) return true;
+    size_t at = static_cast<size_t>(g[2].data() - s.data());
+    out.append(s, copied, at - copied).append("***");
+    copied = at + g[2].size();
+    return true;
+  });
+  return copied == 0 ? s : out.append(s, copied);
+}
+
+// W&B API keys are 40 hex digits, a shape too common (commit shas) to
+// redact everywhere: they are redacted in text that speaks of W&B.
+std::string WandbKeys(const std::string& s) {
+  static const Pattern wandb(R"(wandb|w&b|weights (?:&|and) biases)", Pattern::kIgnoreCase);
+  static const Pattern key(R"(\b[0-9a-fA-F]{40}\b)");
+  return wandb.Search(s) ? key.ReplaceAll(s, "***") : s;
 }
 
 }  // namespace
@@ -71,24 +95,22 @@ std::string RedactSecrets(std::string_view text) {
   s = WithoutLongRuns(std::move(s));
   // Shapes, most specific first. Each keeps the word that says what was
   // there, so the message still reads.
-  static const std::regex github(R"(\b(gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}))");
-  static const std::regex openai(R"(\bsk-[A-Za-z0-9_-]{16,})");
-  static const std::regex discord(R"(\b[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,})");
-  static const std::regex scheme(R"(\b(Bearer|Basic|Bot)\s+[A-Za-z0-9._~+/=-]{8,})", std::regex::icase);
-  // "token <value>" only when the value looks generated (has a digit), so
-  // "token accounting" reads as it was.
-  static const std::regex token_word(R"(\b(token)\s+(?=[A-Za-z._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{12,})", std::regex::icase);
-  static const std::regex keyval(
+  static const Pattern github(R"(\b(gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}))");
+  static const Pattern openai(R"(\bsk-[A-Za-z0-9_-]{16,})");
+  static const Pattern discord(R"(\b[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,})");
+  static const Pattern scheme(R"(\b(Bearer|Basic|Bot)\s+[A-Za-z0-9._~+/=-]{8,})", Pattern::kIgnoreCase);
+  static const Pattern keyval(
       R"re(((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization|x-api-key)["']?\s*[:=]\s*["']?)[^\s"'&,;}]{4,})re",
-      std::regex::icase);
-  s = std::regex_replace(s, github, "***");
-  s = std::regex_replace(s, openai, "***");
-  s = std::regex_replace(s, discord, "***");
-  s = std::regex_replace(s, scheme, "$1 ***");
-  s = std::regex_replace(s, token_word, "$1 ***");
-  s = std::regex_replace(s, keyval, "$1***");
-  static const std::regex userinfo(R"(://[^/\s:@]+:[^/\s@]+@)");  // https://user:password@host
-  s = std::regex_replace(s, userinfo, "://***@");
+      Pattern::kIgnoreCase);
+  s = github.ReplaceAll(s, "***");
+  s = openai.ReplaceAll(s, "***");
+  s = discord.ReplaceAll(s, "***");
+  s = scheme.ReplaceAll(s, "\\1 ***");
+  s = TokenWords(s);
+  s = keyval.ReplaceAll(s, "\\1***");
+  static const Pattern userinfo(R"(://[^/\s:@]+:[^/\s@]+@)");  // https://user:password@host
+  s = userinfo.ReplaceAll(s, "://***@");
+  s = WandbKeys(s);
   return s;
 }
 

@@ -87,6 +87,23 @@ std::string SanitizeUtf8(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// The code point of the well-formed 3-byte sequence at s[i].
+uint32_t DecodeUtf8At(std::string_view s, size_t i) {
+  return (static_cast<uint32_t>(static_cast<unsigned char>(s[i]) & 0x0F) << 12) |
+         (static_cast<uint32_t>(static_cast<unsigned char>(s[i + 1]) & 0x3F) << 6) |
+         static_cast<uint32_t>(static_cast<unsigned char>(s[i + 2]) & 0x3F);
+}
+
+// Embeddings, overrides and isolates (U+202A–202E, U+2066–2069), and the
+// marks that steer them (U+200E, U+200F, U+061C is 2 bytes and left alone).
+bool IsBidiControl(uint32_t cp) {
+  return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F;
+}
+
+}  // namespace
+
 std::string TerminalSafe(std::string_view s) {
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -108,6 +125,32 @@ std::string TerminalSafe(std::string_view s) {
       out += hex[d >> 4];
       out += hex[d & 15];
       i += 2;
+    } else if (uint32_t cp = n == 3 ? DecodeUtf8At(s, i) : 0; IsBidiControl(cp)) {
+      // Reordering controls make a terminal show text other than what is
+      // there (U+202E turns "exe.txt" into "txt.exe").
+      out += "\\u";
+      for (int shift = 12; shift >= 0; shift -= 4) out += hex[(cp >> shift) & 15];
+      i += n;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string XmlChars(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceLength(s, i);
+    auto c = static_cast<unsigned char>(s[i]);
+    bool forbidden = n == 0 || (n == 1 && c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+                     (n == 3 && c == 0xEF && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+                      static_cast<unsigned char>(s[i + 2]) >= 0xBE);
+    if (forbidden) {
+      out += "\xEF\xBF\xBD";
+      i += n == 0 ? 1 : n;
     } else {
       out.append(s.substr(i, n));
       i += n;

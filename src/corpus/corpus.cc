@@ -84,7 +84,7 @@ Thread ReadThread(const Stmt& q) {
 }
 
 bool TableExists(sqlite3* db, const char* name) {
-  Stmt q(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name=?1");
+  Stmt q(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1");
   if (!q.ok()) return false;
   q.Bind(1, std::string_view(name));
   return q.Step() == SQLITE_ROW;

@@ -1,3 +1,4 @@
+#include "umwelt/pattern.h"
 #include "umwelt/digest.h"
 
 #include <gtest/gtest.h>
@@ -6,7 +7,6 @@
 
 #include <atomic>
 #include <filesystem>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -539,9 +539,9 @@ class DigestLlmTest : public DigestTest {
       std::string content;
       if (system.find("one section of a weekly summary") != std::string::npos) {
         if (user.find("What landed this period, biggest first") != std::string::npos) ++landed_packs_;
-        std::smatch m;
-        static const std::regex url(R"re(url="([^"]+)")re");
-        std::string first = std::regex_search(user, m, url) ? m[1].str() : "";
+        Groups m;
+        static const Pattern url(R"re(url="([^"]+)")re");
+        std::string first = url.Search(user, &m) ? std::string(m[1]) : "";
         content = json{{"heading", "Model heading"},
                        {"body", "Work moved forward ([source](" + first + ")).\n\n"
                                 "It also fixed everything ([made up](https://github.com/acme/widget/issues/999)).\n\n"

@@ -4,11 +4,11 @@
 #include <cstring>
 #include <map>
 #include <numeric>
-#include <regex>
 #include <set>
 #include <unordered_map>
 
 #include "digest_internal.h"
+#include "umwelt/pattern.h"
 #include "umwelt/claims.h"
 #include "umwelt/discord.h"
 #include "umwelt/text.h"
@@ -58,19 +58,19 @@ std::string Label(const Thread& t, const std::string& project) {
 }
 
 bool Decision(const std::string& text) {
-  static const std::regex words(
+  static const Pattern words(
       R"(\b(decided|decision|we will|we'll|agreed|going with|settled on|plan is|conclusion|concluded|let's go with|switching to|resolved by|root cause)\b)",
-      std::regex::icase);
-  return std::regex_search(text, words);
+      Pattern::kIgnoreCase);
+  return words.Search(text);
 }
 
 bool Maintenance(const Thread& t, const DigestConfig& c) {
   if (HasAny(t.labels, c.maintenance_labels)) return true;
   if (t.author.size() > 5 && t.author.substr(t.author.size() - 5) == "[bot]") return true;
-  static const std::regex title(
+  static const Pattern title(
       R"(^\s*(\[?(chore|ci|build|deps?|lint|style|typo)\]?[:(\s]|bump\b|update dependency|pin\b|upgrade\b|fix typos?\b|clean ?up\b|pre-commit)|\bbump .+ from .+ to\b|dependabot|renovate)",
-      std::regex::icase);
-  return std::regex_search(t.title, title);
+      Pattern::kIgnoreCase);
+  return title.Search(t.title);
 }
 
 bool Insider(const Thread& t, const DigestConfig& c) {
@@ -139,15 +139,15 @@ std::string AreaOfPath(std::string_view path, const std::string& package) {
 // A title's own area: "[MoE] …" -> moe, "fix(ckpt): …" -> ckpt, "serve: …"
 // -> serve; "" for none, and for a bare change type ("fix:", "chore:").
 std::string AreaOfTitle(const std::string& title) {
-  static const std::regex bracket(R"(^\s*\[([A-Za-z][\w\- /]{0,24})\])");
-  static const std::regex conventional(R"(^\s*([a-z][\w\-]{0,20})(\(([\w\-/ ]{1,24})\))?!?:\s)");
+  static const Pattern bracket(R"(^\s*\[([A-Za-z][\w\- /]{0,24})\])");
+  static const Pattern conventional(R"(^\s*([a-z][\w\-]{0,20})(\(([\w\-/ ]{1,24})\))?!?:\s)");
   static const std::set<std::string> kTypes = {"fix", "feat", "feature", "chore", "refactor", "perf", "style", "build",
                                                "revert", "wip", "bug", "bugfix", "hotfix", "minor", "misc", "deps"};
-  std::smatch m;
-  if (std::regex_search(title, m, bracket)) return ToLower(m[1].str());
-  if (std::regex_search(title, m, conventional)) {
-    if (m[3].matched) return ToLower(m[3].str());
-    std::string type = ToLower(m[1].str());
+  umwelt::Groups m;
+  if (bracket.Search(title, &m)) return ToLower(std::string(m[1]));
+  if (conventional.Search(title, &m)) {
+    if ((m[3].data() != nullptr)) return ToLower(std::string(m[3]));
+    std::string type = ToLower(std::string(m[1]));
     if (type == "test" || type == "tests") return "tests";
     if (type == "doc" || type == "docs") return "docs";
     if (type == "ci") return "ci";
@@ -840,16 +840,16 @@ Status Gatherer::SharedReading(Digest* d) {
 // or when it is a review tool's mirror of the project's own PR (the PR
 // itself is in the digest).
 std::string ShareableUrl(const std::string& url, const std::string& project) {
-  static const std::regex parts(R"(^(https?)://(?:[^/@?#]*@)?(\[[^\]]+\]|[^/:?#]+)(:\d+)?([^?#]*)(?:\?([^#]*))?(#.*)?$)",
-                                std::regex::icase);
-  std::smatch m;
-  if (!std::regex_match(url, m, parts)) return "";
-  std::string host = ToLower(m[2].str());
+  static const Pattern parts(R"(^(https?)://(?:[^/@?#]*@)?(\[[^\]]+\]|[^/:?#]+)(:\d+)?([^?#]*)(?:\?([^#]*))?(#.*)?$)",
+                                Pattern::kIgnoreCase);
+  umwelt::Groups m;
+  if (!parts.Matches(url, &m)) return "";
+  std::string host = ToLower(std::string(m[2]));
   if (host.front() == '[') return "";  // an IPv6 literal: never a page to share
-  static const std::regex v4(R"(^(\d+)\.(\d+)\.(\d+)\.(\d+)$)");
-  std::smatch ip;
-  if (std::regex_match(host, ip, v4)) {
-    int a = std::stoi(ip[1]), b = std::stoi(ip[2]);
+  static const Pattern v4(R"((\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3}))");
+  umwelt::Groups ip;
+  if (v4.Matches(host, &ip)) {
+    int a = std::stoi(std::string(ip[1])), b = std::stoi(std::string(ip[2]));
     if (a == 10 || a == 127 || a == 0 || (a == 169 && b == 254) || (a == 172 && b >= 16 && b <= 31) ||
         (a == 192 && b == 168) || (a == 100 && b >= 64 && b <= 127)) {
       return "";
@@ -861,25 +861,25 @@ std::string ShareableUrl(const std::string& url, const std::string& project) {
       if (host.size() > n && host.compare(host.size() - n, n, suffix) == 0) return "";
     }
   }
-  std::string path = m[4].str();
+  std::string path = std::string(m[4]);
   if (!project.empty() && host != "github.com") {
-    static const std::regex pr_number(R"(/(\d{1,9})/?$)");
-    if (path.find("/" + project + "/") != std::string::npos && std::regex_search(path, pr_number)) return "";
+    static const Pattern pr_number(R"(/(\d{1,9})/?$)");
+    if (path.find("/" + project + "/") != std::string::npos && pr_number.Search(path)) return "";
   }
   std::string query;
-  std::string q = m[5].str();
-  static const std::regex secret(
+  std::string q = std::string(m[5]);
+  static const Pattern secret(
       R"(^(access_?token|token|auth|authorization|key|api_?key|apikey|secret|password|passwd|sig|signature|code|session|x-amz-.*|x-goog-.*|awsaccesskeyid|se|sp|sv|sr|skoid|sktid)$)",
-      std::regex::icase);
+      Pattern::kIgnoreCase);
   for (size_t i = 0; i <= q.size() && !q.empty();) {
     size_t amp = q.find('&', i);
     std::string pair = q.substr(i, amp == std::string::npos ? std::string::npos : amp - i);
     std::string name = pair.substr(0, pair.find('='));
-    if (!pair.empty() && !std::regex_match(name, secret)) query += (query.empty() ? "" : "&") + pair;
+    if (!pair.empty() && !secret.Matches(name)) query += (query.empty() ? "" : "&") + pair;
     if (amp == std::string::npos) break;
     i = amp + 1;
   }
-  return ToLower(m[1].str()) + "://" + host + m[3].str() + path + (query.empty() ? "" : "?" + query) + m[6].str();
+  return ToLower(std::string(m[1])) + "://" + host + std::string(m[3]) + path + (query.empty() ? "" : "?" + query) + std::string(m[6]);
 }
 
 

@@ -7,11 +7,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "digest_internal.h"
+#include "umwelt/pattern.h"
 #include "umwelt/json_read.h"
 #include "umwelt/claims.h"
 #include "umwelt/file.h"
@@ -168,13 +168,10 @@ std::string ActivityLegendHtml() {
 }
 
 std::vector<std::string> MarkdownLinks(std::string_view md) {
-  static const std::regex link(R"(\]\((https?://[^)\s]+)\))");
-  static const std::regex bare(R"((^|[\s(<])(https?://[^\s)>\]]+))");
   std::vector<std::string> out;
-  std::string text(md);
-  for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) out.push_back((*it)[1]);
-  std::string rest = std::regex_replace(text, link, "]");
-  for (std::sregex_iterator it(rest.begin(), rest.end(), bare), end; it != end; ++it) out.push_back((*it)[2]);
+  for (auto& url : research::MarkdownLinks(md)) {
+    if (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0) out.push_back(std::move(url));
+  }
   return out;
 }
 
@@ -213,11 +210,11 @@ std::string PageName(const std::string& period) { return "summary-" + period + "
 // index: their files move into summaries/ (a file already there wins).
 // Returns whether any moved (their pages' links need writing again).
 bool MovePagesIntoFolder(const std::string& out_dir) {
-  static const std::regex re(R"(^summary-\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}[.a-z]*$)");
+  static const Pattern re(R"(summary-\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2}[.a-z]*)");
   std::error_code ec;
   std::vector<std::filesystem::path> old;
   for (const auto& entry : std::filesystem::directory_iterator(out_dir, ec)) {
-    if (entry.is_regular_file(ec) && std::regex_match(entry.path().filename().string(), re)) old.push_back(entry.path());
+    if (entry.is_regular_file(ec) && re.Matches(entry.path().filename().string())) old.push_back(entry.path());
   }
   for (const auto& from : old) {
     std::filesystem::path to = std::filesystem::path(out_dir) / kPagesFolder / from.filename();
@@ -267,14 +264,14 @@ std::vector<PeriodFile> LoadPeriods(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     std::string name = entry.path().filename().string();
-    static const std::regex re(R"(^summary-(\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2})\.json$)");
-    std::smatch m;
-    if (!std::regex_match(name, m, re)) continue;
+    static const Pattern re(R"(summary-(\d{4}-\d{2}-\d{2}_\d{4}-\d{2}-\d{2})\.json)");
+    Groups m;
+    if (!re.Matches(name, &m)) continue;
     auto text = ReadWholeFile(entry.path().string());
     if (!text.ok()) continue;
     json j = json::parse(*text, nullptr, false);
     if (!j.is_object() || !j.contains("page_markdown")) continue;
-    out.push_back({m[1].str(), std::move(j)});
+    out.push_back({std::string(m[1]), std::move(j)});
   }
   std::sort(out.begin(), out.end(), [](const PeriodFile& a, const PeriodFile& b) { return a.period < b.period; });
   return out;
@@ -358,30 +355,33 @@ std::string IndexMarkdown(const std::vector<PeriodFile>& all, const std::string&
 
 std::string FeedXml(const std::vector<PeriodFile>& all, const std::string& project, const std::string& site_url,
                     int64_t generated_at) {
+  // Any title or text the corpus gave is made XML first: one ESC or NUL
+  // would make the whole feed unreadable.
+  auto X = [](std::string_view text) { return HtmlEscape(XmlChars(text)); };
   std::string base = site_url.empty() ? "" : (site_url.back() == '/' ? site_url : site_url + "/");
   std::string x = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n";
-  x += "<title>" + HtmlEscape(project + ": weekly summaries") + "</title>\n";
-  x += "<id>" + HtmlEscape(base.empty() ? "urn:umwelt:digest:" + project : base + "feed.xml") + "</id>\n";
-  x += "<link rel=\"self\" href=\"" + HtmlEscape(base + "feed.xml") + "\"/>\n";
-  x += "<link href=\"" + HtmlEscape(base + "index.html") + "\"/>\n";
+  x += "<title>" + X(project + ": weekly summaries") + "</title>\n";
+  x += "<id>" + X(base.empty() ? "urn:umwelt:digest:" + project : base + "feed.xml") + "</id>\n";
+  x += "<link rel=\"self\" href=\"" + X(base + "feed.xml") + "\"/>\n";
+  x += "<link href=\"" + X(base + "index.html") + "\"/>\n";
   x += "<updated>" + FormatIsoTime(generated_at) + "</updated>\n<generator>umwelt</generator>\n";
   for (size_t i = all.size(); i-- > 0;) {
     const json& j = all[i].j;
     std::string url = base + SitePagePath(all[i].period);
-    std::string content = "<p>" + HtmlEscape(StrField(j, "xs")) + "</p><ul>";
+    std::string content = "<p>" + X(StrField(j, "xs")) + "</p><ul>";
     if (j.contains("sections")) {
       for (const auto& s : j["sections"]) {
-        content += "<li><strong>" + HtmlEscape(StrField(s, "heading")) + "</strong> — " +
-                   HtmlEscape(StrField(s, "bullet")) + "</li>";
+        content += "<li><strong>" + X(StrField(s, "heading")) + "</strong> — " +
+                   X(StrField(s, "bullet")) + "</li>";
       }
     }
     content += "</ul>";
-    x += "<entry>\n<title>" + HtmlEscape(StrField(j, "title", all[i].period)) + "</title>\n";
-    x += "<id>" + HtmlEscape(base.empty() ? "urn:umwelt:digest:" + project + ":" + all[i].period : url) + "</id>\n";
-    x += "<link href=\"" + HtmlEscape(url) + "\"/>\n";
-    x += "<updated>" + StrField(j, "generated_at", FormatIsoTime(generated_at)) + "</updated>\n";
-    x += "<summary>" + HtmlEscape(StrField(j, "xs")) + "</summary>\n";
-    x += "<content type=\"html\">" + HtmlEscape(content) + "</content>\n</entry>\n";
+    x += "<entry>\n<title>" + X(StrField(j, "title", all[i].period)) + "</title>\n";
+    x += "<id>" + X(base.empty() ? "urn:umwelt:digest:" + project + ":" + all[i].period : url) + "</id>\n";
+    x += "<link href=\"" + X(url) + "\"/>\n";
+    x += "<updated>" + X(StrField(j, "generated_at", FormatIsoTime(generated_at))) + "</updated>\n";
+    x += "<summary>" + X(StrField(j, "xs")) + "</summary>\n";
+    x += "<content type=\"html\">" + X(content) + "</content>\n</entry>\n";
   }
   return x + "</feed>\n";
 }

@@ -3,12 +3,12 @@
 #include <cmath>
 #include <future>
 #include <map>
-#include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "digest_internal.h"
+#include "umwelt/pattern.h"
 #include "umwelt/json_read.h"
 #include "umwelt/claims.h"
 #include "umwelt/text.h"
@@ -403,10 +403,10 @@ std::string EvidenceBlock(const DigestSection& s, int max_items) {
 
 // #N references in `text` that `allowed` (text of the evidence) does not hold.
 std::vector<std::string> UnknownRefs(const std::string& text, const std::string& allowed) {
-  static const std::regex ref(R"((^|[^\w/&])#(\d+)\b)");
+  static const Pattern ref(R"((^|[^\w/&])#(\d+)\b)");
   std::vector<std::string> out;
-  for (std::sregex_iterator it(text.begin(), text.end(), ref), end; it != end; ++it) {
-    std::string n = "#" + (*it)[2].str();
+  ref.ForEach(text, [&](const Groups& g) {
+    std::string n = "#" + std::string(g[2]);
     bool found = false;
     for (size_t p = allowed.find(n); p != std::string::npos; p = allowed.find(n, p + 1)) {
       size_t after = p + n.size();
@@ -416,7 +416,8 @@ std::vector<std::string> UnknownRefs(const std::string& text, const std::string&
       }
     }
     if (!found) out.push_back(n);
-  }
+    return true;
+  });
   return out;
 }
 
@@ -461,8 +462,8 @@ Status WriteSectionWithModel(DigestSection* s, ChatModel& llm, const DigestConfi
   }
   std::string body = j["body"].get<std::string>();
   // No headings or raw HTML from the model: a section is paragraphs.
-  static const std::regex heading_line(R"((^|\n)#+ )");
-  body = std::regex_replace(body, heading_line, "$1");
+  static const Pattern heading_line(R"((^|\n)#+ )");
+  body = heading_line.ReplaceAll(body, "\\1");
   // Links and numbers against the evidence (lines that fail go), then #N.
   research::VerifiedClaims v = research::VerifyClaims(body, s->evidence);
   for (auto& r2 : v.removed) removed->push_back(s->heading + ": " + r2);

@@ -155,6 +155,15 @@ std::vector<CheckProblem> CheckCitations(std::string_view markdown, Corpus* corp
     } else if (t == CMARK_NODE_LINK) {
       const char* url = cmark_node_get_url(n);
       if (url) CheckLink(corpus, url, line, doc.provenance, &out);
+    } else if (t == CMARK_NODE_IMAGE) {
+      // The page loads nothing from another host (its CSP): such an image
+      // would not show, and loading it would tell that host who reads.
+      const char* url = cmark_node_get_url(n);
+      std::string u = url ? ToLower(url) : "";
+      if (u.find("//") != std::string::npos || u.rfind("http:", 0) == 0 || u.rfind("https:", 0) == 0) {
+        Add(&out, CheckProblem::Severity::kWarning, line, url,
+            "an image from another host: the page does not load it (save it beside the page, or publish --allow-remote)");
+      }
     } else if (t == CMARK_NODE_PARAGRAPH && footnote_depth == 0 && !ExemptHeading(heading)) {
       std::string p = NodeText(n);
       bool token = p.rfind("UMWELTSIDENOTE", 0) == 0;

@@ -8,6 +8,8 @@
 #include "cards.h"
 #include "document.h"
 #include "math.h"
+#include "umwelt/file.h"
+#include "umwelt/http.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -181,6 +183,18 @@ std::string SidenoteHtml(size_t i, const std::string& note_html) {
 
 std::string Minutes(int64_t t) { return FormatIsoTime(t).substr(0, 16).replace(10, 1, " ") + " UTC"; }
 
+// The page's own policy, for when it is opened as a file (no server's header
+// applies): its one inline script by hash, its inline style, images from
+// the page's folder or inline; nothing from another host unless asked.
+std::string PageCsp(bool allow_remote) {
+  std::string hex = Sha256Hex(pi::kPageJs);
+  std::string raw;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) raw += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  std::string remote = allow_remote ? " https:" : "";
+  return "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-" + Base64(raw) +
+         "'; style-src 'unsafe-inline'; img-src 'self' data:" + remote + "; base-uri 'none'; form-action 'none'\">\n";
+}
+
 }  // namespace
 
 std::string HtmlEscape(std::string_view s) {
@@ -277,7 +291,8 @@ Result<PublishResult> Publish(std::string_view markdown, const PublishOptions& o
   h.reserve(body.size() + 16000);
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-       "<meta name=\"generator\" content=\"umwelt\">\n<title>" + HtmlEscape(title) + "</title>\n<style>";
+       "<meta name=\"generator\" content=\"umwelt\">\n" + PageCsp(o.allow_remote) + "<title>" + HtmlEscape(title) +
+       "</title>\n<style>";
   h += pi::kPageCss;
   h += "</style>\n</head>\n<body>\n<button id=\"theme-toggle\" type=\"button\" aria-label=\"Switch light and dark\" "
        "title=\"Switch light and dark\">◐</button>\n<main>\n<header class=\"page-head\">\n<h1 class=\"title\">" +

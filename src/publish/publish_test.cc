@@ -243,3 +243,31 @@ TEST_F(PublishTest, Issue13ARePointedRecordIsNotAFetchedPage) {
 
 }  // namespace
 }  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+// Issue 32: a page opened as a file has no server's CSP; its own loads
+// nothing from another host (an image there would tell that host who reads)
+// unless asked, and the check says which images will not show.
+TEST_F(PublishTest, PagesLoadNothingFromOtherHosts) {
+  const std::string md = "# T\n\nA chart ![c](https://tracker.example/pixel.png) of #7.\n";
+  PublishResult page = Run(md);
+  size_t meta = page.html.find("<meta http-equiv=\"Content-Security-Policy\"");
+  ASSERT_NE(meta, std::string::npos);
+  std::string csp = page.html.substr(meta, page.html.find('>', meta) - meta);
+  EXPECT_NE(csp.find("default-src 'none'"), std::string::npos) << csp;
+  EXPECT_NE(csp.find("script-src 'sha256-"), std::string::npos) << csp;
+  EXPECT_EQ(csp.find("https:"), std::string::npos) << csp;
+  PublishOptions remote;
+  remote.allow_remote = true;
+  EXPECT_NE(Run(md, remote).html.find("img-src 'self' data: https:"), std::string::npos);
+  bool warned = false;
+  for (const auto& p : CheckCitations(md, corpus_.get())) {
+    warned = warned || (p.url == "https://tracker.example/pixel.png" && p.message.find("another host") != std::string::npos);
+  }
+  EXPECT_TRUE(warned);
+}
+
+}  // namespace
+}  // namespace umwelt

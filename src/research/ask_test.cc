@@ -2,12 +2,12 @@
 
 #include <atomic>
 #include <filesystem>
-#include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "corpus_fixtures.h"
 #include "example_project.h"
+#include "umwelt/pattern.h"
 #include "umwelt/claims.h"
 #include "test_util.h"
 #include "umwelt/github.h"
@@ -191,9 +191,9 @@ TEST_F(AskTest, WhenAndHowManyQuestionsGetTheirKindOfAnswer) {
   size_t at = md.find("## Short answer\n\nIn date order, earliest first:\n\n");
   ASSERT_NE(at, std::string::npos) << md;
   std::string answer = md.substr(at, md.find("\n\n##", at + 20) - at);
-  static const std::regex cite(R"(, (\d{4}-\d{2}-\d{2})\]\()");
+  static const Pattern cite(R"(, (\d{4}-\d{2}-\d{2})\]\()");
   std::vector<std::string> dates;
-  for (std::sregex_iterator it(answer.begin(), answer.end(), cite), end; it != end; ++it) dates.push_back((*it)[1]);
+  cite.ForEach(answer, [&](const Groups& g) { return dates.emplace_back(g[1]), true; });
   ASSERT_GE(dates.size(), 2u) << answer;
   EXPECT_TRUE(std::is_sorted(dates.begin(), dates.end())) << answer;
   EXPECT_EQ(md.find("| value | statement | source |"), std::string::npos) << "a date question gets no table of numbers";

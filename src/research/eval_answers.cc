@@ -1,10 +1,10 @@
 // `umwelt eval answers`: ask each question of a reference-format file and
 // score the report's citations and facts.
-#include <regex>
 
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "umwelt/pattern.h"
 #include "umwelt/claims.h"
 #include "umwelt/eval.h"
 #include "umwelt/publish.h"
@@ -29,10 +29,11 @@ std::string NumberOf(Corpus& corpus, const std::string& url) {
 // "#N" for every link in the report to an issue or PR, or into one.
 std::set<std::string> CitedNumbers(Corpus& corpus, const std::string& md) {
   std::set<std::string> out;
-  static const std::regex link(R"(\]\((https?://[^)\s]+)\))");
-  for (std::sregex_iterator it(md.begin(), md.end(), link), end; it != end; ++it) {
-    if (std::string n = NumberOf(corpus, (*it)[1].str()); !n.empty()) out.insert(n);
-  }
+  static const Pattern link(R"(\]\((https?://[^)\s]+)\))");
+  link.ForEach(md, [&](const Groups& g) {
+    if (std::string n = NumberOf(corpus, std::string(g[1])); !n.empty()) out.insert(n);
+    return true;
+  });
   return out;
 }
 
@@ -49,13 +50,11 @@ Result<std::vector<AnswerScore>> EvalAnswers(const std::string& path, const AskO
     const auto& must = q.must_cite;
     const auto& nice = q.nice_cite;
     const auto& forbidden = q.forbid_cite;
-    std::vector<std::regex> facts;
+    std::vector<std::unique_ptr<Pattern>> facts;
     for (const auto& match : q.facts) {
-      try {
-        facts.emplace_back(match, std::regex::icase | std::regex::ECMAScript);
-      } catch (const std::regex_error&) {  // not a regular expression: the text itself
-        facts.emplace_back(std::regex_replace(match, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)"), std::regex::icase);
-      }
+      auto re = Pattern::Valid(match, Pattern::kIgnoreCase, nullptr);
+      // Not a regular expression RE2 reads: the text itself.
+      facts.push_back(re ? std::move(re) : Pattern::Valid(Pattern::Quote(match), Pattern::kIgnoreCase, nullptr));
     }
     s.must_have = static_cast<int>(must.size());
     s.facts = static_cast<int>(facts.size());
@@ -88,7 +87,7 @@ Result<std::vector<AnswerScore>> EvalAnswers(const std::string& path, const AskO
     for (const auto& p : CheckCitations(r->markdown, corpus.get())) {
       if (p.severity == CheckProblem::Severity::kError && !p.url.empty()) ++s.hallucinated;
     }
-    for (const auto& re : facts) s.facts_found += std::regex_search(r->markdown, re) ? 1 : 0;
+    for (const auto& re : facts) s.facts_found += re->Search(r->markdown) ? 1 : 0;
     s.abstained = !r->found;
     s.llm_calls = r->usage.calls;
     s.input_tokens = r->usage.input_tokens;

@@ -1,10 +1,10 @@
+#include "umwelt/pattern.h"
 #include "umwelt/claims.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "umwelt/redact.h"
@@ -301,14 +301,14 @@ bool IsStatement(std::string_view sentence) {
 
 AnswerType AnswerTypeOf(std::string_view question) {
   std::string q = " " + ToLower(CollapseWhitespace(question)) + " ";
-  static const std::regex when(R"(^ (when|since when|what (date|day|year|month|version|release))\b|\b(which|what) (version|release|date)\b)");
-  static const std::regex quantity(
+  static const Pattern when(R"(^ (when|since when|what (date|day|year|month|version|release))\b|\b(which|what) (version|release|date)\b)");
+  static const Pattern quantity(
       R"(\bhow (many|much|fast|long|large|big|slow|quickly|often)\b|\bwhat( is| was| were| are| did)?( the)?( final| peak| best| highest| lowest| average| typical)? )"
       R"((mfu|loss|throughput|speed|speedup|accuracy|latency|perplexity|score|rate|size|percentage|memory|cost|batch size)\b)");
-  static const std::regex named(R"(^ (which|who|whom|whose)\b|^ what \w+ (do|does|did|can|could|are|were|is|was|exist|exists)\b)");
-  if (std::regex_search(q, when)) return AnswerType::kWhen;
-  if (std::regex_search(q, quantity)) return AnswerType::kQuantity;
-  if (std::regex_search(q, named)) return AnswerType::kNamed;
+  static const Pattern named(R"(^ (which|who|whom|whose)\b|^ what \w+ (do|does|did|can|could|are|were|is|was|exist|exists)\b)");
+  if (when.Search(q)) return AnswerType::kWhen;
+  if (quantity.Search(q)) return AnswerType::kQuantity;
+  if (named.Search(q)) return AnswerType::kNamed;
   return AnswerType::kOther;
 }
 
@@ -363,14 +363,14 @@ double AnswerFit(std::string_view sentence, AnswerType type, const std::vector<s
       if (!AnsweringNumbers(sentence, terms).empty()) return 2;
       return Numbers(sentence).empty() ? 0 : 0.5;
     case AnswerType::kWhen: {
-      static const std::regex event(
+      static const Pattern event(
           R"(\b(add(s|ed)?|introduc\w*|land(s|ed)?|merg\w*|releas\w*|switch\w*|mov(e|ed|es)|replac\w*|remov\w*|deprecat\w*|support(s|ed)?|enabl\w*|since|first|now)\b)",
-          std::regex::icase);
-      static const std::regex dated(
+          Pattern::kIgnoreCase);
+      static const Pattern dated(
           R"(\b(19|20)\d\d\b|\bv?\d+\.\d+(\.\d+)?\b|\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d)",
-          std::regex::icase);
+          Pattern::kIgnoreCase);
       std::string s(sentence);
-      return (std::regex_search(s, event) ? 1.0 : 0.0) + (std::regex_search(s, dated) ? 1.0 : 0.0);
+      return (event.Search(s) ? 1.0 : 0.0) + (dated.Search(s) ? 1.0 : 0.0);
     }
     case AnswerType::kNamed: {
       // Names: capitalized words inside the sentence and identifiers with
@@ -477,11 +477,19 @@ bool MentionsAll(std::string_view text, const std::vector<std::string>& constrai
   return true;
 }
 
+std::vector<std::string> MarkdownLinks(std::string_view md) {
+  static const Pattern link(R"(\]\(([^)\s]+)\))");
+  static const Pattern bare(R"((^|[\s(<])(https?://[^\s)>\]]+))");
+  std::vector<std::string> out;
+  link.ForEach(md, [&](const Groups& g) { return out.emplace_back(g[1]), true; });
+  std::string rest = link.ReplaceAll(md, "]");
+  bare.ForEach(rest, [&](const Groups& g) { return out.emplace_back(g[2]), true; });
+  return out;
+}
+
 VerifiedClaims VerifyClaims(const std::string& md, const std::vector<Evidence>& ev) {
   std::map<std::string, const Evidence*> by_url;
   for (const auto& e : ev) by_url[e.url] = &e;
-  static const std::regex link(R"(\]\(([^)\s]+)\))");
-  static const std::regex bare(R"((^|[\s(<])(https?://[^\s)>\]]+))");
   VerifiedClaims out;
   size_t start = 0;
   bool in_code = false;
@@ -494,10 +502,7 @@ VerifiedClaims VerifyClaims(const std::string& md, const std::vector<Evidence>& 
       out.markdown += line + "\n";
       continue;
     }
-    std::vector<std::string> urls;
-    for (std::sregex_iterator it(line.begin(), line.end(), link), end; it != end; ++it) urls.push_back((*it)[1]);
-    std::string no_links = std::regex_replace(line, link, "]");
-    for (std::sregex_iterator it(no_links.begin(), no_links.end(), bare), end; it != end; ++it) urls.push_back((*it)[2]);
+    std::vector<std::string> urls = MarkdownLinks(line);
     std::string why;
     std::string cited;
     for (const auto& u : urls) {
@@ -510,8 +515,8 @@ VerifiedClaims VerifyClaims(const std::string& md, const std::vector<Evidence>& 
     }
     if (why.empty() && !urls.empty()) {
       // Numbers stated outside link texts and code must be in what is cited.
-      static const std::regex links_and_code(R"(\[[^\]]*\]\([^)]*\)|`[^`]*`)");
-      std::string prose = std::regex_replace(line, links_and_code, " ");
+      static const Pattern links_and_code(R"(\[[^\]]*\]\([^)]*\)|`[^`]*`)");
+      std::string prose = links_and_code.ReplaceAll(line, " ");
       std::string haystack = CollapseWhitespace(cited);
       bool claim_is_target = SpeaksOfTarget(prose);
       for (const auto& n : Numbers(prose)) {

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "umwelt/pattern.h"
 #include "umwelt/claims.h"
 #include "umwelt/text.h"
 
@@ -243,10 +243,10 @@ class ExtractiveReport {
 
   // "When / how did X evolve?": the records on X in date order, one per thread.
   std::string Timeline() const {
-    static const std::regex evolve(
+    static const Pattern evolve(
         R"(\b(evolve[sd]?|evolution|history|timeline|over time|changed over|progress(ed)?|came about|developed)\b)",
-        std::regex::icase);
-    if (!std::regex_search(question_, evolve)) return "";
+        Pattern::kIgnoreCase);
+    if (!evolve.Search(question_)) return "";
     std::vector<const Evidence*> dated;
     std::set<std::string> seen_threads;
     for (const auto& e : ev_) {

@@ -8,6 +8,7 @@
 
 #include "umwelt/json_read.h"
 #include "umwelt/file.h"
+#include "umwelt/log.h"
 #include "umwelt/text.h"
 
 namespace umwelt::server_internal {
@@ -16,10 +17,14 @@ using json = nlohmann::json;
 
 namespace {
 
-int64_t MtimeNs(const std::string& path) {
+// What tells one version of the file from another: its time (which the
+// kernel keeps to a tick, so two writes in one tick share it), and its
+// inode and size (a file renamed into place is a new inode).
+std::string Version(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return -1;
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" + std::to_string(st.st_ino) +
+         ":" + std::to_string(st.st_size);
 }
 
 bool IsHex64(const std::string& s) {
@@ -92,13 +97,13 @@ Result<Auth::Config> Auth::ParseConfig(std::string_view text, const std::string&
     return Status::Invalid(path + ": \"github_api\" must be an http(s) url");
   }
   while (!c.github_api.empty() && c.github_api.back() == '/') c.github_api.pop_back();
-  if (c.org.empty() && c.allow.empty() && c.tokens.empty()) {
-    return Status::Invalid(path + ": names no one: set \"org\", \"allow\" or \"tokens\"");
-  }
+  // A file that grants no one is valid: everyone is refused (the way to
+  // revoke the last token).
   if (c.help.empty()) {
-    c.help = !c.org.empty()    ? "access is for members of the GitHub organization " + c.org
-             : !c.allow.empty() ? "ask the operator to add your GitHub login to the allowlist"
-                                : "ask the operator for a token";
+    c.help = !c.org.empty()      ? "access is for members of the GitHub organization " + c.org
+             : !c.allow.empty()  ? "ask the operator to add your GitHub login to the allowlist"
+             : !c.tokens.empty() ? "ask the operator for a token"
+                                 : "this server grants no one access at present";
   }
   return c;
 }
@@ -110,19 +115,53 @@ Result<std::unique_ptr<Auth>> Auth::Load(const std::string& path) {
   {
     MutexLock lock(a->mu_);  // not shared yet; the analysis sees the rule kept
     a->config_ = std::move(config);
-    a->mtime_ns_ = MtimeNs(path);
+    a->version_ = Version(path);
   }
   return a;
 }
 
+std::vector<std::string> Auth::RevokedIn(std::string_view text) {
+  std::vector<std::string> out;
+  json j = ParseJson(text);
+  if (!j.is_object() || !j.contains("revoked") || !j["revoked"].is_array()) return out;
+  for (const auto& v : j["revoked"]) {
+    if (v.is_string() && IsHex64(v.get<std::string>())) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
 void Auth::ReloadIfChanged() {
-  int64_t m = MtimeNs(path_);
-  if (m == mtime_ns_) return;
-  auto c = Parse(path_);
-  if (!c.ok()) return;  // a half-written file: keep the last good one
-  config_ = std::move(*c);
-  mtime_ns_ = m;
+  std::string v = Version(path_);
+  if (v == version_) return;
+  version_ = v;
+  auto text = ReadWholeFile(path_);
+  auto c = text.ok() ? ParseConfig(*text, path_) : Result<Config>(text.status());
+  if (c.ok()) {
+    config_ = std::move(*c);
+    reload_error_.clear();
+    cache_.clear();
+    return;
+  }
+  // Keep the last good file, but revocation always wins: what the newest
+  // readable file revokes is revoked now, whatever else is wrong with it.
+  reload_error_ = c.status().message();
+  std::string line = "auth: " + reload_error_ + "; still using the last good auth file" +
+                     (text.ok() ? ", with the tokens this one revokes revoked" : "");
+  if (log_) log_(line);
+  else LogWarn(line);
+  if (!text.ok()) return;
+  for (auto& sha : RevokedIn(*text)) {
+    if (std::find(config_.revoked.begin(), config_.revoked.end(), sha) == config_.revoked.end()) {
+      config_.revoked.push_back(std::move(sha));
+    }
+  }
   cache_.clear();
+}
+
+std::string Auth::ReloadError() {
+  MutexLock lock(mu_);
+  ReloadIfChanged();
+  return reload_error_;
 }
 
 AuthVerdict Auth::Deny(int status, const std::string& why, const std::string& help) {
@@ -161,11 +200,10 @@ AuthVerdict Auth::CheckToken(const std::string& token, const std::string& client
     if (!s.expires.empty() && *ParseIsoTime(s.expires) <= NowEpoch()) return Deny(401, "this token expired on " + s.expires, config_.help);
     return {200, s.login, ""};
   }
-  // With neither an org nor an allowlist no GitHub token can pass: GitHub
-  // is not asked (an unknown token costs nothing outbound).
-  if (config_.org.empty() && config_.allow.empty()) return Deny(401, "this is not a token the operator issued", config_.help);
   auto now = std::chrono::steady_clock::now();
   if (auto it = cache_.find(sha); it != cache_.end() && it->second.until > now) return it->second.verdict;
+  // Every unknown token counts against its address, whether GitHub is asked
+  // or not: static tokens cannot be guessed at the speed of the server.
   if (!client.empty()) {
     if (per_client_.size() >= 10000) std::erase_if(per_client_, [&](const auto& e) { return now - e.second.start > std::chrono::minutes(1); });
     Window& w = per_client_[client];
@@ -176,6 +214,9 @@ AuthVerdict Auth::CheckToken(const std::string& token, const std::string& client
       return v;
     }
   }
+  // With neither an org nor an allowlist no GitHub token can pass: GitHub
+  // is not asked (an unknown token costs nothing outbound).
+  if (config_.org.empty() && config_.allow.empty()) return Deny(401, "this is not a token the operator issued", config_.help);
   if (checks_running_ >= kChecksAtOnce) {
     AuthVerdict v = Deny(503, "too many token checks at once", config_.help);
     v.retry_after = 2;

@@ -11,18 +11,23 @@
 // A bearer token is a static token of the file (by its SHA-256; it may
 // expire) or a GitHub token, checked against GET /user and, for a login not in
 // `allow`, GET /orgs/{org}/members/{login}. The file is re-read when it
-// changes, so revoking takes effect without a restart. Tokens are never
+// changes, so revoking takes effect without a restart; a file that grants
+// no one is valid (everyone is refused). A changed file that cannot be read
+// or parsed keeps the last good settings, is logged and shown in status
+// (ReloadError), and its "revoked" list still applies. Tokens are never
 // logged or stored: the cache is keyed by their SHA-256.
 //
 // Asking GitHub costs a request that may be slow, so unknown tokens are
 // bounded three ways: a verdict GitHub could not give (an error, a timeout)
 // is kept for a few seconds too; each client address may have
-// kChecksPerMinute tokens checked a minute (429 beyond); and at most
+// kChecksPerMinute unknown tokens checked a minute, static or not (429
+// beyond); and at most
 // kChecksAtOnce checks run at once (503 beyond), so token checks never
 // occupy every connection.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,16 +76,24 @@ class Auth {
   // The settings in `text` (the auth file's JSON), or an error naming `where`
   // and what is wrong.
   static Result<Config> ParseConfig(std::string_view text, const std::string& where);
+  // Where a reload that failed is reported (the server's log; else LogWarn).
+  // Set before the Auth is shared.
+  void set_log(std::function<void(const std::string&)> log) { log_ = std::move(log); }
+  // Why the auth file's newest version was not taken ("" when it was).
+  std::string ReloadError() EXCLUDES(mu_);
 
  private:
   static Result<Config> Parse(const std::string& path);
   void ReloadIfChanged() REQUIRES(mu_);
+  static std::vector<std::string> RevokedIn(std::string_view text);
   static AuthVerdict Deny(int status, const std::string& why, const std::string& help);
 
   std::string path_;
+  std::function<void(const std::string&)> log_;
   Mutex mu_;
   Config config_ GUARDED_BY(mu_);
-  int64_t mtime_ns_ GUARDED_BY(mu_) = 0;
+  std::string version_ GUARDED_BY(mu_);  // of the file last read
+  std::string reload_error_ GUARDED_BY(mu_);
   struct Cached {
     AuthVerdict verdict;
     std::chrono::steady_clock::time_point until;

@@ -4,7 +4,8 @@
 
 namespace umwelt::server_internal {
 
-SearchPool::SearchPool(int threads, std::chrono::milliseconds max_wait) : max_wait_(max_wait) {
+SearchPool::SearchPool(int threads, std::chrono::milliseconds max_wait, size_t max_queued_per_client)
+    : max_wait_(max_wait), max_queued_per_client_(std::max<size_t>(1, max_queued_per_client)) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Work(); });
 }
 
@@ -20,10 +21,18 @@ SearchPool::~SearchPool() {
 void SearchPool::Work() {
   MutexLock lock(mu_);
   while (true) {
-    while (!stop_ && queue_.empty()) cv_.wait(lock.native());
-    if (queue_.empty()) return;  // stopping, nothing left
-    Task* t = queue_.front();
-    queue_.pop_front();
+    while (!stop_ && turns_.empty()) cv_.wait(lock.native());
+    if (turns_.empty()) return;  // stopping, nothing left
+    std::string client = std::move(turns_.front());
+    turns_.pop_front();
+    auto& mine = queues_[client];
+    Task* t = mine.front();
+    mine.pop_front();
+    if (mine.empty()) {
+      queues_.erase(client);
+    } else {
+      turns_.push_back(std::move(client));  // its next task waits for everyone else's turn
+    }
     t->started = true;
     progress_.notify_all();
     lock.unlock();
@@ -34,12 +43,19 @@ void SearchPool::Work() {
   }
 }
 
-Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns) {
+Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns, const std::string& client) {
   std::vector<Task> tasks(fns.size());
   for (size_t i = 0; i < fns.size(); ++i) tasks[i].fn = &fns[i];
   MutexLock lock(mu_);
   if (stop_) return Status::Unavailable("the server is shutting down");
-  for (auto& t : tasks) queue_.push_back(&t);
+  if (tasks.empty()) return Status::Ok();
+  auto& mine = queues_[client];
+  if (!mine.empty() && mine.size() + tasks.size() > max_queued_per_client_) {
+    return Status::Unavailable("the server is busy with this address's searches (" + std::to_string(mine.size()) +
+                               " waiting); retry shortly");
+  }
+  if (mine.empty()) turns_.push_back(client);
+  for (auto& t : tasks) mine.push_back(&t);
   cv_.notify_all();
   // The tasks' flags are written under mu_ (Work), so reading them here, with
   // mu_ held, is safe; the lambdas below only run inside the waits.
@@ -48,7 +64,14 @@ Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns) {
     return std::all_of(tasks.begin(), tasks.end(), [](const Task& t) { return t.started; });
   });
   if (!all_started) {  // drop those not started; the started ones finish before their stack goes
-    std::erase_if(queue_, [&](Task* q) { return q >= tasks.data() && q < tasks.data() + tasks.size(); });
+    auto it = queues_.find(client);
+    if (it != queues_.end()) {
+      std::erase_if(it->second, [&](Task* q) { return q >= tasks.data() && q < tasks.data() + tasks.size(); });
+      if (it->second.empty()) {
+        queues_.erase(it);
+        std::erase(turns_, client);
+      }
+    }
   }
   progress_.wait(lock.native(), [&] {
     return std::all_of(tasks.begin(), tasks.end(), [](const Task& t) { return t.done || !t.started; });
@@ -60,16 +83,17 @@ Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns) {
   return Status::Ok();
 }
 
-Result<SearchResponse> Engine::Search(const SearchRequest& r) {
+Result<SearchResponse> Engine::Search(const SearchRequest& r, const std::string& client) {
   Result<SearchResponse> result = Status::Unavailable("the search did not run");
-  UMWELT_RETURN_IF_ERROR(pool_.RunAll({[&] { result = searcher_.Search(r); }}));
+  UMWELT_RETURN_IF_ERROR(pool_.RunAll({[&] { result = searcher_.Search(r); }}, client));
   return result;
 }
 
 Result<MultiSearchResponse> Engine::SearchMulti(const std::vector<std::string>& queries, const SearchRequest& base,
-                                                int total) {
-  return searcher_.SearchMulti(queries, base, total,
-                               [this](const std::vector<std::function<void()>>& tasks) { return pool_.RunAll(tasks); });
+                                                int total, const std::string& client) {
+  return searcher_.SearchMulti(queries, base, total, [this, &client](const std::vector<std::function<void()>>& tasks) {
+    return pool_.RunAll(tasks, client);
+  });
 }
 
 }  // namespace umwelt::server_internal

@@ -12,34 +12,40 @@
 #include <thread>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "http_server.h"
 #include "umwelt/corpus.h"
 #include "umwelt/searcher.h"
 #include "umwelt/thread_annotations.h"
 
 namespace umwelt::server_internal {
 
-// Runs searches on `threads` threads of its own, in arrival order. The
-// per-thread search buffers (the keyword leg's corpus-sized accumulators, a
-// read connection each) exist `threads` times whatever the number of
-// connections; a burst queues fairly instead of every connection contending
-// for the cores; and a search that cannot start within `max_wait` is refused
-// (Unavailable), so an overloaded server answers 503 at once instead of
-// letting requests wait seconds. Thread-safe.
+// Runs searches on `threads` threads of its own. The per-thread search
+// buffers (the keyword leg's corpus-sized accumulators, a read connection
+// each) exist `threads` times whatever the number of connections; a burst
+// queues instead of every connection contending for the cores; and a search
+// that cannot start within `max_wait` is refused (Unavailable), so an
+// overloaded server answers 503 at once instead of letting requests wait
+// seconds. Fair between clients: each client (an address, see ClientKey)
+// has a queue of its own, the threads take one task from each in turn, and
+// a client with `max_queued_per_client` tasks waiting is refused at once, so
+// one address flooding the pool delays another's search by at most one
+// task per other client. Thread-safe.
 class SearchPool {
  public:
-  SearchPool(int threads, std::chrono::milliseconds max_wait);
+  SearchPool(int threads, std::chrono::milliseconds max_wait, size_t max_queued_per_client = 16);
   ~SearchPool();
   SearchPool(const SearchPool&) = delete;
   SearchPool& operator=(const SearchPool&) = delete;
   // Runs every task on the pool's threads, concurrently as threads free up,
   // and returns when all have run; when one cannot start within max_wait,
   // those not started are dropped (the rest finish) and it fails. A TaskRunner.
-  Status RunAll(const std::vector<std::function<void()>>& tasks);
+  Status RunAll(const std::vector<std::function<void()>>& tasks, const std::string& client = "");
 
  private:
   struct Task {
@@ -50,9 +56,13 @@ class SearchPool {
   Mutex mu_;
   std::condition_variable cv_;        // work arrived, or stopping
   std::condition_variable progress_;  // a task started or finished
-  std::deque<Task*> queue_ GUARDED_BY(mu_);  // the tasks live on their callers' stacks
+  // Each client's waiting tasks (they live on their callers' stacks), and the
+  // clients with any, in the order they take turns.
+  std::map<std::string, std::deque<Task*>> queues_ GUARDED_BY(mu_);
+  std::deque<std::string> turns_ GUARDED_BY(mu_);
   bool stop_ GUARDED_BY(mu_) = false;
   std::chrono::milliseconds max_wait_;
+  size_t max_queued_per_client_;
   std::vector<std::thread> threads_;
 };
 
@@ -67,8 +77,10 @@ class Engine {
 
   Status Refresh() { return searcher_.Refresh(); }
   Result<Corpus*> Connection() { return searcher_.Connection(); }
-  Result<SearchResponse> Search(const SearchRequest& r);
-  Result<MultiSearchResponse> SearchMulti(const std::vector<std::string>& queries, const SearchRequest& base, int total);
+  // `client` (ClientKey) shares the pool fairly with other clients.
+  Result<SearchResponse> Search(const SearchRequest& r, const std::string& client = "");
+  Result<MultiSearchResponse> SearchMulti(const std::vector<std::string>& queries, const SearchRequest& base, int total,
+                                          const std::string& client = "");
   std::string content_key() { return searcher_.content_key(); }
   const std::string& path() const { return searcher_.path(); }
   void FileReplaced() { searcher_.FileReplaced(); }

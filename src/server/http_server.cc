@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -84,6 +85,32 @@ bool SameName(const std::string& a, const std::string& b) {
          });
 }
 
+// Why a request's framing is ambiguous, or "": Content-Length beside
+// Transfer-Encoding, Content-Lengths that differ or are not numbers, more
+// than one Host, a control character in the path.
+std::string FramingError(const Request& r) {
+  std::string length;
+  int hosts = 0;
+  bool chunked = false;
+  for (const auto& [k, v] : r.headers) {
+    if (SameName(k, "Content-Length")) {
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return "Content-Length is not a number";
+      if (!length.empty() && length != v) return "two different Content-Lengths";
+      length = v;
+    } else if (SameName(k, "Transfer-Encoding")) {
+      chunked = true;
+    } else if (SameName(k, "Host")) {
+      ++hosts;
+    }
+  }
+  if (chunked && !length.empty()) return "Content-Length and Transfer-Encoding together";
+  if (hosts > 1) return "more than one Host header";
+  for (unsigned char c : r.raw_path) {
+    if (c < 0x20 || c == 0x7f) return "a control character in the request line";
+  }
+  return "";
+}
+
 const char* Reason(int status) {
   switch (status) {
     case 413: return "the request body is too large";
@@ -152,6 +179,7 @@ struct HttpServer::Exchange {
   Request req;
   size_t received = 0;
   bool too_large = false;
+  std::string malformed;  // why the request's framing is refused (400), or ""
   bool answered = false;
 };
 
@@ -160,7 +188,23 @@ struct HttpServer::Conn {
   Clock::time_point receiving_since = Clock::now();
   bool receiving = true;
   bool cut = false;
+  std::string client;  // its ClientKey
 };
+
+namespace {
+
+std::string AddressText(const sockaddr* a) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (!a) return "";
+  if (a->sa_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a)->sin_addr, buf, sizeof buf);
+  } else if (a->sa_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr, buf, sizeof buf);
+  }
+  return buf;
+}
+
+}  // namespace
 
 // A streamed response's state.
 struct Stream {
@@ -173,16 +217,33 @@ struct Stream {
 struct HttpCallbacks {
   static size_t Unescape(void*, MHD_Connection*, char* s) { return std::strlen(s); }  // raw; decoded by us
 
+  // Before a connection is accepted: refused when its client (an address,
+  // a /64) already holds its share.
+  static MHD_Result Admit(void* cls, const sockaddr* addr, socklen_t) {
+    auto* self = static_cast<HttpServer*>(cls);
+    std::string key = ClientKey(AddressText(addr));
+    MutexLock lock(self->mu_);
+    auto it = self->per_client_.find(key);
+    return it != self->per_client_.end() && it->second >= self->limits_.max_connections_per_client ? MHD_NO : MHD_YES;
+  }
+
   static void OnConnection(void* cls, MHD_Connection* c, void** socket_context, MHD_ConnectionNotificationCode toe) {
     auto* self = static_cast<HttpServer*>(cls);
-    MutexLock lock(self->mu_);
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
       auto* conn = new HttpServer::Conn();
       *socket_context = conn;
       const MHD_ConnectionInfo* fd = Mhd().get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+      conn->client = ClientKey(ClientAddress(c));
+      MutexLock lock(self->mu_);
       self->conns_[conn] = fd ? fd->connect_fd : -1;
+      ++self->per_client_[conn->client];
+      self->ShedIfFull(conn);
     } else if (auto* conn = static_cast<HttpServer::Conn*>(*socket_context)) {
+      MutexLock lock(self->mu_);
       self->conns_.erase(conn);
+      if (auto it = self->per_client_.find(conn->client); it != self->per_client_.end() && --it->second <= 0) {
+        self->per_client_.erase(it);
+      }
       delete conn;
       *socket_context = nullptr;
     }
@@ -205,14 +266,7 @@ struct HttpCallbacks {
 
   static std::string ClientAddress(MHD_Connection* c) {
     const MHD_ConnectionInfo* i = Mhd().get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (!i || !i->client_addr) return "";
-    char buf[INET6_ADDRSTRLEN] = {};
-    if (i->client_addr->sa_family == AF_INET) {
-      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->client_addr)->sin_addr, buf, sizeof buf);
-    } else if (i->client_addr->sa_family == AF_INET6) {
-      ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(i->client_addr)->sin6_addr, buf, sizeof buf);
-    }
-    return buf;
+    return i ? AddressText(i->client_addr) : "";
   }
 
   // The first call: the request line and headers are in.
@@ -220,6 +274,7 @@ struct HttpCallbacks {
     auto* x = new HttpServer::Exchange();
     Request& r = x->req;
     r.method = std::strcmp(method, "HEAD") == 0 ? "GET" : method;
+    r.raw_path = url;
     r.path = Decode(url, false);
     Mhd().get_connection_values(c, MHD_HEADER_KIND, &Collect, &r);
     Mhd().get_connection_values(c, MHD_GET_ARGUMENT_KIND, &Arg, &r);
@@ -255,6 +310,10 @@ struct HttpCallbacks {
     if (!x) {
       x = Begin(self, c, url, method);
       *con_cls = x;
+      // Framing two parsers could read two ways (request smuggling) is
+      // refused before anything else, and the connection closed.
+      x->malformed = FramingError(x->req);
+      if (!x->malformed.empty()) return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
       // A declared body over the limit is refused before any of it is read.
       std::string length = x->req.get_header_value("Content-Length");
       if (!length.empty() && (length.size() > 18 || std::strtoull(length.c_str(), nullptr, 10) > self->limits_.max_body_bytes)) {
@@ -266,7 +325,7 @@ struct HttpCallbacks {
     if (*upload_size > 0) {
       x->received += *upload_size;
       if (x->received > self->limits_.max_body_bytes) x->too_large = true;
-      if (!x->too_large) x->req.body.append(upload, *upload_size);
+      if (!x->too_large && !x->answered) x->req.body.append(upload, *upload_size);
       *upload_size = 0;
       // A chunked body over the limit: answer now, read no further.
       if (x->too_large && !x->answered) return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
@@ -301,19 +360,106 @@ HttpServer::~HttpServer() {
   Wait(0);
 }
 
+std::string ClientKey(const std::string& address) {
+  in6_addr v6{};
+  if (address.find(':') == std::string::npos || ::inet_pton(AF_INET6, address.c_str(), &v6) != 1) return address;
+  if (IN6_IS_ADDR_V4MAPPED(&v6)) {
+    char v4[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &v6.s6_addr[12], v4, sizeof v4);
+    return v4;
+  }
+  std::fill(std::begin(v6.s6_addr) + 8, std::end(v6.s6_addr), 0);
+  char out[INET6_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET6, &v6, out, sizeof out);
+  return std::string(out) + "/64";
+}
+
+std::vector<std::string> RouteSegments(std::string_view pattern) {
+  std::vector<std::string> out;
+  if (!pattern.empty() && pattern[0] == '/') pattern.remove_prefix(1);
+  for (size_t i = 0;;) {
+    size_t slash = pattern.find('/', i);
+    out.emplace_back(pattern.substr(i, slash == std::string_view::npos ? std::string_view::npos : slash - i));
+    if (slash == std::string_view::npos) break;
+    i = slash + 1;
+  }
+  return out;
+}
+
+namespace {
+
+bool IsHex32(std::string_view s) {
+  return s.size() == 32 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+}  // namespace
+
+bool MatchRoute(const std::vector<std::string>& segments, std::string_view path, std::vector<std::string>* captures) {
+  if (path.empty() || path[0] != '/') return false;
+  path.remove_prefix(1);
+  size_t at = 0;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const std::string& want = segments[i];
+    if (want == "{*}") {  // the rest, non-empty
+      if (at >= path.size()) return false;
+      captures->emplace_back(path.substr(at));
+      return true;
+    }
+    if (at > path.size()) return false;
+    size_t slash = path.find('/', at);
+    std::string_view seg = path.substr(at, slash == std::string_view::npos ? std::string_view::npos : slash - at);
+    bool last = i + 1 == segments.size();
+    if (last != (slash == std::string_view::npos)) return false;
+    if (want == "{}" || want == "{?}" || want == "{hex32}") {
+      if (want == "{}" && seg.empty()) return false;
+      if (want == "{hex32}" && !IsHex32(seg)) return false;
+      captures->emplace_back(seg);
+    } else if (seg != want) {
+      return false;
+    }
+    at = slash == std::string_view::npos ? path.size() + 1 : slash + 1;
+  }
+  return true;
+}
+
+bool SplitHostPort(std::string_view value, std::string* host, std::string* port) {
+  auto all = [](std::string_view s, auto ok) { return std::all_of(s.begin(), s.end(), ok); };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::string_view name, rest;
+  if (!value.empty() && value[0] == '[') {
+    size_t close = value.find(']');
+    if (close == std::string_view::npos || close < 3) return false;
+    name = value.substr(0, close + 1);
+    if (!all(name.substr(1, name.size() - 2), [&](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; })) return false;
+    rest = value.substr(close + 1);
+  } else {
+    size_t colon = value.find(':');
+    name = value.substr(0, colon);
+    rest = colon == std::string_view::npos ? std::string_view() : value.substr(colon);
+    if (name.empty() || name.size() > 253 ||
+        !all(name, [&](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-'; })) {
+      return false;
+    }
+  }
+  if (!rest.empty() && (rest[0] != ':' || rest.size() < 2 || rest.size() > 6 || !all(rest.substr(1), digit))) return false;
+  if (host) *host = std::string(name);
+  if (port) *port = rest.empty() ? "" : std::string(rest.substr(1));
+  return true;
+}
+
 void HttpServer::Route(const std::string& method, const std::string& pattern, Handler h) {
-  routes_.push_back({method, std::regex(pattern), std::move(h)});
+  routes_.push_back({method, RouteSegments(pattern), std::move(h)});
 }
 
 void HttpServer::Dispatch(Request& req, Response& res) {
   if (pre_ && !pre_(req, res)) return;
   bool path_known = false;
   for (const auto& r : routes_) {
-    std::smatch m;
-    if (!std::regex_match(req.path, m, r.pattern)) continue;
+    std::vector<std::string> captures{req.path};
+    if (!MatchRoute(r.segments, req.path, &captures)) continue;
     path_known = true;
     if (r.method != req.method) continue;
-    req.matches.assign(m.begin(), m.end());
+    req.matches = std::move(captures);
     r.handler(req, res);
     return;
   }
@@ -326,7 +472,11 @@ int HttpServer::Queue(MHD_Connection* c, Exchange& x) {
   x.answered = true;
   Request& req = x.req;
   Response res;
-  if (x.too_large) {
+  if (!x.malformed.empty()) {
+    res.status = 400;
+    res.set_header("Connection", "close");
+    res.set_content(x.malformed + "\n", "text/plain");
+  } else if (x.too_large) {
     res.status = 413;
     res.set_header("Connection", "close");
   } else {
@@ -393,10 +543,9 @@ Status HttpServer::Listen(const HttpLimits& limits) {
     std::fclose(f);
   }
   daemon_ = Mhd().start_daemon(
-      flags, static_cast<uint16_t>(limits.port), nullptr, nullptr, &HttpCallbacks::OnAccess, this,
+      flags, static_cast<uint16_t>(limits.port), &HttpCallbacks::Admit, this, &HttpCallbacks::OnAccess, this,
       MHD_OPTION_SOCK_ADDR, addr,
       MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections),
-      MHD_OPTION_PER_IP_CONNECTION_LIMIT, static_cast<unsigned>(limits.max_connections_per_client),
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.max_header_bytes,
       MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(limits.idle_seconds),
       MHD_OPTION_LISTEN_BACKLOG_SIZE, backlog,
@@ -409,6 +558,23 @@ Status HttpServer::Listen(const HttpLimits& limits) {
   port_ = info ? info->port : limits.port;
   watchdog_ = std::thread([this] { Watchdog(); });
   return Status::Ok();
+}
+
+// Near the connection limit, the connection that has waited longest for a
+// request it has not finished sending (a slow or idle client) is shut, so a
+// client that sends its request at once is always let in.
+void HttpServer::ShedIfFull(Conn* arrived) {
+  int reserve = std::max(4, limits_.max_connections / 8);
+  if (static_cast<int>(conns_.size()) < limits_.max_connections - reserve) return;
+  std::pair<Conn*, int> oldest{nullptr, -1};
+  for (const auto& [conn, fd] : conns_) {
+    if (conn == arrived || !conn->receiving || conn->cut || fd < 0) continue;
+    if (!oldest.first || conn->receiving_since < oldest.first->receiving_since) oldest = {conn, fd};
+  }
+  if (!oldest.first) return;
+  ::shutdown(oldest.second, SHUT_RDWR);
+  oldest.first->cut = true;
+  ++shed_;
 }
 
 // Shuts the connections that took longer than the limit to send a request.

@@ -50,7 +50,7 @@ class Args {
       return;
     }
     for (const auto& [k, v] : args_.items()) {
-      if (!known.count(k) && error_.empty()) error_ = "unknown argument `" + k + "`";
+      if (!known.count(k) && error_.empty()) error_ = "unknown argument `" + std::string(TruncateUtf8(k, 64)) + "`";
     }
   }
   std::string Str(const char* key, bool required = false, size_t max = 4000) {
@@ -665,6 +665,9 @@ std::string Session::Handle(std::string_view message, const Notify& notify) {
   if (id_field && !id.is_string() && !id.is_number_integer()) {
     return ErrorResponse(nullptr, kInvalidRequest, "id must be a string or a whole number");
   }
+  if (id.is_string() && id.get_ref<const std::string&>().size() > kMaxIdBytes) {
+    return ErrorResponse(nullptr, kInvalidRequest, "id is longer than " + std::to_string(kMaxIdBytes) + " bytes");
+  }
   if (!method_field->is_string()) return notification ? "" : ErrorResponse(id, kInvalidRequest, "method must be a string");
   std::string method = method_field->get<std::string>();
   json params = msg.contains("params") ? msg["params"] : json::object();
@@ -675,9 +678,16 @@ std::string Session::Handle(std::string_view message, const Notify& notify) {
       MutexLock lock(mu_);
       initialized_ = true;
     } else if (method == "notifications/cancelled") {
-      if (const json* r = FieldOf(params, "requestId"); r && (r->is_string() || r->is_number_integer())) {
+      // Only ids a request could have had; the newest kMaxCancelled of
+      // them, so a session's memory is bounded in bytes.
+      if (const json* r = FieldOf(params, "requestId");
+          r && ((r->is_string() && r->get_ref<const std::string&>().size() <= kMaxIdBytes) || r->is_number_integer())) {
         MutexLock lock(mu_);
-        if (cancelled_.size() < 10000) cancelled_.insert(r->dump());
+        if (cancelled_.insert(r->dump()).second) cancelled_order_.push_back(r->dump());
+        while (cancelled_order_.size() > kMaxCancelled) {
+          cancelled_.erase(cancelled_order_.front());
+          cancelled_order_.pop_front();
+        }
       }
     }
     return "";  // other notifications need no answer
@@ -747,9 +757,10 @@ std::string Session::Handle(std::string_view message, const Notify& notify) {
     if (method == "logging/setLevel") return ResultResponse(id, json::object());
     return ErrorResponse(id, kMethodNotFound, "unknown method `" + std::string(TruncateUtf8(method, 100)) + "`");
   } catch (const RpcError& e) {
-    return ErrorResponse(id, e.code, e.message);
+    return ErrorResponse(id, e.code, o_.served ? StripLocalPaths(RedactSecrets(e.message)) : e.message);
   } catch (const std::exception& e) {  // a bug, not the client's fault: answered, never fatal
-    return ErrorResponse(id, kInternalError, std::string("internal error: ") + e.what());
+    std::string what = std::string("internal error: ") + e.what();
+    return ErrorResponse(id, kInternalError, o_.served ? StripLocalPaths(RedactSecrets(what)) : what);
   }
 }
 

@@ -21,31 +21,52 @@ namespace {
 
 using json = nlohmann::json;
 
+constexpr size_t kMaxManifestBytes = 1 << 20;
+constexpr size_t kMaxErrorBodyBytes = 64 << 10;
+
 class FileClient {
  public:
-  FileClient(const std::string& token, std::vector<std::string> resolve, int stall_seconds)
-      : token_(token), resolve_(std::move(resolve)), stall_seconds_(stall_seconds) {}
+  FileClient(const std::string& token, std::vector<std::string> resolve, const RefreshLimits& limits)
+      : token_(token), resolve_(std::move(resolve)), limits_(limits) {}
 
-  Result<HttpResponse> Get(const std::string& url, const std::vector<std::pair<std::string, std::string>>& extra = {},
-                           std::function<bool(std::string_view)> on_body = nullptr) {
-    HttpRequest req;
+  // A small answer (the manifest), kept in memory up to `max` bytes.
+  Result<HttpResponse> Get(const std::string& url, size_t max) {
+    HttpRequest req = Base(url);
+    req.max_body_bytes = max;
+    req.timeout_seconds = 60;
+    return Send(req);
+  }
+  // `expected` bytes streamed to `on_body`: a deadline of two minutes plus
+  // that many bytes at the minimum rate; an error body kept to 64 KiB.
+  Result<HttpResponse> Download(const std::string& url, const std::vector<std::pair<std::string, std::string>>& extra,
+                                int64_t expected, std::function<bool(std::string_view)> on_body) {
+    HttpRequest req = Base(url);
+    for (const auto& h : extra) req.headers.push_back(h);
     req.on_body = std::move(on_body);
+    req.max_body_bytes = kMaxErrorBodyBytes;
+    req.timeout_seconds = 120 + static_cast<long>(expected / std::max<int64_t>(1, limits_.min_bytes_per_second));
+    return Send(req);
+  }
+
+ private:
+  HttpRequest Base(const std::string& url) {
+    HttpRequest req;
     req.url = url;
-    req.headers = extra;
     if (!token_.empty()) req.headers.push_back({"Authorization", "Bearer " + token_});
-    req.timeout_seconds = 0;  // a snapshot takes as long as it takes, while bytes arrive
-    req.stall_seconds = stall_seconds_;
-    req.max_body_bytes = size_t{64} << 30;
+    req.stall_seconds = limits_.stall_seconds;
+    req.min_bytes_per_second = limits_.min_bytes_per_second;
     req.resolve = resolve_;
+    return req;
+  }
+  Result<HttpResponse> Send(const HttpRequest& req) {
     auto r = http_->Send(req);
     if (!r.ok()) return Status::Unavailable(Redact(r.status().message(), {token_}));
     return r;
   }
 
- private:
   std::string token_;
   std::vector<std::string> resolve_;
-  int stall_seconds_;
+  RefreshLimits limits_;
   std::unique_ptr<HttpClient> http_ = NewCurlHttpClient();
 };
 
@@ -64,12 +85,12 @@ Status WriteAppend(const std::string& path, const std::string& data, bool trunca
   return ok ? Status::Ok() : Status::Io(path + ": write failed");
 }
 
-// The download is a corpus: SQLite opens it read-only, it has the corpus
-// tables and PRAGMA quick_check finds no damage. A file whose sha256 matches
-// a manifest is still only what that server chose to send.
-Status CheckCorpusFile(const std::string& part, const std::string& base) {
-  auto corpus = Corpus::Open(part, Corpus::Mode::kReadOnly);
-  Status s = corpus.ok() ? (*corpus)->QuickCheck() : corpus.status();
+// The download is a corpus of this umwelt's schema, undamaged, and opens.
+// A file whose sha256 matches a manifest is still only what that server
+// chose to send.
+Status CheckCorpusFile(const std::string& part, const std::string& base, std::chrono::seconds budget) {
+  Status s = CheckForeignCorpus(part, budget);
+  if (s.ok()) s = Corpus::Open(part, Corpus::Mode::kReadOnly).status();
   if (s.ok()) return s;
   std::remove(part.c_str());
   return Status::Corrupt(base + "/corpus-index.db is not a usable corpus (" + s.message() +
@@ -77,9 +98,9 @@ Status CheckCorpusFile(const std::string& part, const std::string& base) {
 }
 
 // Moves the old corpus (and its WAL, which holds its latest commits) aside
-// as <corpus>.bak, renames the download into place and opens it; if that
-// fails the old corpus is put back.
-Status SwapIn(const std::string& part, const std::string& corpus_path) {
+// as <corpus>.bak, renames the download into place, opens it and runs a
+// search on it; if that fails the old corpus is put back.
+Status SwapIn(const std::string& part, const std::string& corpus_path, std::chrono::seconds budget) {
   std::string bak = corpus_path + ".bak";
   std::error_code ec;
   bool had = std::filesystem::exists(corpus_path, ec);
@@ -98,10 +119,11 @@ Status SwapIn(const std::string& part, const std::string& corpus_path) {
     return Status::Io(corpus_path + ": " + why + "; the old corpus was kept");
   };
   if (std::rename(part.c_str(), corpus_path.c_str()) != 0) return restore("cannot replace");
-  auto opened = Corpus::Open(corpus_path, Corpus::Mode::kReadOnly);
+  Status opened = Corpus::Open(corpus_path, Corpus::Mode::kReadOnly).status();
+  if (opened.ok()) opened = AnswersASearch(corpus_path, budget);
   if (!opened.ok()) {
     std::rename(corpus_path.c_str(), part.c_str());
-    return restore("the new corpus does not open (" + opened.status().message() + ")");
+    return restore("the new corpus does not answer (" + opened.message() + ")");
   }
   std::remove(bak.c_str());
   std::remove((bak + "-wal").c_str());
@@ -125,15 +147,15 @@ Result<SnapshotManifest> ParseManifest(std::string_view body, const std::string&
 }
 
 Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string& corpus_path, const std::string& token,
-                                  bool allow_private, int stall_seconds) {
+                                  bool allow_private, const RefreshLimits& limits) {
   std::string base = base_in;
   while (!base.empty() && base.back() == '/') base.pop_back();
   if (base.rfind("https://", 0) != 0 && base.rfind("http://", 0) != 0) {
     return Status::Invalid("--from must be an http(s) url, not " + base_in);
   }
   UMWELT_ASSIGN_OR_RETURN(std::vector<std::string> pins, web::CheckedResolve(base + "/", allow_private));
-  FileClient http(token, pins, stall_seconds);
-  UMWELT_ASSIGN_OR_RETURN(HttpResponse m, http.Get(base + "/manifest.json"));
+  FileClient http(token, pins, limits);
+  UMWELT_ASSIGN_OR_RETURN(HttpResponse m, http.Get(base + "/manifest.json", kMaxManifestBytes));
   if (m.status == 401 || m.status == 403) {
     return Status::Invalid(base + " refused the manifest (HTTP " + std::to_string(m.status) + "): " + DetailOf(m) +
                            (token.empty() ? " (set UMWELT_TOKEN)" : ""));
@@ -142,6 +164,11 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
   UMWELT_ASSIGN_OR_RETURN(SnapshotManifest manifest, ParseManifest(m.body, base + "/manifest.json"));
   const std::string& sha = manifest.sha256;
   const int64_t bytes = manifest.bytes;
+  if (bytes > limits.max_bytes) {
+    return Status::Invalid(base + "/manifest.json announces a corpus of " + std::to_string(bytes) +
+                           " bytes, over this client's limit of " + std::to_string(limits.max_bytes) +
+                           " (refresh --max-bytes)");
+  }
   RefreshReport report;
   report.sha256 = sha;
   report.bytes = bytes;
@@ -166,6 +193,14 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
   }
   report.resumed_from = have;
   if (have < bytes) {
+    // Room for the rest, and for SQLite to open the file beside it.
+    std::filesystem::path dir = std::filesystem::absolute(corpus_path, ec).parent_path();
+    auto space = std::filesystem::space(dir, ec);
+    int64_t need = bytes - have + (int64_t{64} << 20);
+    if (!ec && static_cast<int64_t>(space.available) < need) {
+      return Status::Io(dir.string() + ": " + std::to_string(space.available >> 20) + " MiB free, the snapshot needs " +
+                        std::to_string(need >> 20) + " MiB; nothing was downloaded");
+    }
     std::vector<std::pair<std::string, std::string>> range;
     if (have > 0) range.push_back({"Range", "bytes=" + std::to_string(have) + "-"});
     // The body goes straight to the partial file as it arrives (a snapshot
@@ -179,7 +214,7 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
     // Range, or all of it from a server that ignores the Range.)
     int64_t received = 0;
     bool too_long = false;
-    auto d = http.Get(base + "/corpus-index.db", range, [&](std::string_view piece) {
+    auto d = http.Download(base + "/corpus-index.db", range, bytes - have, [&](std::string_view piece) {
       if (received + static_cast<int64_t>(piece.size()) > bytes) {
         too_long = true;
         return false;
@@ -224,8 +259,8 @@ Result<RefreshReport> RefreshFrom(const std::string& base_in, const std::string&
     return Status::Corrupt("the downloaded snapshot's sha256 is " + got + ", the manifest says " + sha +
                            "; the partial file was removed (run refresh again)");
   }
-  UMWELT_RETURN_IF_ERROR(CheckCorpusFile(part, base));
-  UMWELT_RETURN_IF_ERROR(SwapIn(part, corpus_path));
+  UMWELT_RETURN_IF_ERROR(CheckCorpusFile(part, base, limits.check_budget));
+  UMWELT_RETURN_IF_ERROR(SwapIn(part, corpus_path, limits.check_budget));
   std::remove(part_sha.c_str());
   report.updated = true;
   return report;

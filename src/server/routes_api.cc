@@ -3,11 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <regex>
 
 #include "server_impl.h"
 #include "umwelt/corpus.h"
 #include "umwelt/digest.h"
+#include "umwelt/pattern.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
 #include "umwelt/wandb.h"
@@ -33,7 +33,7 @@ void ServerImpl::SearchApiRoutes() {
   http_.Get("/api/search", [this](const Request& req, Response& res) {
     auto r = ParseSearch(req);
     if (!r.ok()) return Detail(res, 400, r.status().message());
-    auto out = engine_->Search(*r);
+    auto out = engine_->Search(*r, ClientKey(req.remote_addr));
     if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
     SetJson(res, SearchResponseJson(*r, *out));
   });
@@ -52,7 +52,7 @@ void ServerImpl::SearchApiRoutes() {
       queries.push_back(CollapseWhitespace(req.get_param_value("q", i)));
       if (queries.back().empty()) return Detail(res, 400, "an empty q");
     }
-    auto out = engine_->SearchMulti(queries, *base, total);
+    auto out = engine_->SearchMulti(queries, *base, total, ClientKey(req.remote_addr));
     if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
     SetJson(res, SearchMultiJson(out->queries, out->total, out->hits, out->notes));
   });
@@ -75,7 +75,7 @@ void ServerImpl::ThreadApiRoutes() {
   http_.Get("/api/show", [show](const Request& req, Response& res) {
     show(req.get_param_value("target"), req, res);
   });
-  http_.Get(R"(/api/threads/(.+))", [this](const Request& req, Response& res) {
+  http_.Get("/api/threads/{*}", [this](const Request& req, Response& res) {
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
     std::string ref = req.matches[1];
@@ -106,20 +106,24 @@ void ServerImpl::SummaryApiRoutes() {
     SetJson(res, *out);
   };
   http_.Get("/api/summaries", [summaries](const Request&, Response& res) { summaries("", res); });
-  http_.Get(R"(/api/summaries/([^/]+))", [summaries](const Request& req, Response& res) { summaries(req.matches[1], res); });
+  http_.Get("/api/summaries/{}", [summaries](const Request& req, Response& res) { summaries(req.matches[1], res); });
 }
 
 // A W&B run's config and summary, in the reference client's shape.
 void ServerImpl::RunApiRoutes() {
-  http_.Get(R"(/wandb/([^/]+(?:/[^/]+)?)/([^/]+)/config)", [this](const Request& req, Response& res) {
-    std::string project = req.matches[1], run = req.matches[2];
+  // PROJECT/RUN or ENTITY/PROJECT/RUN.
+  auto config = [this](const Request& req, Response& res) {
+    std::string project = req.matches[1], run = req.matches.back();
+    if (req.matches.size() == 4) project += "/" + req.matches[2];
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
     auto out = wandb::RunConfigJson(**corpus, project, run);
     if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
     if (!*out) return Detail(res, 404, "W&B run " + project + "/" + run + " is not mirrored in this corpus");
     SetJson(res, **out);
-  });
+  };
+  http_.Get("/wandb/{}/{}/config", config);
+  http_.Get("/wandb/{}/{}/{}/config", config);
 }
 
 // /api/ask and its jobs: state and progress events.
@@ -147,6 +151,7 @@ void ServerImpl::AskApiRoutes() {
     auto job = std::make_shared<Job>();
     job->id = Random128();
     job->question = question;
+    job->owner = req.login;
     {
       MutexLock lock(jobs_mu_);
       // Finished jobs beyond the newest 200 are forgotten.
@@ -165,8 +170,8 @@ void ServerImpl::AskApiRoutes() {
     res.set_content(json{{"id", job->id}, {"state", "queued"}, {"events", "/api/jobs/" + job->id + "/events"}}.dump(),
                     "application/json");
   });
-  http_.Get(R"(/api/jobs/([0-9a-f]{32}))", [this](const Request& req, Response& res) {
-    auto job = FindJob(req.matches[1]);
+  http_.Get("/api/jobs/{hex32}", [this](const Request& req, Response& res) {
+    auto job = FindJob(req.matches[1], req.login);
     if (!job) return Detail(res, 404, "no such job");
     MutexLock lock(job->mu);
     json out = {{"id", job->id},       {"question", job->question}, {"state", job->state},
@@ -178,8 +183,8 @@ void ServerImpl::AskApiRoutes() {
     }
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
-  http_.Get(R"(/api/jobs/([0-9a-f]{32})/events)", [this](const Request& req, Response& res) {
-    auto job = FindJob(req.matches[1]);
+  http_.Get("/api/jobs/{hex32}/events", [this](const Request& req, Response& res) {
+    auto job = FindJob(req.matches[1], req.login);
     if (!job) return Detail(res, 404, "no such job");
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, DataSink& sink) mutable {
@@ -214,12 +219,12 @@ bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offse
   *offset = 0;
   *length = size;
   std::string h = req.get_header_value("Range");
-  static const std::regex one(R"(^\s*bytes\s*=\s*(\d{0,18})\s*-\s*(\d{0,18})\s*$)");
-  std::smatch m;
-  if (h.empty() || !std::regex_match(h, m, one) || (m[1].length() == 0 && m[2].length() == 0)) return true;
+  static const Pattern one(R"(\s*bytes\s*=\s*(\d{0,18})\s*-\s*(\d{0,18})\s*)");
+  Groups m;
+  if (h.empty() || !one.Matches(h, &m) || (m[1].empty() && m[2].empty())) return true;
   int64_t first, last;
-  if (m[1].length() == 0) {  // the last N bytes
-    int64_t n = static_cast<int64_t>(std::stoll(m[2].str()));
+  if (m[1].empty()) {  // the last N bytes
+    int64_t n = static_cast<int64_t>(std::stoll(std::string(m[2])));
     if (n == 0) {
       first = size;
       last = size - 1;
@@ -228,8 +233,8 @@ bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offse
       last = size - 1;
     }
   } else {
-    first = static_cast<int64_t>(std::stoll(m[1].str()));
-    last = m[2].length() == 0 ? size - 1 : std::min<int64_t>(std::stoll(m[2].str()), size - 1);
+    first = static_cast<int64_t>(std::stoll(std::string(m[1])));
+    last = m[2].empty() ? size - 1 : std::min<int64_t>(std::stoll(std::string(m[2])), size - 1);
     if (last < first && first < size) return true;  // malformed: ignored
   }
   if (first >= size) {

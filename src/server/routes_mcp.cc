@@ -41,7 +41,21 @@ void ServerImpl::McpRoutes() {
       session = std::make_shared<mcp::Session>(std::move(o));
       session_id = Random128();
       MutexLock lock(mcp_mu_);
-      mcp_sessions_[session_id] = session;
+      // A login past its share drops its own oldest session: a flood of
+      // initialize calls evicts the flooder's sessions, not everyone's.
+      size_t share = auth_ ? kMaxSessions / 4 : kMaxSessions;
+      size_t own = 0;
+      for (const auto& id : mcp_order_) own += mcp_sessions_[id].owner == req.login ? 1 : 0;
+      for (auto it = mcp_order_.begin(); own >= share && it != mcp_order_.end();) {
+        if (mcp_sessions_[*it].owner != req.login) {
+          ++it;
+          continue;
+        }
+        mcp_sessions_.erase(*it);
+        it = mcp_order_.erase(it);
+        --own;
+      }
+      mcp_sessions_[session_id] = {session, req.login};
       mcp_order_.push_back(session_id);
       while (mcp_order_.size() > kMaxSessions) {
         mcp_sessions_.erase(mcp_order_.front());
@@ -51,8 +65,10 @@ void ServerImpl::McpRoutes() {
       if (session_id.empty()) return Detail(res, 400, "Mcp-Session-Id is required: initialize first");
       MutexLock lock(mcp_mu_);
       auto it = mcp_sessions_.find(session_id);
-      if (it == mcp_sessions_.end()) return Detail(res, 404, "no such MCP session (it ended or expired): initialize again");
-      session = it->second;
+      if (it == mcp_sessions_.end() || it->second.owner != req.login) {
+        return Detail(res, 404, "no such MCP session (it ended or expired): initialize again");
+      }
+      session = it->second.session;
     }
     res.set_header("Mcp-Session-Id", session_id);
     bool progress = false;
@@ -86,7 +102,9 @@ void ServerImpl::McpRoutes() {
   http_.Delete("/mcp", [this](const Request& req, Response& res) {
     MutexLock lock(mcp_mu_);
     std::string id = req.get_header_value("Mcp-Session-Id");
-    if (!mcp_sessions_.erase(id)) return Detail(res, 404, "no such MCP session");
+    auto it = mcp_sessions_.find(id);
+    if (it == mcp_sessions_.end() || it->second.owner != req.login) return Detail(res, 404, "no such MCP session");
+    mcp_sessions_.erase(it);
     std::erase(mcp_order_, id);
     res.status = 204;
   });

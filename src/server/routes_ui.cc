@@ -1,11 +1,11 @@
 // The web UI's routes: search, threads, ask, sign-in, summaries and reports.
 #include <filesystem>
-#include <regex>
 
 #include "server_impl.h"
 #include "ui.h"
 #include "umwelt/corpus.h"
 #include "umwelt/digest.h"
+#include "umwelt/pattern.h"
 #include "umwelt/text.h"
 
 namespace umwelt::server_internal {
@@ -61,7 +61,7 @@ void ServerImpl::UiRoutes() {
     if (CollapseWhitespace(f.q).empty()) return Html(res, 200, "Search", si::SearchBody(f, nullptr, false, "", nullptr), req);
     auto r = ParseSearch(req);
     if (!r.ok()) return Html(res, 400, "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
-    auto out = engine_->Search(*r);
+    auto out = engine_->Search(*r, ClientKey(req.remote_addr));
     auto corpus = engine_->Connection();
     if (!out.ok()) {
       return Html(res, HttpStatusOf(out.status()), "Search", si::SearchBody(f, nullptr, false, out.status().message(), nullptr), req);
@@ -84,13 +84,13 @@ void ServerImpl::UiRoutes() {
   http_.Get("/ask", [this](const Request& req, Response& res) {
     Html(res, 200, "Ask", si::AskBody(), req, "/ask.js");
   });
-  http_.Get(R"(/jobs/([0-9a-f]{32}))", [this](const Request& req, Response& res) {
-    auto job = FindJob(req.matches[1]);
+  http_.Get("/jobs/{hex32}", [this](const Request& req, Response& res) {
+    auto job = FindJob(req.matches[1], req.login);
     if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
     Html(res, 200, "Ask", si::JobBody(job->id), req, "/ask.js");
   });
-  http_.Get(R"(/jobs/([0-9a-f]{32})/report)", [this](const Request& req, Response& res) {
-    auto job = FindJob(req.matches[1]);
+  http_.Get("/jobs/{hex32}/report", [this](const Request& req, Response& res) {
+    auto job = FindJob(req.matches[1], req.login);
     if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
     MutexLock lock(job->mu);
     if (job->state != "done") return Html(res, 409, "Not ready", si::ErrorBody(409, "the report is " + job->state), req);
@@ -114,7 +114,11 @@ void ServerImpl::UiRoutes() {
     {
       MutexLock lock(sessions_mu_);
       std::erase_if(sessions_, [now = NowEpoch()](const auto& e) { return e.second.expires <= now; });
-      sessions_[id] = {v.login, token, NowEpoch() + 12 * 3600};
+      // Capped: a login keeps its newest kMaxSignInsPerLogin, and all of
+      // them together the newest kMaxSignIns (the oldest dropped first).
+      DropOldestSessions(v.login, kMaxSignInsPerLogin - 1);
+      DropOldestSessions("", kMaxSignIns - 1);
+      sessions_[id] = {v.login, token, NowEpoch() + 12 * 3600, next_session_seq_++};
     }
     bool https = req.get_header_value("X-Forwarded-Proto") == "https";
     res.set_header("Set-Cookie", "umwelt_session=" + id + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200" +
@@ -137,11 +141,11 @@ void ServerImpl::UiRoutes() {
   });
   // The digest site's root: the reference client, pointed here by
   // MARIN_MWS_URL, follows the index's links into summaries/.
-  http_.Get(R"(/summaries/([^/]*))", [this](const Request& req, Response& res) {
+  http_.Get("/summaries/{?}", [this](const Request& req, Response& res) {
     std::string name = req.matches[1];
     std::error_code ec;
-    static const std::regex period_file(R"(^summary-[0-9_-]+\.[a-z.]+$)");
-    if (std::regex_match(name, period_file) && !o_.summaries_dir.empty() &&
+    static const Pattern period_file(R"(summary-[0-9_-]+\.[a-z.]+)");
+    if (period_file.Matches(name) && !o_.summaries_dir.empty() &&
         !std::filesystem::exists(std::filesystem::path(o_.summaries_dir) / name, ec)) {
       res.status = 301;  // a page's address before the reference layout
       res.set_header("Location", "/summaries/" + std::string(kPagesFolder) + "/" + name);
@@ -149,10 +153,10 @@ void ServerImpl::UiRoutes() {
     }
     ServeDir(o_.summaries_dir, name, res);
   });
-  http_.Get(R"(/summaries/summaries/([^/]+))", [this](const Request& req, Response& res) {
+  http_.Get("/summaries/summaries/{}", [this](const Request& req, Response& res) {
     ServeDir(o_.summaries_dir.empty() ? "" : o_.summaries_dir + "/" + kPagesFolder, req.matches[1], res);
   });
-  http_.Get(R"(/reports/([^/]*))", [this](const Request& req, Response& res) {
+  http_.Get("/reports/{?}", [this](const Request& req, Response& res) {
     ServeDir(o_.reports_dir, req.matches[1], res);
   });
 }

@@ -30,62 +30,10 @@ namespace {
 using json = nlohmann::json;
 using testing::AuthTest;
 using testing::ServerTest;
-
-// A raw connection to the server from `source` (any 127.0.0.0/8 address).
-int Connect(int port, const char* source = "127.0.0.1") {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in from{};
-  from.sin_family = AF_INET;
-  ::inet_pton(AF_INET, source, &from.sin_addr);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_port = htons(static_cast<uint16_t>(port));
-  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool SendAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// What the server sends until it closes or `seconds` pass.
-std::string ReadAll(int fd, double seconds) {
-  std::string out;
-  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  char buf[4096];
-  while (std::chrono::steady_clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  return out;
-}
-
-// A plain GET from `source`, answered within `seconds`: the status line.
-std::string Probe(int port, const char* source, double seconds = 2) {
-  int fd = Connect(port, source);
-  if (fd < 0) return "no connection";
-  SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
-  std::string r = ReadAll(fd, seconds);
-  ::close(fd);
-  return r.substr(0, r.find("\r\n"));
-}
+using testing::Connect;
+using testing::SendAll;
+using testing::ReadAll;
+using testing::Probe;
 
 int64_t RssKb() {
   auto s = ReadWholeFile("/proc/self/status");
@@ -482,7 +430,9 @@ TEST_F(RefreshAttack, Issue13AStalledDownloadFailsAndKeepsThePartForResume) {
   std::string before = Local();
   Serve(std::string(1 << 20, 'z'), 1 << 20, 300000);
   auto t0 = std::chrono::steady_clock::now();
-  auto r = RefreshFrom(server_fake_.base(), path_, "", true, 2);
+  RefreshLimits limits;
+  limits.stall_seconds = 2;
+  auto r = RefreshFrom(server_fake_.base(), path_, "", true, limits);
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_FALSE(r.ok());
   EXPECT_LT(took, 20.0);
@@ -508,6 +458,121 @@ TEST_F(ServerTest, Issue13RefreshKeepsTheOldCorpusUntilTheNewOneOpens) {
   auto c = Corpus::Open(mine, Corpus::Mode::kReadOnly);
   ASSERT_TRUE(c.ok());
   EXPECT_GT((*c)->Stats()->total_chunks, 20);
+}
+
+// Issue 32, item 4: refresh sets its own limits; nothing the server says
+// about sizes is trusted.
+TEST_F(RefreshAttack, AnEndlessOrCompressedManifestIsCutAtOneMebibyte) {
+  std::string before = Local();
+  server_fake_.server().Get("/manifest.json", [](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink& sink) {
+      std::string piece(64 << 10, ' ');
+      return sink.write(piece.data(), piece.size());
+    });
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = RefreshFrom(server_fake_.base(), path_, "", true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("larger than 1048576"), std::string::npos) << r.status().message();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_EQ(Local(), before);
+}
+
+TEST_F(RefreshAttack, AGzipBombManifestIsCutAtOneMebibyteDecoded) {
+  testing::TestServer gz;
+  gz.server().Get("/manifest.json", [](const httplib::Request& req, httplib::Response& res) {
+    ASSERT_NE(req.get_header_value("Accept-Encoding").find("gzip"), std::string::npos);
+    res.set_content("{\"corpus_index\": " + std::string(64 << 20, ' ') + "}", "application/json");  // sent gzipped
+  });
+  auto r = RefreshFrom(gz.base(), path_, "", true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("larger than 1048576"), std::string::npos) << r.status().message();
+}
+
+TEST_F(RefreshAttack, AnErrorBodyIsReadToSixtyFourKibibytes) {
+  server_fake_.server().Get("/manifest.json", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(json{{"corpus_index", {{"sha256", std::string(64, 'a')}, {"bytes", 1000}}}}.dump(), "application/json");
+  });
+  server_fake_.server().Get("/corpus-index.db", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 500;
+    res.set_chunked_content_provider("text/plain", [](size_t, httplib::DataSink& sink) {
+      std::string piece(64 << 10, 'e');
+      return sink.write(piece.data(), piece.size());
+    });
+  });
+  auto r = RefreshFrom(server_fake_.base(), path_, "", true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("larger than 65536"), std::string::npos) << r.status().message();
+}
+
+TEST_F(RefreshAttack, AHugeAnnouncedSizeIsRefusedBeforeAnyByteIsWritten) {
+  std::string before = Local();
+  Serve(std::string(1000, 'x'), int64_t{60} << 30);
+  auto r = RefreshFrom(server_fake_.base(), path_, "", true);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("over this client's limit"), std::string::npos) << r.status().message();
+  EXPECT_FALSE(std::filesystem::exists(path_ + ".part"));
+  RefreshLimits small;
+  small.max_bytes = 500;
+  testing::TestServer other;
+  other.server().Get("/manifest.json", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(json{{"corpus_index", {{"sha256", std::string(64, 'a')}, {"bytes", 1000}}}}.dump(), "application/json");
+  });
+  auto r2 = RefreshFrom(other.base(), path_, "", true, small);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.status().message().find("limit of 500"), std::string::npos) << r2.status().message();
+  EXPECT_EQ(Local(), before);
+}
+
+TEST_F(RefreshAttack, ATrickleBelowTheMinimumRateFails) {
+  std::string body(1 << 20, 't');
+  server_fake_.server().Get("/manifest.json", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content(json{{"corpus_index", {{"sha256", Sha256Hex(body)}, {"bytes", body.size()}}}}.dump(), "application/json");
+  });
+  server_fake_.server().Get("/corpus-index.db", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_content_provider(body.size(), "application/octet-stream", [&](size_t offset, size_t, httplib::DataSink& sink) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));  // ten bytes a second
+      return sink.write(body.data() + offset, 1);
+    });
+  });
+  RefreshLimits limits;
+  limits.stall_seconds = 2;
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = RefreshFrom(server_fake_.base(), path_, "", true, limits);
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 15.0);
+  EXPECT_NE(r.status().message().find("run refresh again to resume"), std::string::npos) << r.status().message();
+}
+
+// A file that is SQLite and passes quick_check but carries a view or a
+// trigger of its own never replaces the corpus.
+TEST_F(RefreshAttack, ACorpusWithAViewOrATriggerOfItsOwnIsRefused) {
+  std::string before = Local();
+  for (const char* sql : {"DROP TABLE links; CREATE VIEW links AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) "
+                          "SELECT x AS from_ref, x AS to_ref, x AS kind FROM r;",
+                          "CREATE TRIGGER evil AFTER INSERT ON chunks BEGIN DELETE FROM threads; END;",
+                          "CREATE TABLE extra(x);"}) {
+    testing::TempDir tmp;
+    std::string copy = tmp.File("evil.db");
+    std::filesystem::copy_file(path_, copy);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(copy.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+    sqlite3_close(db);
+    std::string evil = *ReadWholeFile(copy);
+    testing::TestServer host;
+    host.server().Get("/manifest.json", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_content(json{{"corpus_index", {{"sha256", Sha256Hex(evil)}, {"bytes", evil.size()}}}}.dump(), "application/json");
+    });
+    host.server().Get("/corpus-index.db", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_content(evil, "application/octet-stream");
+    });
+    auto r = RefreshFrom(host.base(), path_, "", true);
+    ASSERT_FALSE(r.ok()) << sql;
+    EXPECT_NE(r.status().message().find("not an umwelt corpus of this version"), std::string::npos) << r.status().message();
+    EXPECT_EQ(Local(), before);
+    EXPECT_FALSE(std::filesystem::exists(path_ + ".part"));
+  }
 }
 
 }  // namespace

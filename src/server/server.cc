@@ -12,9 +12,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
-#include <regex>
 
 #include "server_impl.h"
+#include "umwelt/pattern.h"
 #include "ui.h"
 #include "umwelt/digest.h"
 #include "umwelt/file.h"
@@ -56,10 +56,27 @@ void SetJson(Response& res, const std::string& body) {
 }
 
 std::string SessionId(const Request& req) {
-  static const std::regex session(R"((?:^|;\s*)umwelt_session=([0-9a-f]{32}))");
-  std::string cookie = req.get_header_value("Cookie");
-  std::smatch m;
-  return std::regex_search(cookie, m, session) ? m[1].str() : "";
+  std::string header = req.get_header_value("Cookie");
+  std::string_view cookie = header;
+  // "name=value; name=value": the first umwelt_session whose value is a
+  // session id's shape.
+  for (size_t i = 0; i < cookie.size();) {
+    size_t semi = cookie.find(';', i);
+    std::string_view pair = cookie.substr(i, semi == std::string_view::npos ? std::string_view::npos : semi - i);
+    while (!pair.empty() && (pair.front() == ' ' || pair.front() == '\t')) pair.remove_prefix(1);
+    constexpr std::string_view kName = "umwelt_session=";
+    if (pair.substr(0, kName.size()) == kName) {
+      std::string_view id = pair.substr(kName.size(), 32);
+      if (id.size() == 32 && std::all_of(id.begin(), id.end(), [](char c) {
+            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+          })) {
+        return std::string(id);
+      }
+    }
+    if (semi == std::string_view::npos) break;
+    i = semi + 1;
+  }
+  return "";
 }
 
 std::string Random128() {
@@ -73,8 +90,11 @@ bool Loopback(const std::string& bind) { return bind == "127.0.0.1" || bind == "
 
 // A file name that cannot leave its folder.
 bool SafeName(const std::string& name) {
-  static const std::regex ok(R"(^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$)");
-  return std::regex_match(name, ok) && name.find("..") == std::string::npos;
+  if (name.empty() || name.size() > 201 || !std::isalnum(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+         }) &&
+         name.find("..") == std::string::npos;
 }
 
 std::string MimeOf(const std::string& name) {
@@ -93,10 +113,24 @@ std::string MimeOf(const std::string& name) {
 
 void ServerImpl::Detail(Response& res, int status, const std::string& detail) {
   res.status = status;
-  // Upstream errors may echo credentials; internal ones name this machine's paths.
-  std::string safe = status >= 500 ? StripLocalPaths(RedactSecrets(detail)) : RedactSecrets(detail);
+  // Upstream errors may echo credentials; internal ones name this machine's
+  // paths (a 404 of the corpus names the corpus's file).
+  std::string safe = status >= 500 ? StripLocalPaths(RedactSecrets(detail)) : HideServedPaths(RedactSecrets(detail));
   if ((status == 503 || status == 429) && res.get_header_value("Retry-After").empty()) res.set_header("Retry-After", "1");
   SetJson(res, json{{"detail", safe}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+std::string ServerImpl::HideServedPaths(std::string text) const {
+  for (const std::string& file : {o_.corpus_path, o_.summaries_dir, o_.reports_dir, o_.auth_file}) {
+    if (file.empty()) continue;
+    std::error_code ec;
+    std::string dir = std::filesystem::absolute(file, ec).parent_path().string();
+    for (const std::string& prefix : {dir + "/", std::filesystem::path(file).parent_path().string() + "/"}) {
+      if (prefix.size() < 2) continue;
+      for (size_t p; (p = text.find(prefix)) != std::string::npos;) text.erase(p, prefix.size());
+    }
+  }
+  return text;
 }
 
 std::string ServerImpl::Identify(const Request& req, si::AuthVerdict* v) {
@@ -121,6 +155,26 @@ std::string ServerImpl::Identify(const Request& req, si::AuthVerdict* v) {
   return v->status == 200 ? v->login : "";
 }
 
+// A path as the access log shows it: percent-encoded outside printable
+// ASCII (and '%' itself), so no byte of it forges a line, truncates one or
+// reaches the operator's terminal as a control; secrets redacted; at most
+// 200 bytes of it.
+std::string LoggedPath(std::string_view path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path.substr(0, 200)) {
+    if (c <= 0x20 || c >= 0x7f || c == '%') {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (path.size() > 200) out += "...";
+  return RedactSecrets(out);
+}
+
 std::string SafeNext(const std::string& next) {
   if (next.empty() || next[0] != '/' || next.size() > 2048) return "/";
   if (next.size() > 1 && (next[1] == '/' || next[1] == '\\')) return "/";
@@ -131,16 +185,12 @@ std::string SafeNext(const std::string& next) {
 }
 
 bool LoopbackHost(const std::string& host_port) {
-  std::string host = host_port;
-  if (!host.empty() && host[0] == '[') {
-    host = host.substr(0, host.find(']') + 1);
-  } else if (size_t colon = host.rfind(':'); colon != std::string::npos) {
-    host = host.substr(0, colon);
-  }
+  std::string host;
+  if (!SplitHostPort(host_port, &host, nullptr)) return false;
   host = ToLower(host);
   if (host == "localhost" || host == "[::1]") return true;
-  static const std::regex v4(R"(^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$)");
-  return std::regex_match(host, v4);
+  static const Pattern v4(R"(127\.\d{1,3}\.\d{1,3}\.\d{1,3})");
+  return v4.Matches(host);
 }
 
 // Without auth the corpus is open to whoever reaches the port, so only
@@ -175,12 +225,13 @@ void ServerImpl::Html(Response& res, int status, const std::string& title, const
   std::string user = auth_ ? Identify(req, &v) : "";
   res.status = status;
   res.set_header("Content-Security-Policy", Csp());
-  res.set_content(si::UiPage(title, body, user, script), "text/html; charset=utf-8");
+  // An error page says what went wrong, never where this server keeps its files.
+  res.set_content(si::UiPage(title, status >= 400 ? HideServedPaths(body) : body, user, script), "text/html; charset=utf-8");
 }
 
 // Open: summaries, sign-in, health. Everything else needs a bearer token or
 // a session when an auth file is configured.
-bool ServerImpl::Gate(const Request& req, Response& res) {
+bool ServerImpl::Gate(Request& req, Response& res) {
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("Referrer-Policy", "same-origin");
   if (!SameOrigin(req, res)) return false;
@@ -191,7 +242,8 @@ bool ServerImpl::Gate(const Request& req, Response& res) {
     return true;
   }
   si::AuthVerdict v;
-  if (!Identify(req, &v).empty()) return true;
+  req.login = Identify(req, &v);
+  if (!req.login.empty()) return true;
   bool page = req.method == "GET" && p.rfind("/api/", 0) != 0 && p.rfind("/wandb/", 0) != 0 && p != "/manifest.json" &&
               p != "/corpus-index.db";
   if (page && v.status == 401 && req.get_header_value("Authorization").empty()) {
@@ -312,6 +364,7 @@ Result<std::string> ServerImpl::StatusJson() {
   json out = {{"corpus", {{"chunks", st.total_chunks}, {"threads", st.threads}, {"links", st.links},
                           {"built_at", st.built_at}, {"schema_version", st.schema_version}, {"counts", counts}}},
               {"sources", health}, {"scheduler", sched}, {"auth", auth_ != nullptr},
+              {"auth_reload_error", auth_ ? StripLocalPaths(auth_->ReloadError()) : ""},
               {"jobs_running", jobs_running_.load()}};
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -344,10 +397,22 @@ Status ServerImpl::EnsureSnapshot() {
   return Status::Ok();
 }
 
-std::shared_ptr<Job> ServerImpl::FindJob(const std::string& id) {
+void ServerImpl::DropOldestSessions(const std::string& login, size_t keep) {
+  auto mine = [&](const auto& e) { return login.empty() || e.second.login == login; };
+  size_t n = static_cast<size_t>(std::count_if(sessions_.begin(), sessions_.end(), mine));
+  for (; n > keep; --n) {
+    auto oldest = sessions_.end();
+    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+      if (mine(*it) && (oldest == sessions_.end() || it->second.seq < oldest->second.seq)) oldest = it;
+    }
+    sessions_.erase(oldest);
+  }
+}
+
+std::shared_ptr<Job> ServerImpl::FindJob(const std::string& id, const std::string& login) {
   MutexLock lock(jobs_mu_);
   auto it = jobs_.find(id);
-  return it == jobs_.end() ? nullptr : it->second;
+  return it == jobs_.end() || it->second->owner != login ? nullptr : it->second;
 }
 
 void ServerImpl::RunJob(std::shared_ptr<Job> job) {
@@ -511,19 +576,20 @@ void ServerImpl::StopBackground() {
 Status ServerImpl::Init() {
   if (!o_.auth_file.empty()) {
     UMWELT_ASSIGN_OR_RETURN(auth_, si::Auth::Load(o_.auth_file));
+    if (o_.log) auth_->set_log(o_.log);
   } else if (!Loopback(o_.bind) && !o_.open_network) {
     return Status::Invalid("serving " + o_.bind + " without --auth would open the corpus to the network; "
                            "pass --auth FILE (or --open-network to mean it)");
   }
   if (!o_.public_url.empty()) {
-    static const std::regex url(R"(^(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?/?$)");
-    std::smatch m;
-    if (!std::regex_match(o_.public_url, m, url)) {
+    static const Pattern url(R"((https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?/?)");
+    Groups m;
+    if (!url.Matches(o_.public_url, &m)) {
       return Status::Invalid("--public-url must be an http(s) origin such as https://umwelt.example.org, not " +
                              o_.public_url.substr(0, 200));
     }
-    public_host_ = ToLower(m[2].str() + m[3].str());
-    public_origin_ = ToLower(m[1].str() + "://" + public_host_);
+    public_host_ = ToLower(std::string(m[2]) + std::string(m[3]));
+    public_origin_ = ToLower(std::string(m[1]) + "://" + public_host_);
   }
   UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(o_.embedders));
   std::shared_ptr<Reranker> reranker;
@@ -577,7 +643,7 @@ void ServerImpl::Stop() {
 }
 
 void ServerImpl::Routes() {
-  http_.set_pre_routing_handler([this](const Request& req, Response& res) {
+  http_.set_pre_routing_handler([this](Request& req, Response& res) {
     res.set_header("X-Content-Type-Options", "nosniff");
     if (ValidParams(req, res)) return Gate(req, res);
     res.set_header("Connection", "close");  // a malformed request ends its connection
@@ -597,7 +663,7 @@ void ServerImpl::Routes() {
     http_.set_logger([this](const Request& req, const Response& res) {
       // The path only: query strings may carry what users searched for, and
       // headers carry tokens.
-      o_.log(req.method + " " + req.path.substr(0, 200) + " " + std::to_string(res.status));
+      o_.log(req.method + " " + LoggedPath(req.path) + " " + std::to_string(res.status));
     });
   }
 

@@ -1,8 +1,13 @@
 // Test-only: the servers the server tests run, in-process on loopback.
 #pragma once
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -24,6 +29,62 @@
 namespace umwelt::testing {
 
 using json = nlohmann::json;
+
+// A raw connection to the server from `source` (any 127.0.0.0/8 address).
+inline int Connect(int port, const char* source = "127.0.0.1") {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  ::inet_pton(AF_INET, source, &from.sin_addr);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+inline bool SendAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = ::send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// What the server sends until it closes or `seconds` pass.
+inline std::string ReadAll(int fd, double seconds) {
+  std::string out;
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+// A plain GET from `source`, answered within `seconds`: the status line.
+inline std::string Probe(int port, const char* source, double seconds = 2) {
+  int fd = Connect(port, source);
+  if (fd < 0) return "no connection";
+  SendAll(fd, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  std::string r = ReadAll(fd, seconds);
+  ::close(fd);
+  return r.substr(0, r.find("\r\n"));
+}
 
 // The example project's corpus, served in-process on a free loopback port.
 class ServerTest : public ::testing::Test {

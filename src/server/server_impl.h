@@ -40,7 +40,11 @@ bool Truthy(const std::string& v);
 // Where to go after signing in: a same-origin absolute path of printable
 // ASCII (no scheme, no `//` or `\\`, no control characters), else "/".
 std::string SafeNext(const std::string& next);
-// Whether a Host header names this machine (localhost, 127.0.0.0/8, [::1]).
+// A request path for the access log: percent-encoded outside printable
+// ASCII and '%', secrets redacted, at most 200 bytes.
+std::string LoggedPath(std::string_view path);
+// Whether a Host header names this machine (localhost, 127.0.0.0/8, [::1]),
+// read exactly (SplitHostPort).
 bool LoopbackHost(const std::string& host);
 int HttpStatusOf(const Status& s);
 // The snapshot's Range: the one range to send (the whole file for none, a
@@ -50,7 +54,7 @@ bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offse
 // --- ask jobs ----------------------------------------------------------------
 
 struct Job {
-  std::string id, question;  // set before the job is shared
+  std::string id, question, owner;  // set before the job is shared; owner: the login that asked
   std::atomic<bool> finished{false};
   Mutex mu;
   std::condition_variable cv;  // an event, or the end
@@ -89,10 +93,12 @@ class ServerImpl final : public Server {
   void SnapshotRoutes();  // routes_api.cc
   void UiRoutes();        // routes_ui.cc
   void McpRoutes();       // routes_mcp.cc
-  bool Gate(const Request& req, Response& res);
+  bool Gate(Request& req, Response& res);
   bool SameOrigin(const Request& req, Response& res);
   std::string Identify(const Request& req, si::AuthVerdict* v);
   void Detail(Response& res, int status, const std::string& detail);
+  // `text` without the folders of the files this server serves from.
+  std::string HideServedPaths(std::string text) const;
   void Html(Response& res, int status, const std::string& title, const std::string& body,
             const Request& req, const std::string& script = "");
   bool ValidParams(const Request& req, Response& res);
@@ -101,7 +107,8 @@ class ServerImpl final : public Server {
   Result<std::string> StatusJson();
   Result<json> SourceHealth(Corpus& corpus);
   Status EnsureSnapshot();
-  std::shared_ptr<Job> FindJob(const std::string& id);
+  // The job `id` if `login` asked it (another login's job is not found).
+  std::shared_ptr<Job> FindJob(const std::string& id, const std::string& login);
   void RunJob(std::shared_ptr<Job> job);
   void JobWorker();
   void Enqueue(std::shared_ptr<Job> job);
@@ -125,13 +132,23 @@ class ServerImpl final : public Server {
   struct Session {
     std::string login, token;
     int64_t expires;
+    uint64_t seq;  // the order of sign-in
   };
+  uint64_t next_session_seq_ GUARDED_BY(sessions_mu_) = 0;
   std::map<std::string, Session> sessions_ GUARDED_BY(sessions_mu_);
+  static constexpr size_t kMaxSignIns = 10000, kMaxSignInsPerLogin = 64;
+  // Drops the oldest sign-in sessions of `login` (of everyone for "") until
+  // at most `keep` are left.
+  void DropOldestSessions(const std::string& login, size_t keep) REQUIRES(sessions_mu_);
 
   // MCP over HTTP: one protocol session per Mcp-Session-Id, the oldest
   // dropped past a bound (its client re-initializes on the 404).
   Mutex mcp_mu_;
-  std::map<std::string, std::shared_ptr<mcp::Session>> mcp_sessions_ GUARDED_BY(mcp_mu_);
+  struct McpEntry {
+    std::shared_ptr<mcp::Session> session;
+    std::string owner;  // the login that initialized it; no one else may use it
+  };
+  std::map<std::string, McpEntry> mcp_sessions_ GUARDED_BY(mcp_mu_);
   std::deque<std::string> mcp_order_ GUARDED_BY(mcp_mu_);  // oldest first
 
   Mutex jobs_mu_;

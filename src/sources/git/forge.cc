@@ -1,7 +1,6 @@
 // Where a repository's web pages are, from its remote (see git.h).
-#include <regex>
-
 #include "umwelt/git.h"
+#include "umwelt/pattern.h"
 #include "umwelt/text.h"
 
 namespace umwelt::git {
@@ -9,13 +8,13 @@ namespace umwelt::git {
 Forge ParseRemote(std::string_view remote_in, const std::string& kind_hint) {
   std::string remote = CollapseWhitespace(remote_in);
   // https://host[:port]/path, ssh://[user@]host[:port]/path, git://host/path, user@host:path
-  static const std::regex url(R"(^(?:https?|ssh|git)://(?:[^@/]+@)?([^/:]+)(?::\d+)?/(.+)$)");
-  static const std::regex scp(R"(^[^@/]+@([^:/]+):(.+)$)");
-  std::smatch m;
+  static const Pattern url(R"((?:https?|ssh|git)://(?:[^@/]+@)?([^/:]+)(?::\d+)?/(.+))");
+  static const Pattern scp(R"([^@/]+@([^:/]+):(.+))");
+  Groups m;
   std::string host, path;
-  if (std::regex_match(remote, m, url) || std::regex_match(remote, m, scp)) {
-    host = ToLower(m[1].str());
-    path = m[2].str();
+  if (url.Matches(remote, &m) || scp.Matches(remote, &m)) {
+    host = ToLower(std::string(m[1]));
+    path = std::string(m[2]);
   }
   while (!path.empty() && path.back() == '/') path.pop_back();
   if (path.size() > 4 && path.substr(path.size() - 4) == ".git") path.resize(path.size() - 4);

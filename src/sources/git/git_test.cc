@@ -422,3 +422,45 @@ TEST_F(RealWorldCloneTest, BloblessShallowAndSubmoduleClonesSync) {
 
 }  // namespace
 }  // namespace umwelt::git
+
+namespace umwelt::git {
+namespace {
+
+// Issue 32: anyone who can get a commit into a mirrored repository writes
+// its message. Megabyte messages made of what the landing and forge
+// patterns repeat over are synced, searched, digested and asked about.
+class HostileHistoryTest : public testing::GitCliTest {};
+
+TEST_F(HostileHistoryTest, MegabyteCommitMessagesSyncAndEveryReaderCopes) {
+  InitRepo();
+  Git("remote add origin https://github.com/acme/tinylm.git");
+  std::string merge = "Merge pull request #12 from ";
+  for (int i = 0; i < 60000; ++i) merge += "x/";
+  merge += " (#3)\n\n" + std::string(200000, ' ') + "(#1) ";
+  for (int i = 0; i < 20000; ++i) merge += "(#1) ";
+  std::vector<std::string> messages = {merge};
+  for (std::string unit : {"(", "#", "/", "\\", "a", "%", "[x](", "See merge request !1 ", "Merged in "}) {
+    std::string m = "Fix training loss " + unit;
+    while (m.size() < (1 << 20)) m += unit;
+    messages.push_back(m + " (#7)");
+  }
+  int day = 1;
+  for (const auto& m : messages) {
+    Write("src/f.py", "X = " + std::to_string(day) + "\n");
+    Commit(m, "2026-11-" + std::string(day < 10 ? "0" : "") + std::to_string(day) + "T10:00:00Z", "Ann");
+    ++day;
+  }
+  std::string db = dir_.File("c.db");
+  auto sync = testing::Umwelt({"--corpus", db, "sync", "git", repo_});
+  ASSERT_EQ(sync.code, 0) << sync.err.substr(0, 2000);
+  auto search = testing::Umwelt({"--corpus", db, "search", "--json", "training loss"});
+  ASSERT_EQ(search.code, 0) << search.err.substr(0, 2000);
+  EXPECT_FALSE(nlohmann::json::parse(search.out)["hits"].empty());
+  auto digest = testing::Umwelt({"--corpus", db, "digest", "--from", "2026-11-01", "--to", "2026-11-15", "--out", dir_.File("site")});
+  EXPECT_EQ(digest.code, 0) << digest.err.substr(0, 2000);
+  auto ask = testing::Umwelt({"--corpus", db, "ask", "How was the training loss fixed?"});
+  EXPECT_EQ(ask.code, 0) << ask.err.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace umwelt::git

@@ -1,7 +1,6 @@
 // Pull-request landings, read from commit messages (see git.h).
-#include <regex>
-
 #include "umwelt/git.h"
+#include "umwelt/pattern.h"
 #include "umwelt/text.h"
 
 namespace umwelt::git {
@@ -27,35 +26,35 @@ std::string BodyTitle(std::string_view message) {
   return "";
 }
 
-int64_t Number(const std::string& digits) {
-  return digits.empty() || digits.size() > 9 ? 0 : std::stoll(digits);
+int64_t Number(std::string_view digits) {
+  return digits.empty() || digits.size() > 9 ? 0 : std::stoll(std::string(digits));
 }
 
 }  // namespace
 
 Landing ParseLanding(std::string_view message) {
   std::string subject = CollapseWhitespace(message.substr(0, message.find('\n')));
-  static const std::regex github(R"(^Merge pull request #(\d{1,9}) from \S+)");
-  static const std::regex gitea(R"(^Merge pull request '(.*)' \(#(\d{1,9})\) from .+ into \S+$)");
-  static const std::regex bitbucket(R"(^Merged in \S+ \(pull request #(\d{1,9})\))");
-  static const std::regex gitlab(R"(See merge request [\w./-]+!(\d{1,9}))");
-  static const std::regex squash(R"(^(.*\S)\s*\(#(\d{1,9})\)(.*)$)");  // the last "(#N)"
-  std::smatch m;
+  static const Pattern github(R"(^Merge pull request #(\d{1,9}) from \S+)");
+  static const Pattern gitea(R"(^Merge pull request '(.*)' \(#(\d{1,9})\) from .+ into \S+$)");
+  static const Pattern bitbucket(R"(^Merged in \S+ \(pull request #(\d{1,9})\))");
+  static const Pattern gitlab(R"(See merge request [\w./-]+!(\d{1,9}))");
+  static const Pattern squash(R"((.*\S)\s*\(#(\d{1,9})\)(.*))");  // the last "(#N)"
+  Groups m;
   Landing l;
   std::string whole(message.find("See merge request ") != std::string_view::npos ? message : std::string_view());
-  // Plain prefilters first: most commits are none of these, and a regex per
-  // style per commit would dominate the sync of a long history.
+  // Plain prefilters first: most commits are none of these, and a pattern
+  // per style per commit would dominate the sync of a long history.
   bool merge_pr = subject.rfind("Merge pull request ", 0) == 0;
-  if (merge_pr && std::regex_search(subject, m, gitea)) {
-    l = {LandingStyle::kGitea, Number(m[2]), m[1]};
-  } else if (merge_pr && std::regex_search(subject, m, github)) {
+  if (merge_pr && gitea.Search(subject, &m)) {
+    l = {LandingStyle::kGitea, Number(m[2]), std::string(m[1])};
+  } else if (merge_pr && github.Search(subject, &m)) {
     l = {LandingStyle::kGithub, Number(m[1]), BodyTitle(message)};
-  } else if (subject.rfind("Merged in ", 0) == 0 && std::regex_search(subject, m, bitbucket)) {
+  } else if (subject.rfind("Merged in ", 0) == 0 && bitbucket.Search(subject, &m)) {
     l = {LandingStyle::kBitbucket, Number(m[1]), BodyTitle(message)};
-  } else if (message.find("See merge request ") != std::string_view::npos && std::regex_search(whole, m, gitlab)) {
+  } else if (message.find("See merge request ") != std::string_view::npos && gitlab.Search(whole, &m)) {
     l = {LandingStyle::kGitlab, Number(m[1]), subject.rfind("Merge branch", 0) == 0 ? BodyTitle(message) : subject};
-  } else if (subject.find("(#") != std::string::npos && std::regex_match(subject, m, squash)) {
-    l = {LandingStyle::kSquash, Number(m[2]), CollapseWhitespace(m[1].str() + m[3].str())};
+  } else if (subject.find("(#") != std::string::npos && squash.Matches(subject, &m)) {
+    l = {LandingStyle::kSquash, Number(m[2]), CollapseWhitespace(std::string(m[1]) + std::string(m[3]))};
   }
   if (l.number <= 0) return Landing{};
   return l;

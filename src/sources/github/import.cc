@@ -1,12 +1,12 @@
 // Offline import of saved GitHub API output, one transaction per file.
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "store.h"
 #include "umwelt/file.h"
 #include "umwelt/github.h"
 #include "umwelt/log.h"
+#include "umwelt/pattern.h"
 #include "umwelt/text.h"
 
 namespace umwelt::github {
@@ -39,16 +39,15 @@ Status ParseExchanges(const std::vector<Exchange>& exchanges, const std::string&
 // `sub-issues-101.json` or `timeline-101.json` supplies it; the repository
 // comes from the records' own html_url.
 std::string ContextFromName(const std::string& path, std::string_view text) {
-  static const std::regex name_re(R"((sub[-_]issues|timeline)[-_](\d+)[^/]*$)", std::regex::icase);
-  static const std::regex repo_re(R"re("html_url"\s*:\s*"https?://[^/"]+/([^/"]+/[^/"]+)/(issues|pull)/)re");
-  std::smatch m;
-  if (!std::regex_search(path, m, name_re)) return "";
-  std::string kind = ToLower(m[1].str()) == "timeline" ? "timeline" : "sub_issues";
-  std::string number = m[2].str();
-  std::string head(text.substr(0, 1u << 16));
-  std::smatch r;
-  if (!std::regex_search(head, r, repo_re)) return "";
-  return "/repos/" + r[1].str() + "/issues/" + number + "/" + kind;
+  static const Pattern name_re(R"((sub[-_]issues|timeline)[-_](\d+)[^/]*$)", Pattern::kIgnoreCase);
+  static const Pattern repo_re(R"re("html_url"\s*:\s*"https?://[^/"]+/([^/"]+/[^/"]+)/(issues|pull)/)re");
+  Groups m;
+  if (!name_re.Search(path, &m)) return "";
+  std::string kind = ToLower(m[1]) == "timeline" ? "timeline" : "sub_issues";
+  std::string number(m[2]);
+  Groups r;
+  if (!repo_re.Search(text.substr(0, 1u << 16), &r)) return "";
+  return "/repos/" + std::string(r[1]) + "/issues/" + number + "/" + kind;
 }
 
 Status ParseFile(const std::string& path, const std::string& text, Records* out) {

@@ -3,8 +3,8 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <cctype>
 #include <cstring>
-#include <regex>
 
 #include "umwelt/log.h"
 #include "umwelt/text.h"
@@ -33,11 +33,19 @@ Result<std::vector<std::string>> Resolve(const std::string& host) {
   return out;
 }
 
+// Whether `s` starts with a url scheme and its colon ("mailto:", "https:").
+bool HasScheme(std::string_view s) {
+  size_t i = 0;
+  if (s.empty() || !std::isalpha(static_cast<unsigned char>(s[0]))) return false;
+  while (++i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '+' || s[i] == '.' || s[i] == '-')) {
+  }
+  return i < s.size() && s[i] == ':';
+}
+
 // `location` against the url it came from.
 std::string ResolveLocation(const Target& from, const std::string& location) {
   // Absolute when it starts with a scheme; "/p?next=https://x.y/" is a path.
-  static const std::regex scheme(R"(^[A-Za-z][A-Za-z0-9+.-]*:)");
-  if (std::regex_search(location, scheme)) return location;
+  if (HasScheme(location)) return location;
   std::string origin = from.scheme + "://" + from.host + (from.port.empty() ? "" : ":" + from.port);
   if (location.rfind("//", 0) == 0) return from.scheme + ":" + location;
   if (!location.empty() && location[0] == '/') return origin + location;
@@ -58,8 +66,7 @@ Result<Target> ParseUrl(std::string_view url) {
   Target t;
   size_t colon = url.find("://");
   if (colon == std::string_view::npos) {
-    static const std::regex scheme(R"(^[A-Za-z][A-Za-z0-9+.-]*:)");
-    if (std::regex_search(std::string(url), scheme)) {
+    if (HasScheme(url)) {
       return Status::Invalid("`" + std::string(url) + "`: only http and https urls are fetched");
     }
     return Status::Invalid("`" + std::string(url) + "` is not an absolute url");
