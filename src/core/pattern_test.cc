@@ -86,7 +86,7 @@ bool OnSmallStack(const std::function<void()>& f) {
 // Long runs of the characters patterns repeat over, and alternations.
 std::vector<std::string> Hostile() {
   std::vector<std::string> out;
-  for (std::string unit : {" ", "(", "#", "/", "\\", "a", "%", "x/", "(#1) ", "](", "[a](b", "a|", "\n", "-", "1."}) {
+  for (std::string unit : {" ", "(", "#", "/", "\\", "a", "%", "x/", "(#1) ", "](", "[a](b", "a|", "\n", "-", "1.", "%0a", "1 x"}) {
     std::string s;
     while (s.size() < (1 << 20)) s += unit;
     out.push_back(s);

@@ -130,7 +130,10 @@ std::vector<std::string> Numbers(std::string_view text) {
     if (u < text.size() && text[u] == ' ') ++u;
     std::string unit;
     size_t e = u;
-    while (e < text.size() && (Alpha(text[e]) || text[e] == '%' || text[e] == '/' || Digit(text[e]))) ++e;
+    // No unit is longer than this: a longer run is read no further (and each
+    // number's look costs a few bytes, however long the run after it).
+    constexpr size_t kLongestUnit = 12;
+    while (e < text.size() && e - u <= kLongestUnit && (Alpha(text[e]) || text[e] == '%' || text[e] == '/' || Digit(text[e]))) ++e;
     if (u < text.size() && text.compare(u, 2, "\xC3\x97") == 0) e = u + 2;  // ×
     std::string cand = ToLower(text.substr(u, e - u));
     for (const auto& k : kUnits) {
