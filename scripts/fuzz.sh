@@ -4,9 +4,10 @@
 #   scripts/fuzz.sh [SECONDS]         each target for SECONDS (default 60; CI)
 #   scripts/fuzz.sh --long [RUNS]     each target to at least RUNS executions
 #                                     (default 1000000), one worker per core,
-#                                     on inputs of at most 16 KiB, from seeds
-#                                     cut down to that (node); the short run
-#                                     covers the full-size real files
+#                                     on inputs of up to 1 MiB, from seeds
+#                                     cut down to 16 KiB (node) beside long
+#                                     runs of the characters patterns repeat
+#                                     over (every mode has those)
 #   UMWELT_FUZZ_TARGETS="fuzz_auth fuzz_wandb" limits either to those targets.
 # Prints one line per target (executions, time, ok or CRASH) and exits 1 on a
 # crash, leaving the input as build-fuzz/crash-TARGET-*.
@@ -24,8 +25,8 @@ fi
 DATA="${UMWELT_SHARED_DATA:-../shared/data}"
 BUILD=build-fuzz
 # Quickest first, so a long run that is cut short has finished most of them.
-ALL="fuzz_manifest fuzz_auth fuzz_git_cursor fuzz_link_header fuzz_eval_files fuzz_llm_answer fuzz_web fuzz_wandb
-     fuzz_discord fuzz_recordings fuzz_github_page fuzz_discord_api fuzz_markdown"
+ALL="fuzz_manifest fuzz_auth fuzz_git_cursor fuzz_link_header fuzz_http_request fuzz_commit_message fuzz_eval_files
+     fuzz_llm_answer fuzz_web fuzz_wandb fuzz_discord fuzz_recordings fuzz_github_page fuzz_discord_api fuzz_markdown"
 TARGETS="${UMWELT_FUZZ_TARGETS:-$ALL}"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DUMWELT_BUILD_FUZZ=ON -DUMWELT_BUILD_TESTS=OFF -DUMWELT_BUILD_BENCH=OFF >/dev/null
@@ -37,12 +38,13 @@ seeds_of() {
   case $1 in
     fuzz_github_page) echo page ;; fuzz_recordings) echo recordings ;; fuzz_markdown) echo markdown ;;
     fuzz_web) echo web ;; fuzz_discord) echo discord ;; fuzz_link_header) echo link ;;
+    fuzz_http_request) echo http ;; fuzz_commit_message) echo commit ;;
     *) echo "${1#fuzz_}" ;;
   esac
 }
 
 SEEDS="$BUILD/seeds"
-rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{page,recordings,link,markdown,web,discord}
+rm -rf "$SEEDS"; mkdir -p "$SEEDS"/{page,recordings,link,markdown,web,discord,http,commit}
 for d in fuzz/seeds/*/; do cp -r "$d" "$SEEDS/"; done
 cp examples/*.md tests/golden/*.html "$SEEDS/markdown/" 2>/dev/null || true
 cp examples/github/*.json "$SEEDS/page/"
@@ -103,6 +105,10 @@ for c in cranfield/cran.all.1400:cranfield/cran.qry:cranfield/cranqrel cisi/CISI
   fi
 done
 
+printf '/api/threads/tinylm-102\x1eumwelt_session=0123456789abcdef0123456789abcdef; a=b\x1ebytes=0-99\x1elocalhost:8080' > "$SEEDS/http/ok"
+printf 'Merge pull request #12 from ann/eval\n\nEvaluation loop' > "$SEEDS/commit/merge"
+printf "Merge pull request 'Add x' (#4) from a/b into main" > "$SEEDS/commit/gitea"
+printf 'Fix the loss (#310)\n\nSee merge request acme/tinylm!7' > "$SEEDS/commit/squash"
 if [ $MODE = long ]; then
   if command -v node >/dev/null; then
     for d in "$SEEDS"/*/; do node fuzz/shrink-seeds.mjs "$d" 16384; done
@@ -110,6 +116,18 @@ if [ $MODE = long ]; then
     echo "fuzz: node absent; long runs start from the seeds as they are"
   fi
 fi
+# Long runs of what patterns repeat over, up to 1 MiB, for every target
+# (after the cut above): one long input used to kill a thread.
+python3 - "$SEEDS" <<'PY'
+import os, sys
+units = [" ", "(", "#", "/", "\\", "a", "%", "x/", "(#1) ", "](", "[a](b", "a|b|", "%0a", "\x1e"]
+for d in os.listdir(sys.argv[1]):
+    for i, u in enumerate(units):
+        body = (u * ((1 << 20) // len(u)))[: (1 << 20) - 64]
+        head = "Merge pull request #12 from " if i % 2 else ""
+        with open(os.path.join(sys.argv[1], d, "long-%d" % i), "w") as f:
+            f.write(head + body + " (#3)")
+PY
 
 WORKERS=1
 [ $MODE = long ] && WORKERS=$(nproc)
@@ -118,7 +136,7 @@ for target in $TARGETS; do
   seeds="$SEEDS/$(seeds_of "$target")"
   work="$BUILD/corpus-$target"; mkdir -p "$work"
   if [ $MODE = long ]; then
-    limits=(-runs=$(((RUNS + WORKERS - 1) / WORKERS)) -max_len=16384 -print_funcs=0)
+    limits=(-runs=$(((RUNS + WORKERS - 1) / WORKERS)) -max_len=1048576 -print_funcs=0)
   else
     limits=(-max_total_time="$SECONDS_PER_TARGET" -max_len=1048576)
   fi
