@@ -121,13 +121,19 @@ void ServerImpl::Detail(Response& res, int status, const std::string& detail) {
 }
 
 std::string ServerImpl::HideServedPaths(std::string text) const {
+  auto erase = [&](const std::string& what) {
+    for (size_t p; (p = text.find(what)) != std::string::npos;) text.erase(p, what.size());
+  };
   for (const std::string& file : {o_.corpus_path, o_.summaries_dir, o_.reports_dir, o_.auth_file}) {
     if (file.empty()) continue;
     std::error_code ec;
-    std::string dir = std::filesystem::absolute(file, ec).parent_path().string();
-    for (const std::string& prefix : {dir + "/", std::filesystem::path(file).parent_path().string() + "/"}) {
-      if (prefix.size() < 2) continue;
-      for (size_t p; (p = text.find(prefix)) != std::string::npos;) text.erase(p, prefix.size());
+    std::filesystem::path absolute = std::filesystem::absolute(file, ec);
+    std::string dir = absolute.parent_path().string();
+    if (!ec && dir.size() > 1) erase(dir + "/");  // never "/" alone: urls hold "//"
+    // A relative name as it was given: the file itself becomes its name.
+    std::string name = std::filesystem::path(file).filename().string();
+    if (name != file && !name.empty()) {
+      for (size_t p = 0; (p = text.find(file, p)) != std::string::npos; p += name.size()) text.replace(p, file.size(), name);
     }
   }
   return text;
