@@ -58,6 +58,7 @@ class Pattern {
   int group_count() const;
 
  private:
+  Pattern();
   std::unique_ptr<re2::RE2> re_;
 };
 

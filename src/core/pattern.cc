@@ -29,6 +29,7 @@ Pattern::Pattern(std::string_view pattern, unsigned flags)
   }
 }
 
+Pattern::Pattern() = default;
 Pattern::~Pattern() = default;
 Pattern::Pattern(Pattern&&) noexcept = default;
 Pattern& Pattern::operator=(Pattern&&) noexcept = default;
@@ -39,7 +40,7 @@ std::unique_ptr<Pattern> Pattern::Valid(std::string_view pattern, unsigned flags
     if (error) *error = re->error();
     return nullptr;
   }
-  std::unique_ptr<Pattern> p(new Pattern(std::string_view(), kNone));
+  std::unique_ptr<Pattern> p(new Pattern());  // compiled once, above
   p->re_ = std::move(re);
   return p;
 }
