@@ -30,6 +30,8 @@ struct ContextRequest {
 };
 // Names the field at fault: no query, more than 20, k, expand, budgets out of range.
 Status ValidateContextRequest(const ContextRequest& request);
+// context's parameters (umwelt/params.h), search's filters and legs among them.
+const ParamTable<ContextRequest>& ContextParams();
 
 struct ContextThread {
   std::string ref, title, url;

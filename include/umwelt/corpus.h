@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "umwelt/params.h"
 #include "umwelt/status.h"
 
 struct sqlite3;
@@ -147,6 +148,10 @@ std::optional<ChangeSize> ChangeOf(const std::string& facts);
 // `self` are left out; at most 64 web links per text.
 std::vector<Link> FindLinks(const std::string& from_ref, std::string_view text, const std::string& default_repo,
                             const std::string& self = "");
+// Every source a corpus's records come from (a chunk's `source`): github,
+// discord, git, code, wandb, web, narrative.
+const std::vector<std::string>& CorpusSources();
+
 // The thread ref of a url: what FindLinks links it to ("" for none).
 std::string ThreadRefForUrl(std::string_view url);
 
@@ -170,6 +175,14 @@ struct ThreadView {
 // NotFound naming `target` when the corpus holds nothing for it, nor
 // anything that names it.
 Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int around);
+// show's parameters (umwelt/params.h): what to show and how much of it.
+struct ShowRequest {
+  std::string target;  // a permalink or ref
+  int tail = 0;        // > 0: only the last N records
+  bool toc = false;    // one line per record
+  int around = 10;     // a chat message: messages either side (-1: the whole channel)
+};
+const ParamTable<ShowRequest>& ShowParams();
 // The linked SQLite library's version ("3.40.1").
 const char* SqliteVersion();
 // `show --json`'s object, from the `first`-th chunk on; `toc` leaves texts out.

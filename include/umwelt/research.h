@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "umwelt/llm.h"
+#include "umwelt/params.h"
 #include "umwelt/publish.h"
 #include "umwelt/status.h"
 #include "umwelt/vector.h"
@@ -45,6 +46,11 @@ struct AskOptions {
   int max_linked = 10;
   std::function<void(const std::string& stage, const std::string& detail)> progress;
 };
+
+// The longest question asked (background belongs in its first lines).
+inline constexpr size_t kMaxQuestionBytes = 4000;
+// ask's parameters every front door shares (umwelt/params.h): the question.
+const ParamTable<AskOptions>& AskParams();
 
 struct Evidence {
   std::string id;                     // "E12": how the prompt and the trace name it

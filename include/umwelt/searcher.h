@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "umwelt/corpus.h"
+#include "umwelt/params.h"
 #include "umwelt/rerank.h"
 #include "umwelt/search.h"
 #include "umwelt/vector.h"
@@ -39,8 +40,21 @@ struct SearchRequest {
   bool group_threads = false;         // also group by thread: `k` threads from a deeper ranking
   int rerank_top = 50;                // with a reranker (Searcher::SetReranker): reorder this many
 };
-// Reads a `group` value: "" or "none" (a flat ranking) or "thread".
-Status ParseSearchGroup(std::string_view value, SearchRequest* request);
+// search's parameters (umwelt/params.h): the query, k, the filters, the legs
+// and `group`; every front door reads a SearchRequest through it.
+const ParamTable<SearchRequest>& SearchParams();
+// The filters and legs search, search-multi and context share: source, kind,
+// since, until, author, fts_only, vec_only, vec_text, vec_weight, feedback.
+std::vector<ParamTable<SearchRequest>::Param> SearchFilterParams();
+
+// Several queries at once, merged (search-multi).
+struct MultiSearchRequest {
+  std::vector<std::string> queries;  // 1 to 20
+  SearchRequest base;                // filters and legs; k hits per query
+  int total = 60;                    // hits in all
+};
+const ParamTable<MultiSearchRequest>& SearchMultiParams();
+
 
 // The one check every transport applies: a query, k from 1 to 1000, legs that
 // do not exclude each other, a weight from 0 to 10. Names the field at fault.

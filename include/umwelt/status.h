@@ -13,15 +13,46 @@
 
 namespace umwelt {
 
+// What a caller must tell apart. How each reaches a person or a program
+// (the CLI's exit code, an HTTP status, a JSON-RPC error) is one table:
+// CodeInfoOf.
 enum class Code {
   kOk = 0,
-  kInvalidArgument,  // the caller's input is wrong (usage, a bad flag value)
-  kNotFound,         // the named thing does not exist
-  kCorrupt,          // stored or received data is malformed
-  kIo,               // the file system or database failed
-  kUnavailable,      // a remote service failed or refused (HTTP, network)
-  kUnsupported,      // a newer format or a feature this build lacks
+  kInvalidArgument,    // the caller's input is wrong (usage, a bad flag value)
+  kNotFound,           // the named thing does not exist
+  kCorrupt,            // stored or received data is malformed
+  kIo,                 // the file system or database failed
+  kUnavailable,        // a remote service failed or refused (HTTP, network); busy, try again
+  kUnsupported,        // a newer format or a feature this build lacks
+  kResourceExhausted,  // a limit is reached: too many at once, too large
+  kPermissionDenied,   // the caller may not do this
+  kFailedPrecondition, // not in the state this needs (shutting down, not configured)
+  kCitationFailed,     // a report failed its citation check and was not published
 };
+
+struct CodeInfo {
+  const char* name;  // "invalid_argument": in JSON errors and logs
+  int exit_code;     // the CLI's: 0 ok, 1 failure, 2 usage, 3 citation check failed
+  int http_status;
+  int jsonrpc;       // a failed JSON-RPC request's error code
+};
+// The one map from a code to what each front door reports.
+constexpr CodeInfo CodeInfoOf(Code code) {
+  switch (code) {
+    case Code::kOk: return {"ok", 0, 200, 0};
+    case Code::kInvalidArgument: return {"invalid_argument", 2, 400, -32602};
+    case Code::kNotFound: return {"not_found", 1, 404, -32002};
+    case Code::kCorrupt: return {"corrupt", 1, 500, -32603};
+    case Code::kIo: return {"io", 1, 500, -32603};
+    case Code::kUnavailable: return {"unavailable", 1, 503, -32603};
+    case Code::kUnsupported: return {"unsupported", 1, 501, -32603};
+    case Code::kResourceExhausted: return {"resource_exhausted", 1, 429, -32603};
+    case Code::kPermissionDenied: return {"permission_denied", 1, 403, -32603};
+    case Code::kFailedPrecondition: return {"failed_precondition", 1, 409, -32603};
+    case Code::kCitationFailed: return {"citation_failed", 3, 422, -32603};
+  }
+  return {"unknown", 1, 500, -32603};
+}
 
 class [[nodiscard]] Status {
  public:
@@ -39,6 +70,10 @@ class [[nodiscard]] Status {
   static Status Io(std::string m) { return Error(Code::kIo, std::move(m)); }
   static Status Unavailable(std::string m) { return Error(Code::kUnavailable, std::move(m)); }
   static Status Unsupported(std::string m) { return Error(Code::kUnsupported, std::move(m)); }
+  static Status Exhausted(std::string m) { return Error(Code::kResourceExhausted, std::move(m)); }
+  static Status Denied(std::string m) { return Error(Code::kPermissionDenied, std::move(m)); }
+  static Status Precondition(std::string m) { return Error(Code::kFailedPrecondition, std::move(m)); }
+  static Status CitationFailed(std::string m) { return Error(Code::kCitationFailed, std::move(m)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

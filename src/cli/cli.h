@@ -154,11 +154,7 @@ struct EvalArgs {
   std::string group;         // "thread": question recall over threads
 };
 Status CmdEvalRetrieval(const std::string& corpus, const EvalArgs& args);
-struct ShowArgs {
-  std::string target;  // url or ref
-  int tail = 0;
-  int around = 10;  // a chat message: this many messages either side
-  bool toc = false;
+struct ShowArgs : ShowRequest {  // the parameters (ShowParams), and the CLI's own
   bool json = false;
 };
 Status CmdShow(const std::string& corpus, const ShowArgs& args);

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "params_cli.h"
 #include "umwelt/file.h"
 #include "umwelt/research.h"
 #include "umwelt/web.h"
@@ -204,6 +205,7 @@ Status CmdSkills(const std::string& action, const std::string& dir, const std::s
 void AddAskVerbs(const VerbContext& v, CLI::App& eval) {
   struct Args {
     AskArgs ask_args;
+    std::shared_ptr<ParamTexts> ask_texts = std::make_shared<ParamTexts>();
     std::string skills_action;
     std::string skills_dir = ".";
     AskArgs eval_ask;
@@ -218,7 +220,7 @@ void AddAskVerbs(const VerbContext& v, CLI::App& eval) {
   std::string& answers_path = args->answers_path;
   bool& answers_json = args->answers_json;
   auto* ask = v.app.add_subcommand("ask", "Research a question over the corpus: a report where every claim cites a permalink");
-  ask->add_option("question", ask_args.question, "The question")->required();
+  AddParamFlags(ask, AskParams(), args->ask_texts);
   ask->add_option("--llm", ask_args.llm, "openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM; none: extractive)");
   ask->add_flag("--replay", ask_args.replay, "Answer only from the LLM cache; a miss is an error");
   ask->add_option("--embedder", ask_args.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
@@ -242,6 +244,8 @@ void AddAskVerbs(const VerbContext& v, CLI::App& eval) {
   ask->callback([v, args] {
     *v.run = [v, args]() -> Status {
       args->ask_args.quiet = v.quiet;
+      UMWELT_ASSIGN_OR_RETURN(AskOptions asked, AskParams().FromTexts(TextsOf(args->ask_texts)));
+      args->ask_args.question = asked.question;
       return CmdAsk(v.corpus, args->ask_args);
     };
   });

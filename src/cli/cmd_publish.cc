@@ -83,10 +83,10 @@ Status CmdPublish(const std::string& corpus_path, const PublishArgs& a) {
   bool fail = errors > 0 || (a.strict && warnings > 0);
   if (a.check_only) {
     std::printf("%s: %d error(s), %d warning(s)\n", a.input.c_str(), errors, warnings);
-    return fail ? Status::Corrupt(a.input + ": citation check failed") : Status::Ok();
+    return fail ? Status::CitationFailed(a.input + ": citation check failed") : Status::Ok();
   }
   if (fail) {
-    return Status::Corrupt(a.input + ": not published: " + std::to_string(errors) + " citation error(s)" +
+    return Status::CitationFailed(a.input + ": not published: " + std::to_string(errors) + " citation error(s)" +
                            (a.strict ? ", " + std::to_string(warnings) + " warning(s) (--strict)" : ""));
   }
   std::string out = a.out;

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "params_cli.h"
 #include "umwelt/context.h"
 #include "umwelt/searcher.h"
 #include "umwelt/text.h"
@@ -103,8 +104,6 @@ Status CmdSearch(const std::string& path, const SearchArgs& a) {
 
 Status CmdSearchMulti(const std::string& path, const std::vector<std::string>& queries, const SearchArgs& a,
                       int total) {
-  if (queries.empty()) return Status::Invalid("search-multi needs at least one query");
-  if (total <= 0) return Status::Invalid("--total must be positive");
   UMWELT_ASSIGN_OR_RETURN(auto searcher, OpenSearcher(path, a));
   UMWELT_ASSIGN_OR_RETURN(MultiSearchResponse out, searcher->SearchMulti(queries, a, total));
   for (const auto& n : out.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
@@ -166,67 +165,34 @@ Status CmdIndex(const std::string& path, const IndexArgs& a) {
 
 void AddSearchVerbs(const VerbContext& v) {
   struct Args {
-    SearchArgs sa;
-    std::string source_list;
-    std::string kind_list;
-    std::vector<std::string> multi_queries;
-    int multi_total = 60;
-    std::string group;
+    SearchArgs sa;  // the CLI's own: --json, --embedder, --rerank, --rerank-top
+    std::shared_ptr<ParamTexts> search = std::make_shared<ParamTexts>();
+    std::shared_ptr<ParamTexts> multi = std::make_shared<ParamTexts>();
+    std::shared_ptr<ParamTexts> context = std::make_shared<ParamTexts>();
     IndexArgs ia;
-    ContextRequest cr;
   };
   auto args = std::make_shared<Args>();
   SearchArgs& sa = args->sa;
-  std::string& source_list = args->source_list;
-  std::string& kind_list = args->kind_list;
-  std::vector<std::string>& multi_queries = args->multi_queries;
-  int& multi_total = args->multi_total;
   IndexArgs& ia = args->ia;
-  auto* search = v.app.add_subcommand("search", "Search: keyword, fused with vectors when the corpus has them");
-  auto add_search_flags = [&sa, &source_list, &kind_list](CLI::App* cmd) {
-    cmd->add_option("-k", sa.search.k, "Hits to return")->default_val(50)->check(CLI::PositiveNumber);
-    cmd->add_option("--source", source_list, "Only these sources (comma-separated)");
-    cmd->add_option("--kind", kind_list, "Only these kinds (comma-separated)");
-    cmd->add_option("--since", sa.search.since, "Only chunks dated on or after (ISO date)");
-    cmd->add_option("--until", sa.search.until, "Only chunks dated on or before (ISO date)");
-    cmd->add_option("--author", sa.search.author, "Only chunks by this author");
-    cmd->add_flag("--fts-only", sa.fts_only, "Keyword leg only");
-    cmd->add_flag("--vec-only", sa.vec_only, "Vector legs only");
-    cmd->add_option("--vec-text", sa.vec_texts, "Hypothetical answer text for the vector leg (repeatable)");
+  // The flags only the CLI has; the parameters every front door shares come
+  // from the capability's table (umwelt/params.h).
+  auto add_cli_flags = [&sa](CLI::App* cmd) {
     cmd->add_option("--embedder", sa.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
-    cmd->add_option("--vec-weight", sa.vec_weight, "Fusion weight of each vector leg (keyword: 1)")->default_val(kDefaultVectorWeight);
     cmd->add_flag("--json", sa.json, "Emit JSON");
     cmd->add_option("--rerank", sa.rerank,
                     "Rerank the top hits through a model server: openai-compatible:<base-url>#<model> (else $UMWELT_RERANK)");
     cmd->add_option("--rerank-top", sa.rerank_top, "Hits the reranker reorders")->default_val(50)->check(CLI::Range(0, 1000));
-    cmd->add_flag_function(
-        "--feedback",
-        [&sa](int64_t) { sa.search.tuning.prf_docs = kFeedbackDocs; },
-        "Pseudo-relevance feedback in the keyword leg: expand the query with the top ten chunks' terms (≈ +1.7 ms)");
   };
-  search->add_option("query", sa.search.query, "What to look for")->required();
-  add_search_flags(search);
-  search->add_option("--group", args->group, "thread: k threads, each with its best hits (default none)");
+  auto* search = v.app.add_subcommand("search", "Search: keyword, fused with vectors when the corpus has them");
+  AddParamFlags(search, SearchParams(), args->search);
+  add_cli_flags(search);
   auto* multi = v.app.add_subcommand("search-multi", "Several queries at once, merged and de-duplicated");
-  multi->add_option("queries", multi_queries, "The sub-queries")->required();
-  multi->add_option("--total", multi_total, "Hits to return in all")->default_val(60)->check(CLI::PositiveNumber);
-  add_search_flags(multi);
-
+  AddParamFlags(multi, SearchMultiParams(), args->multi);
+  add_cli_flags(multi);
   auto* context = v.app.add_subcommand(
       "context", "Search, expand the best hits to whole threads, follow references, and pack it with permalinks");
-  ContextRequest& cr = args->cr;
-  context->add_option("queries", cr.queries, "What to look for (several: merged)")->required();
-  add_search_flags(context);
-  context->get_option("-k")->default_val(20)->description("Candidates per query");
-  context->add_option("--expand", cr.expand, "Threads to expand from the top hits")->default_val(12);
-  context->add_option("--follow-links", cr.follow_links, "Then the threads they reference, one hop (0 or 1)")
-      ->default_val(0);
-  context->add_option("--per-thread-chars", cr.per_thread_chars, "Each thread at most (its opening and close-out kept)")
-      ->default_val(12000);
-  context->add_option("--tail", cr.tail, "Only the last N records of each thread")->default_val(0);
-  context->add_option("--around", cr.around, "A chat message: this many messages either side")->default_val(12);
-  context->add_flag("--toc", cr.toc, "A thread index first");
-  context->add_option("--max-chars", cr.max_chars, "The whole pack at most")->default_val(400000);
+  AddParamFlags(context, ContextParams(), args->context);
+  add_cli_flags(context);
 
   auto* index = v.app.add_subcommand("index", "Embed new and changed chunks into the vector spaces");
   index->add_option("--embedder", ia.embedders, "SPACE=PROVIDER (default prose=builtin, or $UMWELT_EMBEDDERS)");
@@ -236,30 +202,30 @@ void AddSearchVerbs(const VerbContext& v) {
       ->check(CLI::IsMember({"lsa", "fasttext"}));
   index->add_option("--dim", ia.dim, "Builtin model dimension")->default_val(100)->check(CLI::Range(8, 1024));
   index->add_option("--epochs", ia.epochs, "Builtin fastText training epochs")->default_val(5)->check(CLI::Range(1, 100));
-  search->callback([v, args] {
-    *v.run = [v, args]() -> Status {
-      args->sa.search.sources = SplitList(args->source_list);
-      args->sa.search.kinds = SplitList(args->kind_list);
-      if (args->sa.fts_only && args->sa.vec_only) return Status::Invalid("--fts-only and --vec-only exclude each other");
-      UMWELT_RETURN_IF_ERROR(ParseSearchGroup(args->group, &args->sa).WithContext("--group"));
-      return CmdSearch(v.corpus, args->sa);
+  // The request as parsed, with the CLI's own flags beside it.
+  auto with_cli_flags = [args](const SearchRequest& r) {
+    SearchArgs a = args->sa;
+    int rerank_top = a.rerank_top;
+    static_cast<SearchRequest&>(a) = r;
+    a.rerank_top = rerank_top;
+    return a;
+  };
+  search->callback([v, args, with_cli_flags] {
+    *v.run = [v, args, with_cli_flags]() -> Status {
+      UMWELT_ASSIGN_OR_RETURN(SearchRequest r, SearchParams().FromTexts(TextsOf(args->search)));
+      return CmdSearch(v.corpus, with_cli_flags(r));
     };
   });
-  multi->callback([v, args] {
-    *v.run = [v, args]() -> Status {
-      args->sa.search.sources = SplitList(args->source_list);
-      args->sa.search.kinds = SplitList(args->kind_list);
-      if (args->sa.fts_only && args->sa.vec_only) return Status::Invalid("--fts-only and --vec-only exclude each other");
-      return CmdSearchMulti(v.corpus, args->multi_queries, args->sa, args->multi_total);
+  multi->callback([v, args, with_cli_flags] {
+    *v.run = [v, args, with_cli_flags]() -> Status {
+      UMWELT_ASSIGN_OR_RETURN(MultiSearchRequest m, SearchMultiParams().FromTexts(TextsOf(args->multi)));
+      return CmdSearchMulti(v.corpus, m.queries, with_cli_flags(m.base), m.total);
     };
   });
-  context->callback([v, args] {
-    *v.run = [v, args]() -> Status {
-      args->sa.search.sources = SplitList(args->source_list);
-      args->sa.search.kinds = SplitList(args->kind_list);
-      args->cr.k = args->sa.search.k;
-      if (args->sa.fts_only && args->sa.vec_only) return Status::Invalid("--fts-only and --vec-only exclude each other");
-      return CmdContext(v.corpus, args->cr, args->sa);
+  context->callback([v, args, with_cli_flags] {
+    *v.run = [v, args, with_cli_flags]() -> Status {
+      UMWELT_ASSIGN_OR_RETURN(ContextRequest r, ContextParams().FromTexts(TextsOf(args->context)));
+      return CmdContext(v.corpus, r, with_cli_flags(r.search));
     };
   });
   index->callback([v, args] {

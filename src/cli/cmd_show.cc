@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "params_cli.h"
 #include "umwelt/text.h"
 
 namespace umwelt::cli {
@@ -76,21 +77,20 @@ Status CmdShow(const std::string& path, const ShowArgs& args) {
 
 void AddShowVerb(const VerbContext& v) {
   struct Args {
-    ShowArgs show_args;
+    std::shared_ptr<ParamTexts> texts = std::make_shared<ParamTexts>();
+    bool json = false;
   };
   auto args = std::make_shared<Args>();
-  ShowArgs& show_args = args->show_args;
   auto* show = v.app.add_subcommand("show", "Show a thread whole, by url or ref");
-  show->add_option("target", show_args.target, "A permalink or ref (owner/repo#123)")->required();
-  show->add_option("--tail", show_args.tail, "Only the last N chunks (the close-out)")
-      ->check(CLI::NonNegativeNumber);
-  show->add_flag("--toc", show_args.toc, "One line per chunk");
-  show->add_option("--around", show_args.around, "A chat message: messages either side (-1: the whole channel)")
-      ->default_val(10)->check(CLI::Range(-1, 1000));
-  show->add_flag("--json", show_args.json, "Emit JSON");
+  AddParamFlags(show, ShowParams(), args->texts);
+  show->add_flag("--json", args->json, "Emit JSON");
   show->callback([v, args] {
     *v.run = [v, args]() -> Status {
-      return CmdShow(v.corpus, args->show_args);
+      UMWELT_ASSIGN_OR_RETURN(ShowRequest r, ShowParams().FromTexts(TextsOf(args->texts)));
+      ShowArgs a;
+      static_cast<ShowRequest&>(a) = r;
+      a.json = args->json;
+      return CmdShow(v.corpus, a);
     };
   });
 }

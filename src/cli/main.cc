@@ -1,4 +1,5 @@
-// The `umwelt` command. Exit codes: 0 success, 1 failure, 2 usage error.
+// The `umwelt` command. Exit codes (umwelt/status.h's CodeInfoOf): 0 success,
+// 1 failure, 2 usage error, 3 a report failed its citation check.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -17,7 +18,7 @@ namespace {
 int ExitCode(const umwelt::Status& s) {
   if (s.ok()) return 0;
   std::fprintf(stderr, "umwelt: error: %s\n", umwelt::TerminalSafe(umwelt::RedactSecrets(s.message())).c_str());
-  return s.code() == umwelt::Code::kInvalidArgument ? 2 : 1;
+  return umwelt::CodeInfoOf(s.code()).exit_code;
 }
 
 }  // namespace

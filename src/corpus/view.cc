@@ -9,6 +9,32 @@
 
 namespace umwelt {
 
+const std::vector<std::string>& CorpusSources() {
+  static const std::vector<std::string> sources = {"github", "discord", "git", "code", "wandb", "web", "narrative"};
+  return sources;
+}
+
+const ParamTable<ShowRequest>& ShowParams() {
+  static const ParamTable<ShowRequest> table = [] {
+    using T = ParamType;
+    using V = const ParamValue&;
+    ParamTable<ShowRequest> t;
+    t.params = {
+        {{.name = "target", .type = T::kString, .help = "A permalink or ref (owner/repo#123)", .max = 2000, .required = true,
+          .flag = "@"},
+         [](ShowRequest& r, V v) { r.target = CollapseWhitespace(v.text); }},
+        {{.name = "tail", .type = T::kInt, .help = "Only the last N records (the close-out)", .min = 0, .max = 100000},
+         [](ShowRequest& r, V v) { r.tail = static_cast<int>(v.integer); }},
+        {{.name = "toc", .type = T::kBool, .help = "One line per record"}, [](ShowRequest& r, V v) { r.toc = v.flag; }},
+        {{.name = "around", .type = T::kInt, .help = "A chat message: messages either side (-1: the whole channel)", .min = -1,
+          .max = 1000, .fallback = "10"},
+         [](ShowRequest& r, V v) { r.around = static_cast<int>(v.integer); }},
+    };
+    return t;
+  }();
+  return table;
+}
+
 Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int around) {
   ThreadView v;
   std::optional<Chunk> focus;

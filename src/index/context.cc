@@ -121,6 +121,46 @@ Status ValidateContextRequest(const ContextRequest& r) {
   return Status::Ok();
 }
 
+const ParamTable<ContextRequest>& ContextParams() {
+  static const ParamTable<ContextRequest> table = [] {
+    using T = ParamType;
+    using V = const ParamValue&;
+    ParamTable<ContextRequest> t;
+    t.params = {
+        {{.name = "queries", .type = T::kList, .help = "One or more phrasings of what to read about (1 to 20)", .max = 20,
+          .required = true, .flag = "@", .http = "q"},
+         [](ContextRequest& r, V v) {
+           r.queries.clear();
+           for (const auto& q : v.list) r.queries.push_back(CollapseWhitespace(q));
+         }},
+        {{.name = "k", .type = T::kInt, .help = "Candidates per query", .min = 1, .max = 1000, .fallback = "20", .flag = "-k"},
+         [](ContextRequest& r, V v) { r.k = static_cast<int>(v.integer); }},
+        {{.name = "expand", .type = T::kInt, .help = "Threads to expand from the top hits", .min = 0, .max = 200, .fallback = "12"},
+         [](ContextRequest& r, V v) { r.expand = static_cast<int>(v.integer); }},
+        {{.name = "follow_links", .type = T::kBool, .help = "Then the threads they reference, one hop", .cli_value = true},
+         [](ContextRequest& r, V v) { r.follow_links = v.flag; }},
+        {{.name = "per_thread_chars", .type = T::kInt, .help = "Each thread at most (its opening and close-out kept)",
+          .min = 200, .max = 1000000, .fallback = "12000"},
+         [](ContextRequest& r, V v) { r.per_thread_chars = static_cast<int>(v.integer); }},
+        {{.name = "tail", .type = T::kInt, .help = "Only each thread's last N records", .min = 0, .max = 100000},
+         [](ContextRequest& r, V v) { r.tail = static_cast<int>(v.integer); }},
+        {{.name = "around", .type = T::kInt, .help = "A chat message: this many messages either side", .min = 0, .max = 500,
+          .fallback = "12"},
+         [](ContextRequest& r, V v) { r.around = static_cast<int>(v.integer); }},
+        {{.name = "toc", .type = T::kBool, .help = "A thread index first"}, [](ContextRequest& r, V v) { r.toc = v.flag; }},
+        {{.name = "max_chars", .type = T::kInt, .help = "The whole pack at most", .min = 1000, .max = 20000000,
+          .fallback = "400000"},
+         [](ContextRequest& r, V v) { r.max_chars = v.integer; }},
+    };
+    for (auto& p : SearchFilterParams()) {
+      t.params.push_back({p.spec, [set = p.set](ContextRequest& r, V v) { set(r.search, v); }});
+    }
+    t.check = ValidateContextRequest;
+    return t;
+  }();
+  return table;
+}
+
 Result<ContextPack> BuildContext(Searcher& searcher, const ContextRequest& r, const TaskRunner& run) {
   UMWELT_RETURN_IF_ERROR(ValidateContextRequest(r));
   SearchRequest base = r.search;

@@ -205,12 +205,12 @@ class MappedIndex final : public KeywordIndex {
     if (f.kind_ok.empty()) f.kind_ok.push_back(false);
     if (!o.since.empty()) {
       auto t = ParseIsoTime(o.since);
-      if (!t) return Status::Invalid("--since `" + o.since + "` is not an ISO-8601 date");
+      if (!t) return Status::Invalid("since must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `" + std::string(TruncateUtf8(o.since, 64)) + "`");
       f.since = *t;
     }
     if (!o.until.empty()) {
       auto t = ParseIsoTime(o.until);
-      if (!t) return Status::Invalid("--until `" + o.until + "` is not an ISO-8601 date");
+      if (!t) return Status::Invalid("until must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `" + std::string(TruncateUtf8(o.until, 64)) + "`");
       f.until = *t + (o.until.size() == 10 ? 86399 : 0);
     }
     f.date_filter = !o.since.empty() || !o.until.empty();

@@ -1,6 +1,7 @@
 #include "umwelt/searcher.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <unordered_map>
 #include <thread>
 
@@ -11,22 +12,101 @@
 namespace umwelt {
 
 Status ValidateSearchRequest(const SearchRequest& r) {
-  if (r.search.query.empty()) return Status::Invalid("query is required: what to search for");
+  if (r.search.query.empty()) return Status::Invalid("query is required");
   if (r.search.k < 1 || r.search.k > 1000) return Status::Invalid("k must be a whole number from 1 to 1000");
   if (r.fts_only && r.vec_only) return Status::Invalid("fts_only and vec_only exclude each other");
   if (!(r.vec_weight >= 0 && r.vec_weight <= 10)) return Status::Invalid("vec_weight must be a number from 0 to 10");
   return Status::Ok();
 }
 
-Status ParseSearchGroup(std::string_view value, SearchRequest* r) {
-  if (value.empty() || value == "none") {
-    r->group_threads = false;
-  } else if (value == "thread") {
-    r->group_threads = true;
-  } else {
-    return Status::Invalid("group must be `thread` or `none`, got `" + std::string(TruncateUtf8(value, 40)) + "`");
-  }
-  return Status::Ok();
+namespace {
+
+std::string Decimal(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<ParamTable<SearchRequest>::Param> SearchFilterParams() {
+  using T = ParamType;
+  using V = const ParamValue&;
+  return {
+      {{.name = "source", .type = T::kNames, .help = "Only these sources (comma-separated)", .max = 20, .choices = CorpusSources()},
+       [](SearchRequest& r, V v) { r.search.sources = v.list; }},
+      {{.name = "kind", .type = T::kNames, .help = "Only these kinds (issue, pr, comment, commit, message, run, page, …)", .max = 20},
+       [](SearchRequest& r, V v) { r.search.kinds = v.list; }},
+      {{.name = "since", .type = T::kDate, .help = "Only records dated on or after this ISO date"},
+       [](SearchRequest& r, V v) { r.search.since = v.text; }},
+      {{.name = "until", .type = T::kDate, .help = "Only records dated on or before this ISO date (a bare date: the whole day)"},
+       [](SearchRequest& r, V v) { r.search.until = v.text; }},
+      {{.name = "author", .type = T::kString, .help = "Only records by this author (login or name)", .max = 200},
+       [](SearchRequest& r, V v) { r.search.author = v.text; }},
+      {{.name = "fts_only", .type = T::kBool, .help = "Keyword leg only"}, [](SearchRequest& r, V v) { r.fts_only = v.flag; }},
+      {{.name = "vec_only", .type = T::kBool, .help = "Vector legs only"}, [](SearchRequest& r, V v) { r.vec_only = v.flag; }},
+      {{.name = "vec_text", .type = T::kList, .help = "Hypothetical answer text for the vector legs (HyDE; repeatable)", .max = 8},
+       [](SearchRequest& r, V v) { r.vec_texts = v.list; }},
+      {{.name = "vec_weight", .type = T::kNumber, .help = "Fusion weight of each vector leg (keyword: 1)", .min = 0, .max = 10,
+        .fallback = Decimal(kDefaultVectorWeight)},
+       [](SearchRequest& r, V v) { r.vec_weight = v.number; }},
+      {{.name = "feedback", .type = T::kBool,
+        .help = "Pseudo-relevance feedback: expand the keyword query with the terms of its top ten hits (≈ +1.7 ms)"},
+       [](SearchRequest& r, V v) { r.search.tuning.prf_docs = v.flag ? kFeedbackDocs : 0; }},
+  };
+}
+
+const ParamTable<SearchRequest>& SearchParams() {
+  static const ParamTable<SearchRequest> table = [] {
+    using T = ParamType;
+    using V = const ParamValue&;
+    ParamTable<SearchRequest> t;
+    t.params = {
+        {{.name = "query", .type = T::kString, .help = "What to look for", .required = true, .flag = "@", .http = "q"},
+         [](SearchRequest& r, V v) { r.search.query = CollapseWhitespace(v.text); }},
+        {{.name = "k", .type = T::kInt, .help = "Hits to return", .min = 1, .max = 1000, .fallback = "50", .flag = "-k"},
+         [](SearchRequest& r, V v) { r.search.k = static_cast<int>(v.integer); }},
+        {{.name = "group", .type = T::kString, .help = "thread: k threads, each with its best hits", .choices = {"none", "thread"}},
+         [](SearchRequest& r, V v) { r.group_threads = v.text == "thread"; }},
+    };
+    for (auto& p : SearchFilterParams()) t.params.push_back(std::move(p));
+    t.check = ValidateSearchRequest;
+    return t;
+  }();
+  return table;
+}
+
+const ParamTable<MultiSearchRequest>& SearchMultiParams() {
+  static const ParamTable<MultiSearchRequest> table = [] {
+    using T = ParamType;
+    using V = const ParamValue&;
+    ParamTable<MultiSearchRequest> t;
+    t.params = {
+        {{.name = "queries", .type = T::kList, .help = "The sub-queries (1 to 20)", .max = 20, .required = true, .flag = "@",
+          .http = "q"},
+         [](MultiSearchRequest& r, V v) {
+           r.queries.clear();
+           for (const auto& q : v.list) r.queries.push_back(CollapseWhitespace(q));
+         }},
+        {{.name = "k", .type = T::kInt, .help = "Hits per sub-query", .min = 1, .max = 1000, .fallback = "50", .flag = "-k"},
+         [](MultiSearchRequest& r, V v) { r.base.search.k = static_cast<int>(v.integer); }},
+        {{.name = "total", .type = T::kInt, .help = "Hits to return in all", .min = 1, .max = 1000, .fallback = "60"},
+         [](MultiSearchRequest& r, V v) { r.total = static_cast<int>(v.integer); }},
+    };
+    for (auto& p : SearchFilterParams()) {
+      t.params.push_back({p.spec, [set = p.set](MultiSearchRequest& r, V v) { set(r.base, v); }});
+    }
+    t.check = [](const MultiSearchRequest& r) -> Status {
+      for (const auto& q : r.queries) {
+        if (q.empty()) return Status::Invalid("a query is empty");
+      }
+      SearchRequest first = r.base;
+      first.search.query = r.queries.empty() ? "" : r.queries.front();
+      return ValidateSearchRequest(first);
+    };
+    return t;
+  }();
+  return table;
 }
 
 std::string SearchResponseJson(const SearchRequest& request, const SearchResponse& response) {

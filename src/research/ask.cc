@@ -33,7 +33,6 @@ using research_internal::Extractive;
 
 double Ms(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-constexpr size_t kMaxQuestionBytes = 4000;
 
 // --- decompose ---------------------------------------------------------------
 
@@ -657,7 +656,7 @@ Status AskRun::Verify() {
   auto problems = CheckCitations(md, corpus);
   for (const auto& p : problems) {
     if (p.severity == CheckProblem::Severity::kError) {
-      return Status::Corrupt("ask: the report failed the citation check and was not published: " + p.message +
+      return Status::CitationFailed("ask: the report failed the citation check and was not published: " + p.message +
                              (p.url.empty() ? "" : " (" + p.url + ")"));
     }
   }
@@ -719,14 +718,25 @@ AskResult AskRun::Finish(Clock::time_point t0) {
 
 }  // namespace
 
+const ParamTable<AskOptions>& AskParams() {
+  static const ParamTable<AskOptions> table = [] {
+    ParamTable<AskOptions> t;
+    t.params = {{{.name = "question", .type = ParamType::kString,
+                  .help = "The question (background in its first lines)", .max = static_cast<double>(kMaxQuestionBytes), .required = true,
+                  .flag = "@"},
+                 [](AskOptions& o, const ParamValue& v) { o.question = CollapseWhitespace(v.text); }}};
+    t.check = [](const AskOptions& o) {
+      return o.question.empty() ? Status::Invalid("question is required") : Status::Ok();
+    };
+    return t;
+  }();
+  return table;
+}
+
 Result<AskResult> Ask(const AskOptions& o) {
   auto t0 = Clock::now();
   std::string question = CollapseWhitespace(o.question);
-  if (question.empty()) return Status::Invalid("ask: the question is empty");
-  if (question.size() > kMaxQuestionBytes) {
-    return Status::Invalid("ask: the question is " + std::to_string(question.size()) + " bytes; at most " +
-                           std::to_string(kMaxQuestionBytes) + " (put background in the question's first lines)");
-  }
+  UMWELT_RETURN_IF_ERROR(AskParams().FromTexts([&](const ParamSpec&) { return std::vector<std::string>{question}; }).status());
   AskRun run(o, std::move(question));
   UMWELT_RETURN_IF_ERROR(run.Freshness());
   run.Orient();
@@ -752,7 +762,7 @@ Result<PublishedAnswer> AskAndPublish(const AskOptions& o) {
   UMWELT_ASSIGN_OR_RETURN(PublishResult page, Publish(out.report.markdown, po, corpus.get()));
   for (const auto& p : page.problems) {
     if (p.severity == CheckProblem::Severity::kError) {
-      return Status::Corrupt("ask: the page failed the citation check and was not written: " + p.message +
+      return Status::CitationFailed("ask: the page failed the citation check and was not written: " + p.message +
                              (p.url.empty() ? "" : " (" + p.url + ")"));
     }
   }

@@ -85,8 +85,10 @@ class Engine {
   const std::string& path() const { return searcher_.path(); }
   void FileReplaced() { searcher_.FileReplaced(); }
   Searcher& searcher() { return searcher_; }
-  // Runs tasks on the pool (a TaskRunner).
-  Status RunAll(const std::vector<std::function<void()>>& tasks) { return pool_.RunAll(tasks); }
+  // Runs tasks on the pool as `client`'s (a TaskRunner when bound to one).
+  Status RunAll(const std::vector<std::function<void()>>& tasks, const std::string& client = "") {
+    return pool_.RunAll(tasks, client);
+  }
 
  private:
   Searcher searcher_;

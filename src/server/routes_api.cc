@@ -8,6 +8,7 @@
 #include "umwelt/corpus.h"
 #include "umwelt/digest.h"
 #include "umwelt/pattern.h"
+#include "umwelt/research.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
 #include "umwelt/wandb.h"
@@ -27,61 +28,44 @@ void ServerImpl::ApiRoutes() {
 void ServerImpl::SearchApiRoutes() {
   http_.Get("/api/status", [this](const Request&, Response& res) {
     auto s = StatusJson();
-    if (!s.ok()) return Detail(res, 500, s.status().message());
+    if (!s.ok()) return Fail(res, s.status());
     SetJson(res, *s);
   });
   http_.Get("/api/search", [this](const Request& req, Response& res) {
     auto r = ParseSearch(req);
-    if (!r.ok()) return Detail(res, 400, r.status().message());
+    if (!r.ok()) return Fail(res, r.status());
     auto out = engine_->Search(*r, ClientKey(req.remote_addr));
-    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
+    if (!out.ok()) return Fail(res, out.status());
     SetJson(res, SearchResponseJson(*r, *out));
   });
   http_.Get("/api/search-multi", [this](const Request& req, Response& res) {
-    size_t n = req.get_param_value_count("q");
-    if (n == 0 || n > 20) return Detail(res, 400, "give 1 to 20 q parameters");
-    int total = 60;
-    if (req.has_param("total")) {
-      total = std::atoi(req.get_param_value("total").c_str());
-      if (total < 1 || total > 1000) return Detail(res, 400, "total must be a whole number from 1 to 1000");
-    }
-    auto base = ParseSearch(req);  // filters; q is the first sub-query
-    if (!base.ok()) return Detail(res, 400, base.status().message());
-    std::vector<std::string> queries;
-    for (size_t i = 0; i < n; ++i) {
-      queries.push_back(CollapseWhitespace(req.get_param_value("q", i)));
-      if (queries.back().empty()) return Detail(res, 400, "an empty q");
-    }
-    auto out = engine_->SearchMulti(queries, *base, total, ClientKey(req.remote_addr));
-    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
+    auto m = SearchMultiParams().FromTexts(QueryTexts(req));
+    if (!m.ok()) return Fail(res, m.status());
+    auto out = engine_->SearchMulti(m->queries, m->base, m->total, ClientKey(req.remote_addr));
+    if (!out.ok()) return Fail(res, out.status());
     SetJson(res, SearchMultiJson(out->queries, out->total, out->hits, out->notes));
   });
 }
 
 // /api/show and /api/threads/{ref}.
 void ServerImpl::ThreadApiRoutes() {
-  auto show = [this](const std::string& target, const Request& req, Response& res) {
-    if (target.empty()) return Detail(res, 400, "target is required: a permalink or a ref");
+  http_.Get("/api/show", [this](const Request& req, Response& res) {
+    auto r = ShowParams().FromTexts(QueryTexts(req));
+    if (!r.ok()) return Fail(res, r.status());
     auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
-    int around = req.has_param("around") ? std::atoi(req.get_param_value("around").c_str()) : 10;
-    auto v = ViewThread(**corpus, target, std::clamp(around, 0, 200));
-    if (!v.ok()) return Detail(res, HttpStatusOf(v.status()), v.status().message());
-    size_t first = 0;
-    int tail = req.has_param("tail") ? std::atoi(req.get_param_value("tail").c_str()) : 0;
-    if (tail > 0 && static_cast<size_t>(tail) < v->chunks.size()) first = v->chunks.size() - tail;
-    SetJson(res, ThreadViewJson(*v, first, Truthy(req.get_param_value("toc"))));
-  };
-  http_.Get("/api/show", [show](const Request& req, Response& res) {
-    show(req.get_param_value("target"), req, res);
+    if (!corpus.ok()) return Fail(res, corpus.status());
+    auto v = ViewThread(**corpus, r->target, r->around);
+    if (!v.ok()) return Fail(res, v.status());
+    size_t first = r->tail > 0 && static_cast<size_t>(r->tail) < v->chunks.size() ? v->chunks.size() - r->tail : 0;
+    SetJson(res, ThreadViewJson(*v, first, r->toc));
   });
   http_.Get("/api/threads/{*}", [this](const Request& req, Response& res) {
     auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    if (!corpus.ok()) return Fail(res, corpus.status());
     std::string ref = req.matches[1];
     auto t = (*corpus)->GetThread(ref);
-    if (!t.ok()) return Detail(res, 500, t.status().message());
-    if (!*t) return Detail(res, 404, "no thread " + ref + " in the corpus");
+    if (!t.ok()) return Fail(res, t.status());
+    if (!*t) return Fail(res, Status::NotFound("no thread " + ref + " in the corpus"));
     const Thread& th = **t;
     auto linked = (*corpus)->LinkedFrom(ref, 20);
     json out = {{"ref", th.ref},     {"source", th.source},       {"kind", th.kind},   {"state", th.state},
@@ -100,9 +84,9 @@ void ServerImpl::ThreadApiRoutes() {
 void ServerImpl::SummaryApiRoutes() {
   auto summaries = [this](const std::string& period, Response& res) {
     auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    if (!corpus.ok()) return Fail(res, corpus.status());
     auto out = SummariesJson(**corpus, period);
-    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
+    if (!out.ok()) return Fail(res, out.status());
     SetJson(res, *out);
   };
   http_.Get("/api/summaries", [summaries](const Request&, Response& res) { summaries("", res); });
@@ -116,10 +100,10 @@ void ServerImpl::RunApiRoutes() {
     std::string project = req.matches[1], run = req.matches.back();
     if (req.matches.size() == 4) project += "/" + req.matches[2];
     auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    if (!corpus.ok()) return Fail(res, corpus.status());
     auto out = wandb::RunConfigJson(**corpus, project, run);
-    if (!out.ok()) return Detail(res, HttpStatusOf(out.status()), out.status().message());
-    if (!*out) return Detail(res, 404, "W&B run " + project + "/" + run + " is not mirrored in this corpus");
+    if (!out.ok()) return Fail(res, out.status());
+    if (!*out) return Fail(res, Status::NotFound("W&B run " + project + "/" + run + " is not mirrored in this corpus"));
     SetJson(res, **out);
   };
   http_.Get("/wandb/{}/{}/config", config);
@@ -129,24 +113,24 @@ void ServerImpl::RunApiRoutes() {
 // /api/ask and its jobs: state and progress events.
 void ServerImpl::AskApiRoutes() {
   http_.Post("/api/ask", [this](const Request& req, Response& res) {
-    std::string question;
+    // {"question": "..."} (what else the body holds is the client's), or ?question=.
     json body = json::parse(req.body, nullptr, false);
-    if (body.is_object() && body.contains("question") && body["question"].is_string()) {
-      question = body["question"].get<std::string>();
+    json args = json::object();
+    if (body.is_object() && body.contains("question")) {
+      args["question"] = body["question"];
     } else if (req.has_param("question")) {
-      question = req.get_param_value("question");
+      args["question"] = req.get_param_value("question");
     }
-    question = CollapseWhitespace(question);
-    if (question.empty()) return Detail(res, 400, "question is required (JSON {\"question\": \"...\"})");
-    if (!IsValidUtf8(question)) return Detail(res, 400, "the question is not valid UTF-8");
-    if (question.size() > 4000) return Detail(res, 400, "the question is longer than 4,000 bytes");
-    if (stopping_) return Detail(res, 503, "the server is shutting down");
+    auto asked = AskParams().FromJson(args);
+    if (!asked.ok()) return Fail(res, asked.status());
+    const std::string& question = asked->question;
+    if (stopping_) return Fail(res, Status::Unavailable("the server is shutting down"));
     // Reserve a slot first: checking, then counting, let two requests that
     // arrive together both take the last one.
     if (jobs_running_.fetch_add(1) >= o_.max_jobs) {
       --jobs_running_;
       res.set_header("Retry-After", "10");
-      return Detail(res, 429, "too many questions in progress; try again shortly");
+      return Fail(res, Status::Exhausted("too many questions in progress; try again shortly"));
     }
     auto job = std::make_shared<Job>();
     job->id = Random128();
@@ -172,7 +156,7 @@ void ServerImpl::AskApiRoutes() {
   });
   http_.Get("/api/jobs/{hex32}", [this](const Request& req, Response& res) {
     auto job = FindJob(req.matches[1], req.login);
-    if (!job) return Detail(res, 404, "no such job");
+    if (!job) return Fail(res, Status::NotFound("no such job"));
     MutexLock lock(job->mu);
     json out = {{"id", job->id},       {"question", job->question}, {"state", job->state},
                 {"events", job->events}, {"error", job->error},     {"removed", job->removed},
@@ -185,7 +169,7 @@ void ServerImpl::AskApiRoutes() {
   });
   http_.Get("/api/jobs/{hex32}/events", [this](const Request& req, Response& res) {
     auto job = FindJob(req.matches[1], req.login);
-    if (!job) return Detail(res, 404, "no such job");
+    if (!job) return Fail(res, Status::NotFound("no such job"));
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, DataSink& sink) mutable {
       MutexLock lock(job->mu);
@@ -253,9 +237,9 @@ bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offse
 void ServerImpl::SnapshotRoutes() {
   http_.Get("/manifest.json", [this](const Request&, Response& res) {
     Status s = EnsureSnapshot();
-    if (!s.ok()) return Detail(res, 500, s.message());
+    if (!s.ok()) return Fail(res, s);
     auto corpus = engine_->Connection();
-    if (!corpus.ok()) return Detail(res, 500, corpus.status().message());
+    if (!corpus.ok()) return Fail(res, corpus.status());
     auto health = SourceHealth(**corpus);
     auto built = (*corpus)->GetMeta("built_at_epoch");
     MutexLock lock(snapshot_mu_);
@@ -274,7 +258,7 @@ void ServerImpl::SnapshotRoutes() {
   });
   http_.Get("/corpus-index.db", [this](const Request& req, Response& res) {
     Status s = EnsureSnapshot();
-    if (!s.ok()) return Detail(res, 500, s.message());
+    if (!s.ok()) return Fail(res, s);
     std::string sha;
     int fd = -1;
     int64_t size = 0;
@@ -285,7 +269,7 @@ void ServerImpl::SnapshotRoutes() {
       sha = snapshot_sha_;
       size = snapshot_bytes_;
     }
-    if (fd < 0) return Detail(res, 500, "the snapshot cannot be read");
+    if (fd < 0) return Fail(res, Status::Io("the snapshot cannot be read"));
     int64_t offset = 0, length = 0;
     if (!SingleRange(req, size, res, &offset, &length)) {
       ::close(fd);

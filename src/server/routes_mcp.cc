@@ -27,7 +27,10 @@ void ServerImpl::McpRoutes() {
       o.searcher = &engine_->searcher();
       o.llm = o_.llm;
       o.extractive_ask = true;  // /api/ask answers without a model too
-      o.run = [this](const std::vector<std::function<void()>>& tasks) { return engine_->RunAll(tasks); };
+      // Every search a session makes shares the pool, fairly, as its client's.
+      o.run = [this, client = ClientKey(req.remote_addr)](const std::vector<std::function<void()>>& tasks) {
+        return engine_->RunAll(tasks, client);
+      };
       o.max_message_bytes = o_.max_body_bytes;
       o.server_version = o_.version;
       o.served = true;
@@ -62,11 +65,11 @@ void ServerImpl::McpRoutes() {
         mcp_order_.pop_front();
       }
     } else {
-      if (session_id.empty()) return Detail(res, 400, "Mcp-Session-Id is required: initialize first");
+      if (session_id.empty()) return Fail(res, Status::Invalid("Mcp-Session-Id is required: initialize first"));
       MutexLock lock(mcp_mu_);
       auto it = mcp_sessions_.find(session_id);
       if (it == mcp_sessions_.end() || it->second.owner != req.login) {
-        return Detail(res, 404, "no such MCP session (it ended or expired): initialize again");
+        return Fail(res, Status::NotFound("no such MCP session (it ended or expired): initialize again"));
       }
       session = it->second.session;
     }
@@ -103,7 +106,7 @@ void ServerImpl::McpRoutes() {
     MutexLock lock(mcp_mu_);
     std::string id = req.get_header_value("Mcp-Session-Id");
     auto it = mcp_sessions_.find(id);
-    if (it == mcp_sessions_.end() || it->second.owner != req.login) return Detail(res, 404, "no such MCP session");
+    if (it == mcp_sessions_.end() || it->second.owner != req.login) return Fail(res, Status::NotFound("no such MCP session"));
     mcp_sessions_.erase(it);
     std::erase(mcp_order_, id);
     res.status = 204;

@@ -60,7 +60,7 @@ void ServerImpl::UiRoutes() {
     f.by_thread = req.get_param_value("group") == "thread";
     if (CollapseWhitespace(f.q).empty()) return Html(res, 200, "Search", si::SearchBody(f, nullptr, false, "", nullptr), req);
     auto r = ParseSearch(req);
-    if (!r.ok()) return Html(res, 400, "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
+    if (!r.ok()) return Html(res, HttpStatusOf(r.status()), "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
     auto out = engine_->Search(*r, ClientKey(req.remote_addr));
     auto corpus = engine_->Connection();
     if (!out.ok()) {

@@ -265,16 +265,16 @@ bool ServerImpl::Gate(Request& req, Response& res) {
 
 bool ServerImpl::ValidParams(const Request& req, Response& res) {
   if (!IsValidUtf8(req.path)) {
-    Detail(res, 400, "the path is not valid UTF-8");
+    Fail(res, Status::Invalid("the path is not valid UTF-8"));
     return false;
   }
   for (const auto& [k, v] : req.params) {
     if (!IsValidUtf8(k) || !IsValidUtf8(v)) {
-      Detail(res, 400, "the query string is not valid UTF-8");
+      Fail(res, Status::Invalid("the query string is not valid UTF-8"));
       return false;
     }
     if (v.size() > 8192) {
-      Detail(res, 400, "the parameter " + k.substr(0, 40) + " is longer than 8,192 bytes");
+      Fail(res, Status::Invalid("the parameter " + k.substr(0, 40) + " is longer than 8,192 bytes"));
       return false;
     }
   }
@@ -283,57 +283,32 @@ bool ServerImpl::ValidParams(const Request& req, Response& res) {
 
 bool Truthy(const std::string& v) { return v == "1" || v == "true" || v == "yes" || v == "on"; }
 
-Result<SearchRequest> ServerImpl::ParseSearch(const Request& req) {
-  SearchRequest r;
-  r.search.query = CollapseWhitespace(req.get_param_value("q"));
-  if (r.search.query.empty()) return Status::Invalid("q is required: what to search for");
-  if (req.has_param("k")) {
-    const std::string& k = req.get_param_value("k");
-    char* end = nullptr;
-    long v = std::strtol(k.c_str(), &end, 10);
-    if (k.empty() || *end || v < 1 || v > 1000) return Status::Invalid("k must be a whole number from 1 to 1000");
-    r.search.k = static_cast<int>(v);
-  }
-  r.search.sources = SplitList(req.get_param_value("source"));
-  r.search.kinds = SplitList(req.get_param_value("kind"));
-  r.search.since = req.get_param_value("since");
-  r.search.until = req.get_param_value("until");
-  r.search.author = req.get_param_value("author");
-  r.fts_only = Truthy(req.get_param_value("fts_only"));
-  r.vec_only = Truthy(req.get_param_value("vec_only"));
-  if (r.fts_only && r.vec_only) return Status::Invalid("fts_only and vec_only exclude each other");
-  UMWELT_RETURN_IF_ERROR(ParseSearchGroup(req.get_param_value("group"), &r));
-  if (Truthy(req.get_param_value("feedback"))) r.search.tuning.prf_docs = kFeedbackDocs;
-  for (size_t i = 0; i < req.get_param_value_count("vec_text"); ++i) r.vec_texts.push_back(req.get_param_value("vec_text", i));
-  if (req.has_param("vec_weight")) {
-    char* end = nullptr;
-    const std::string& w = req.get_param_value("vec_weight");
-    r.vec_weight = std::strtod(w.c_str(), &end);
-    if (w.empty() || *end || !(r.vec_weight >= 0 && r.vec_weight <= 10)) return Status::Invalid("vec_weight must be a number from 0 to 10");
-  }
-  return r;
+ParamLookup QueryTexts(const Request& req) {
+  return [&req](const ParamSpec& s) {
+    std::string name = s.HttpName();
+    std::vector<std::string> out;
+    for (size_t i = 0, n = req.get_param_value_count(name); i < n; ++i) out.push_back(req.get_param_value(name, i));
+    return out;
+  };
 }
 
-int HttpStatusOf(const Status& s) {
-  switch (s.code()) {
-    case Code::kInvalidArgument: return 400;
-    case Code::kNotFound: return 404;
-    case Code::kUnavailable: return 503;
-    default: return 500;
-  }
-}
+Result<SearchRequest> ServerImpl::ParseSearch(const Request& req) { return SearchParams().FromTexts(QueryTexts(req)); }
+
+int HttpStatusOf(const Status& s) { return CodeInfoOf(s.code()).http_status; }
+
+void ServerImpl::Fail(Response& res, const Status& s) { Detail(res, HttpStatusOf(s), s.message()); }
 
 void ServerImpl::ServeDir(const std::string& dir, const std::string& name_in, Response& res) {
   std::string name = name_in.empty() ? "index.html" : name_in;
-  if (dir.empty()) return Detail(res, 404, "nothing is published here");
-  if (!SafeName(name)) return Detail(res, 404, "no such page");
+  if (dir.empty()) return Fail(res, Status::NotFound("nothing is published here"));
+  if (!SafeName(name)) return Fail(res, Status::NotFound("no such page"));
   std::filesystem::path path = std::filesystem::path(dir) / name;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::is_symlink(path, ec)) {
-    return Detail(res, 404, "no such page");
+    return Fail(res, Status::NotFound("no such page"));
   }
   auto text = ReadWholeFile(path.string());
-  if (!text.ok()) return Detail(res, 404, "no such page");
+  if (!text.ok()) return Fail(res, Status::NotFound("no such page"));
   if (MimeOf(name).rfind("text/html", 0) == 0) res.set_header("Content-Security-Policy", Csp());
   res.set_content(*text, MimeOf(name));
 }
@@ -442,8 +417,8 @@ void ServerImpl::RunJob(std::shared_ptr<Job> job) {
   {
     MutexLock lock(job->mu);
     job->state = r.ok() ? "done" : "failed";
-    job->error = r.ok() ? "" : r.status().code() == Code::kCorrupt ? "the report failed the citation check"
-                                                                   : r.status().message();
+    job->error = r.ok() ? "" : r.status().code() == Code::kCitationFailed ? "the report failed the citation check"
+                                                                          : r.status().message();
     if (r.ok()) {
       job->markdown = r->report.markdown;
       job->removed = r->report.removed;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -46,7 +47,12 @@ std::string LoggedPath(std::string_view path);
 // Whether a Host header names this machine (localhost, 127.0.0.0/8, [::1]),
 // read exactly (SplitHostPort).
 bool LoopbackHost(const std::string& host);
+// The HTTP status of a failure (umwelt/status.h's one map).
 int HttpStatusOf(const Status& s);
+// A request's query values by each parameter's HTTP name, for
+// ParamTable::FromTexts. The request must outlive it.
+using ParamLookup = std::function<std::vector<std::string>(const ParamSpec&)>;
+ParamLookup QueryTexts(const Request& req);
 // The snapshot's Range: the one range to send (the whole file for none, a
 // list or a malformed one); false when it answered 416 itself.
 bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offset, int64_t* length);
@@ -96,7 +102,11 @@ class ServerImpl final : public Server {
   bool Gate(Request& req, Response& res);
   bool SameOrigin(const Request& req, Response& res);
   std::string Identify(const Request& req, si::AuthVerdict* v);
+  // {"detail": ...} with `status`: for what the HTTP layer itself refuses
+  // (421, 401, 405); a route's failure goes through Fail.
   void Detail(Response& res, int status, const std::string& detail);
+  // A failed call's answer: the status its code maps to, its message.
+  void Fail(Response& res, const Status& s);
   // `text` without the folders of the files this server serves from.
   std::string HideServedPaths(std::string text) const;
   void Html(Response& res, int status, const std::string& title, const std::string& body,

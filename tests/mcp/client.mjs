@@ -46,11 +46,16 @@ async function exercise(client, transportName) {
     (k) => k in planted.structuredContent).sort());
   ok(t("a prompt injection is returned as a hit's snippet (data)"));
 
-  // Bad arguments are tool errors (isError), never a crash.
-  for (const args of [{ query: "x", k: "many" }, { k: 5 }, { query: "x", color: "red" }, { query: 12 }]) {
+  // Bad arguments are tool errors (isError) naming the argument, never a crash;
+  // the words are those the CLI and the HTTP API use.
+  for (const [args, said] of [[{ query: "x", k: "many" }, /^k must be a whole number from 1 to 1,000$/],
+                              [{ k: 5 }, /^query is required$/],
+                              [{ query: "x", color: "red" }, /^unknown argument `color`$/],
+                              [{ query: 12 }, /^query must be a string$/],
+                              [{ query: "x", source: "gihub" }, /^unknown source `gihub`: one of github, /]]) {
     const bad = await client.callTool({ name: "search", arguments: args });
     assert.equal(bad.isError, true, `search ${JSON.stringify(args)} is an error`);
-    assert.match(bad.content[0].text, /^search: /);
+    assert.match(bad.content[0].text, said);
   }
   ok(t("bad search arguments are isError results"));
   await assert.rejects(client.callTool({ name: "nope", arguments: {} }), (e) => e instanceof McpError && e.code === -32602);

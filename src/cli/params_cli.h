@@ -1,0 +1,58 @@
+// A capability's parameter table (umwelt/params.h) as a CLI11 command's
+// operands and flags. The values are kept as given, by parameter name, and
+// read through the table when the verb runs, so a bad one gets the message
+// the HTTP API and MCP give (exit 2).
+//
+//   auto texts = std::make_shared<ParamTexts>();
+//   AddParamFlags(cmd, SearchParams(), texts);
+//   ... SearchParams().FromTexts(TextsOf(texts)) ...
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "umwelt/params.h"
+
+namespace umwelt::cli {
+
+using ParamTexts = std::map<std::string, std::vector<std::string>>;
+
+// Adds every parameter of `table` but those in `skip`; operands in the
+// table's order.
+template <typename Req>
+void AddParamFlags(CLI::App* cmd, const ParamTable<Req>& table, const std::shared_ptr<ParamTexts>& texts,
+                   const std::set<std::string>& skip = {}) {
+  for (const auto& p : table.params) {
+    const ParamSpec& s = p.spec;
+    if (skip.count(s.name)) continue;
+    std::vector<std::string>& into = (*texts)[s.name];
+    bool list = s.type == ParamType::kList || s.type == ParamType::kNames;
+    CLI::Option* o = nullptr;
+    if (s.type == ParamType::kBool && !s.cli_value) {
+      o = cmd->add_flag_function(
+          s.CliName(), [&into](int64_t) { into = {"true"}; }, s.help);
+    } else {
+      // One value an occurrence (an operand after a flag stays an operand);
+      // a list's flag may be repeated.
+      o = cmd->add_option(s.CliName(), into, s.help);
+      if (s.flag != "@" || !list) o->expected(1);
+      if (!list) o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    }
+    if (!s.fallback.empty()) o->default_str(s.fallback);
+    if (s.required) o->required();
+  }
+}
+
+// The values given for a parameter (none: absent), for ParamTable::FromTexts.
+inline auto TextsOf(const std::shared_ptr<ParamTexts>& texts) {
+  return [texts](const ParamSpec& s) {
+    auto it = texts->find(s.name);
+    return it == texts->end() ? std::vector<std::string>{} : it->second;
+  };
+}
+
+}  // namespace umwelt::cli

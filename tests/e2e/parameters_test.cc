@@ -1,0 +1,93 @@
+// One declaration per parameter (umwelt/params.h): the CLI, the HTTP API and
+// MCP read a capability's parameters through the same table, so the same bad
+// parameter gets the same words from each, and the same kind of failure
+// (exit 2, HTTP 400, an isError tool result).
+#include <httplib.h>
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "serve_process.h"
+#include "test_util.h"
+
+namespace umwelt {
+namespace {
+
+using json = nlohmann::json;
+using testing::ServeProcess;
+using testing::Umwelt;
+
+struct BadParameter {
+  std::vector<std::string> cli;  // after --corpus DB
+  std::string http_get;          // a GET path; empty: http_post
+  std::string http_post;         // a POST path, with the MCP arguments as its JSON body
+  std::string tool;
+  json arguments;
+  std::string message;
+};
+
+TEST(Parameters, EveryFrontDoorRefusesABadOneInTheSameWords) {
+  testing::TempDir dir;
+  std::string db = testing::ExampleCorpus(dir);
+  ServeProcess serve({"--corpus", db, "serve", "--port", "0"}, dir.File("serve.log"));
+  int port = serve.WaitForPort();
+  ASSERT_GT(port, 0) << testing::ReadFileOrEmpty(dir.File("serve.log"));
+  httplib::Client http("127.0.0.1", port);
+  auto init = http.Post("/mcp",
+                        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+                        R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+                        "application/json");
+  ASSERT_TRUE(init);
+  ASSERT_EQ(init->status, 200) << init->body;
+  std::string session = init->get_header_value("Mcp-Session-Id");
+
+  std::string question(5000, 'q');
+  for (size_t i = 9; i < question.size(); i += 10) question[i] = ' ';
+  const std::vector<BadParameter> cases = {
+      {{"search", "loss", "-k", "0"}, "/api/search?q=loss&k=0", "", "search", {{"query", "loss"}, {"k", 0}},
+       "k must be a whole number from 1 to 1,000"},
+      {{"search", "loss", "--source", "gihub"}, "/api/search?q=loss&source=gihub", "", "search",
+       {{"query", "loss"}, {"source", "gihub"}},
+       "unknown source `gihub`: one of github, discord, git, code, wandb, web, narrative"},
+      {{"search", "loss", "--since", "last tuesday"}, "/api/search?q=loss&since=last%20tuesday", "", "search",
+       {{"query", "loss"}, {"since", "last tuesday"}},
+       "since must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `last tuesday`"},
+      {{"search", "loss", "--fts-only", "--vec-only"}, "/api/search?q=loss&fts_only=1&vec_only=1", "", "search",
+       {{"query", "loss"}, {"fts_only", true}, {"vec_only", true}}, "fts_only and vec_only exclude each other"},
+      {{"search-multi", "loss", "eval", "--total", "0"}, "/api/search-multi?q=loss&q=eval&total=0", "", "search_multi",
+       {{"queries", {"loss", "eval"}}, {"total", 0}}, "total must be a whole number from 1 to 1,000"},
+      {{"show", "acme/tinylm#1", "--around", "5000"}, "/api/show?target=acme/tinylm%231&around=5000", "", "show",
+       {{"target", "acme/tinylm#1"}, {"around", 5000}}, "around must be a whole number from -1 to 1,000"},
+      {{"ask", question}, "", "/api/ask", "ask", {{"question", question}}, "question is longer than 4,000 bytes (5,000)"},
+  };
+  int id = 10;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.message);
+    std::vector<std::string> argv = {"--corpus", db};
+    argv.insert(argv.end(), c.cli.begin(), c.cli.end());
+    testing::RunResult cli = Umwelt(argv);
+    EXPECT_EQ(cli.code, 2);
+    EXPECT_EQ(cli.err, "umwelt: error: " + c.message + "\n");
+
+    auto res = c.http_get.empty() ? http.Post(c.http_post, c.arguments.dump(), "application/json") : http.Get(c.http_get);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400);
+    EXPECT_EQ(json::parse(res->body, nullptr, false).value("detail", ""), c.message) << res->body;
+
+    json call = {{"jsonrpc", "2.0"},
+                 {"id", ++id},
+                 {"method", "tools/call"},
+                 {"params", {{"name", c.tool}, {"arguments", c.arguments}}}};
+    auto mcp = http.Post("/mcp", {{"Mcp-Session-Id", session}}, call.dump(), "application/json");
+    ASSERT_TRUE(mcp);
+    json result = json::parse(mcp->body, nullptr, false)["result"];
+    EXPECT_TRUE(result.value("isError", false)) << mcp->body;
+    EXPECT_EQ(result["content"][0].value("text", ""), c.message) << mcp->body;
+  }
+}
+
+}  // namespace
+}  // namespace umwelt
