@@ -3,15 +3,32 @@
 # scripts/build.sh first); exits 1 on any finding.
 #   scripts/check.sh thread-safety   clang's -Wthread-safety on the files that
 #                                    use umwelt/thread_annotations.h
-#   scripts/check.sh tidy            clang-tidy with the project's .clang-tidy
+#   scripts/check.sh tidy            clang-tidy with the project's .clang-tidy,
+#                                    on the files changed since .ci/tidy-base
+#                                    (the last commit every file passed at)
+#                                    and those that include a changed header
+#   scripts/check.sh tidy-all        clang-tidy on every file
 #   scripts/check.sh no-regex        no std::regex anywhere in the code (it
 #                                    backtracks and recurses once per
 #                                    character: one long input kills a thread);
 #                                    umwelt/pattern.h (RE2) is the matcher
-#   scripts/check.sh                 all three
+#   scripts/check.sh                 no-regex, thread-safety, tidy (CI)
+#   scripts/check.sh --full          no-regex, thread-safety, tidy-all, then
+#                                    scripts/fuzz.sh 120 (each target two
+#                                    minutes); on success records HEAD in
+#                                    .ci/tidy-base (commit it). Before a release.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
+if [ "$what" = --full ]; then
+  "$0" no-regex
+  "$0" thread-safety
+  "$0" tidy-all
+  scripts/fuzz.sh 120
+  git rev-parse HEAD > .ci/tidy-base
+  echo "check --full: passed; .ci/tidy-base is now $(cat .ci/tidy-base)"
+  exit 0
+fi
 status=0
 if [ "$what" = no-regex ] || [ "$what" = all ]; then
   if grep -rnE 'std::(regex|sregex|smatch|cmatch|wregex)|#include <regex>' src include bench fuzz tests --include='*.cc' --include='*.h'; then
@@ -55,9 +72,38 @@ if [ "$what" = thread-safety ] || [ "$what" = all ]; then
   done < <(commands 'thread_annotations\.h|umwelt/mcp\.h|umwelt/rerank\.h|"(engine|http_server|auth|server_impl)\.h"')
   echo "thread-safety: $n files checked"
 fi
-if [ "$what" = tidy ] || [ "$what" = all ]; then
-  commands '.' | cut -f1 | xargs -P"$jobs" -n4 clang-tidy -p build --quiet 2>/dev/null > build/tidy.log || status=1
+# The source files to tidy: all of them, or those changed since the base
+# commit and those including a header changed since it (every file when the
+# base is not in this clone's history).
+tidy_files() {
+  local all base changed
+  all=$(commands '.' | cut -f1)
+  base=$(cat .ci/tidy-base 2>/dev/null || true)
+  if [ "$1" = all ] || [ -z "$base" ] || ! git cat-file -e "$base^{commit}" 2>/dev/null; then
+    echo "$all"
+    return
+  fi
+  changed=$(git diff --name-only "$base" -- src include; git ls-files --others --exclude-standard -- src include)
+  for f in $all; do
+    rel=${f#"$PWD"/}
+    if grep -qxF "$rel" <<<"$changed"; then echo "$f"; continue; fi
+    for h in $(grep -E '\.h$' <<<"$changed" || true); do
+      name=${h#include/}
+      [[ $h == src/* ]] && name=$(basename "$h")
+      if grep -qF "\"$name\"" "$f"; then echo "$f"; break; fi
+    done
+  done
+}
+if [ "$what" = tidy ] || [ "$what" = tidy-all ] || [ "$what" = all ]; then
+  scope=changed
+  [ "$what" = tidy-all ] && scope=all
+  files=$(tidy_files $scope)
+  : > build/tidy.log
+  if [ -n "$files" ]; then
+    # shellcheck disable=SC2086
+    printf '%s\n' $files | xargs -P"$jobs" -n4 clang-tidy -p build --quiet 2>/dev/null > build/tidy.log || status=1
+  fi
   grep -E "(warning|error):" build/tidy.log || true
-  echo "clang-tidy: $(commands '.' | wc -l) files checked, $(grep -cE "(warning|error):" build/tidy.log || true) findings"
+  echo "clang-tidy: $(printf '%s' "$files" | grep -c . || true) of $(commands '.' | wc -l) files checked ($scope since .ci/tidy-base), $(grep -cE "(warning|error):" build/tidy.log || true) findings"
 fi
 exit $status

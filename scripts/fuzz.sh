@@ -31,7 +31,7 @@ TARGETS="${UMWELT_FUZZ_TARGETS:-$ALL}"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DUMWELT_BUILD_FUZZ=ON -DUMWELT_BUILD_TESTS=OFF -DUMWELT_BUILD_BENCH=OFF >/dev/null
 # shellcheck disable=SC2086
-cmake --build "$BUILD" --target $TARGETS >/dev/null
+cmake --build "$BUILD" --target $TARGETS >"$BUILD/build.log" 2>&1 || { tail -40 "$BUILD/build.log"; echo "fuzz: the build failed" >&2; exit 1; }
 
 # The seeds directory each target starts from.
 seeds_of() {

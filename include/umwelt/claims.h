@@ -51,7 +51,6 @@ int CountJunkQuotes(std::string_view markdown);
 // things ("which models…", "who…"), or anything else (how, why).
 enum class AnswerType { kWhen, kQuantity, kNamed, kOther };
 AnswerType AnswerTypeOf(std::string_view question);
-const char* AnswerTypeName(AnswerType type);  // "when", "quantity", "named", "other"
 
 // The numbers of a sentence that can answer a quantity question about
 // `terms`: within six words of one of the terms, or with a unit a term names

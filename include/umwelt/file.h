@@ -24,8 +24,11 @@ Status MakeDirs(const std::string& dir);
 // The contents of `path`; NotFound when it cannot be opened.
 Result<std::string> ReadWholeFile(const std::string& path);
 
-// SHA-256 as 64 lower-case hex digits (OpenSSL), of bytes or of a file read
-// in blocks.
+// SHA-256 as 64 lower-case hex digits (OpenSSL's libcrypto, loaded on first
+// use), of bytes or of a file read in blocks. Sha256Hex gives "" when
+// libcrypto cannot be loaded (no digest equals it); callers that need one
+// check CryptoAvailable() first, which names the library at fault.
+Status CryptoAvailable();
 std::string Sha256Hex(std::string_view data);
 Result<std::string> Sha256File(const std::string& path);
 

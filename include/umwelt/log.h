@@ -18,6 +18,5 @@ void AddLogSecret(std::string secret);
 void Log(LogLevel level, std::string_view message);
 inline void LogInfo(std::string_view m) { Log(LogLevel::kInfo, m); }
 inline void LogWarn(std::string_view m) { Log(LogLevel::kWarn, m); }
-inline void LogDebug(std::string_view m) { Log(LogLevel::kDebug, m); }
 
 }  // namespace umwelt

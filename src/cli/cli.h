@@ -21,7 +21,6 @@ class App;
 
 namespace umwelt::cli {
 
-// The corpus path: --corpus, else $UMWELT_CORPUS, else the per-user data dir.
 // Progress of a step that can take more than a second, on stderr: on a
 // terminal one line redrawn with the count, the rate and the time left (a
 // bar when the total is known); elsewhere a plain line every 5 s; nothing
@@ -44,6 +43,8 @@ class Progress {
 // From here on every byte written to stdout passes TerminalSafe (umwelt/text.h):
 // text from the corpus never reaches a terminal as an escape sequence.
 void GuardStdout();
+// The corpus path when --corpus and $UMWELT_CORPUS give none: the per-user
+// data dir ($XDG_DATA_HOME/umwelt/corpus.db, else ~/.local/share/umwelt/).
 std::string DefaultCorpusPath();
 
 Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode);
@@ -111,8 +112,8 @@ struct AskArgs {
 Status RefreshSources(const std::string& corpus);
 Status CmdAsk(const std::string& corpus, const AskArgs& args);
 Status CmdEvalAnswers(const std::string& corpus, const std::string& questions, const AskArgs& args, bool json);
-// `skills print|install [DIR]`: the research method as agent instructions.
-// `skills print|install [DIR]`: install writes SKILL.md, AGENTS.md and the
+// `skills print|install [DIR]`: the research method as agent instructions;
+// install writes SKILL.md, AGENTS.md and the
 // MCP configuration of Claude Code, Cursor and VS Code (merged into files
 // that exist) for `corpus`.
 Status CmdSkills(const std::string& action, const std::string& dir, const std::string& corpus);

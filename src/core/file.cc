@@ -40,22 +40,20 @@ std::string Hex(const unsigned char* p, unsigned n) {
   X(EVP_, DigestInit_ex) X(EVP_, DigestUpdate) X(EVP_, DigestFinal_ex)
 UMWELT_DYNLIB_TABLE(CryptoApi, UMWELT_CRYPTO_API)
 
-// libcrypto is as much a part of the installation as libstdc++: without it
-// the process would not have started when it was linked, so it stops here the
-// same way, naming the library.
-const CryptoApi& Crypto() {
+// libcrypto, loaded once; its failure is kept and reported by
+// CryptoAvailable (and Sha256File).
+const Result<const CryptoApi*>& Crypto() {
   static const Result<const CryptoApi*> api = LoadTable<CryptoApi>(UMWELT_SONAME_CRYPTO, "SHA-256 digests");
-  if (!api.ok()) {
-    std::fprintf(stderr, "umwelt: %s\n", api.status().message().c_str());
-    std::exit(1);
-  }
-  return **api;
+  return api;
 }
 
 }  // namespace
 
+Status CryptoAvailable() { return Crypto().status(); }
+
 std::string Sha256Hex(std::string_view data) {
-  const CryptoApi& c = Crypto();
+  if (!Crypto().ok()) return "";
+  const CryptoApi& c = **Crypto();
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned n = 0;
   c.Digest(data.data(), data.size(), md, &n, c.sha256(), nullptr);
@@ -63,9 +61,10 @@ std::string Sha256Hex(std::string_view data) {
 }
 
 Result<std::string> Sha256File(const std::string& path) {
+  UMWELT_RETURN_IF_ERROR(CryptoAvailable());
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return Status::NotFound(path + ": cannot open");
-  const CryptoApi& c = Crypto();
+  const CryptoApi& c = **Crypto();
   EVP_MD_CTX* ctx = c.MD_CTX_new();
   c.DigestInit_ex(ctx, c.sha256(), nullptr);
   std::vector<char> buf(1 << 20);

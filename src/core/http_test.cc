@@ -66,7 +66,7 @@ namespace umwelt {
 namespace {
 
 // Issue 13, item 9: every token shape and every configured secret, by value.
-TEST(Issue13, RedactSecretsHidesTokenShapesAndConfiguredValues) {
+TEST(Redact, HidesTokenShapesAndConfiguredValues) {
   std::string echoed =
       "HTTP 401: {\"message\":\"Bad credentials\",\"echo\":\"Authorization: Bearer ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\"}";
   std::string r = RedactSecrets(echoed);
@@ -97,7 +97,7 @@ TEST(Issue13, RedactSecretsHidesTokenShapesAndConfiguredValues) {
 // Found by fuzz_discord_api: a 200 KB token-like run (a channel id in a
 // stored cursor) made the old backtracking matcher recurse once per character and overflow
 // the stack. Runs that long are replaced whole; the words around them stay.
-TEST(Issue14, RedactSecretsSurvivesHugeTokensAndKeepsTheRest) {
+TEST(Redact, SurvivesHugeTokensAndKeepsTheRest) {
   std::string huge(200000, 'a');
   std::string out = RedactSecrets("cursor {\"" + huge + "\": \"1\"} and token=" + std::string(5000, '7') + " done");
   EXPECT_EQ(out.find("aaaa"), std::string::npos);
@@ -107,7 +107,7 @@ TEST(Issue14, RedactSecretsSurvivesHugeTokensAndKeepsTheRest) {
   EXPECT_LT(out.size(), 100u);
 }
 
-TEST(Issue13, StripLocalPathsKeepsUrlsAndNames) {
+TEST(StripLocalPaths, KeepsUrlsAndNames) {
   EXPECT_EQ(StripLocalPaths("/home/me/work/corpus.db: disk I/O error"), "corpus.db: disk I/O error");
   EXPECT_EQ(StripLocalPaths("cannot open \"/srv/umwelt/repos/tinylm/\""), "cannot open \"tinylm\"");
   EXPECT_EQ(StripLocalPaths("{\"path\":\"/home/me/src/tinylm\",\"head\":\"ab\"}"), "{\"path\":\"tinylm\",\"head\":\"ab\"}");
@@ -118,7 +118,7 @@ TEST(Issue13, StripLocalPathsKeepsUrlsAndNames) {
 // Issue 15: one retry policy for every client of an HTTP API, against a
 // real server on loopback: transient answers are retried with the backoff or
 // the answer's Retry-After (capped), the rest are returned at once.
-TEST(Issue15, SendWithRetryWaitsBacksOffAndGivesUp) {
+TEST(SendWithRetry, WaitsBacksOffAndGivesUp) {
   testing::TestServer server;
   std::vector<std::pair<int, std::string>> script;  // status, Retry-After
   std::atomic<size_t> served{0};

@@ -65,7 +65,7 @@ namespace umwelt {
 namespace {
 
 // Issue 13, item 10: no escape sequence from corpus text reaches a terminal.
-TEST(Issue13, TerminalSafeEscapesControlsKeepsText) {
+TEST(TerminalSafe, EscapesControlsKeepsText) {
   std::string osc52 = "copy \x1b]52;c;ZXZpbA==\x07 done";
   EXPECT_EQ(TerminalSafe(osc52), "copy \\x1b]52;c;ZXZpbA==\\x07 done");
   EXPECT_EQ(TerminalSafe("up\x1b[2Aclear\x1b[2J"), "up\\x1b[2Aclear\\x1b[2J");

@@ -95,7 +95,7 @@ std::vector<std::string> Refs(const std::vector<Chunk>& chunks) {
   return out;
 }
 
-TEST(Issue14, AReadThatFailsMidScanIsAnErrorNeverAShortAnswer) {
+TEST(CorpusFault, AReadThatFailsMidScanIsAnErrorNeverAShortAnswer) {
   testing::TempDir dir;
   std::string path = dir.File("c.db");
   {
@@ -149,7 +149,7 @@ TEST(Issue14, AReadThatFailsMidScanIsAnErrorNeverAShortAnswer) {
   EXPECT_GT(complete, 0);  // past the reads the scans need, every answer is whole
 }
 
-TEST(Issue14, ADamagedCorpusFileIsReportedNotReadAsShort) {
+TEST(CorpusFault, ADamagedCorpusFileIsReportedNotReadAsShort) {
   testing::TempDir dir;
   std::string path = dir.File("c.db");
   {

@@ -694,7 +694,7 @@ namespace {
 
 // Issue 16, item 9: shared reading lists public pages only, without
 // credentials, and leaves review-tool mirrors of the project's PRs out.
-TEST_F(DigestTest, Issue16SharedReadingIsPublicAndCarriesNoCredentials) {
+TEST_F(DigestTest, SharedReadingIsPublicAndCarriesNoCredentials) {
   {
     auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
     ASSERT_TRUE(c.ok());

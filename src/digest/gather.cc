@@ -372,9 +372,9 @@ DigestSection Gatherer::Section(const std::string& slug, const std::string& kind
   return s;
 }
 
-// What landed among `members`: each merged PR (its size from the landing's
-// "Changed:" line), and each commit made to the default branch directly;
-// biggest first.
+// What landed among `members`: each merged PR (its size from the stored
+// facts of its landing), and each commit made to the default branch
+// directly; biggest first.
 std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) const {
   std::vector<LandedChange> out;
   // The other threads of the period that reference each thread.

@@ -231,6 +231,7 @@ bool PublishResult::has_errors() const {
 }
 
 Result<PublishResult> Publish(std::string_view markdown, const PublishOptions& o, Corpus* corpus) {
+  UMWELT_RETURN_IF_ERROR(CryptoAvailable());  // the page script's hash in its CSP
   PublishResult result;
   if (!IsValidUtf8(markdown)) {
     result.problems.push_back({CheckProblem::Severity::kWarning, 0, "", "invalid UTF-8 replaced with U+FFFD"});

@@ -229,7 +229,7 @@ namespace {
 
 // Issue 13, item 7: a record of a source on a host that is not the
 // source's own is not a fetched page, whatever the corpus holds.
-TEST_F(PublishTest, Issue13ARePointedRecordIsNotAFetchedPage) {
+TEST_F(PublishTest, ARePointedRecordIsNotAFetchedPage) {
   auto b = corpus_->BeginWrite();
   ASSERT_TRUE(b.ok());
   ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk("o/r#9", "o/r#9", "issue", "https://evil.example.net/o/r/issues/9",

@@ -315,16 +315,6 @@ AnswerType AnswerTypeOf(std::string_view question) {
   return AnswerType::kOther;
 }
 
-const char* AnswerTypeName(AnswerType type) {
-  switch (type) {
-    case AnswerType::kWhen: return "when";
-    case AnswerType::kQuantity: return "quantity";
-    case AnswerType::kNamed: return "named";
-    case AnswerType::kOther: return "other";
-  }
-  return "other";
-}
-
 std::vector<std::string> AnsweringNumbers(std::string_view sentence, const std::vector<std::string>& terms) {
   std::vector<std::string> out;
   std::string lower = ToLower(sentence);

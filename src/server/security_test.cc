@@ -48,7 +48,7 @@ std::string CookieOf(const httplib::Result& login) {
 }
 
 // Item 1: a session is bound to the token it came from.
-TEST_F(AuthTest, Issue13SessionEndsWhenItsTokenIsRevokedOrNoLongerAllowed) {
+TEST_F(AuthTest, SessionEndsWhenItsTokenIsRevokedOrNoLongerAllowed) {
   ServeOptions o;
   o.auth_file = auth_file_;
   StartServer(o);
@@ -84,7 +84,7 @@ TEST_F(AuthTest, Issue13SessionEndsWhenItsTokenIsRevokedOrNoLongerAllowed) {
 }
 
 // Item 5: no open redirect after sign-in, and no cross-site sign-in.
-TEST_F(AuthTest, Issue13SignInRedirectsOnlyToThisOriginAndRefusesCrossSitePosts) {
+TEST_F(AuthTest, SignInRedirectsOnlyToThisOriginAndRefusesCrossSitePosts) {
   ServeOptions o;
   o.auth_file = auth_file_;
   StartServer(o);
@@ -116,7 +116,7 @@ TEST_F(AuthTest, Issue13SignInRedirectsOnlyToThisOriginAndRefusesCrossSitePosts)
 
 // Item 6: without auth, only requests addressed to this machine by name,
 // and no cross-origin state changes.
-TEST_F(ServerTest, Issue13UnauthenticatedServerRefusesRebindingAndCrossOriginPosts) {
+TEST_F(ServerTest, UnauthenticatedServerRefusesRebindingAndCrossOriginPosts) {
   ServeOptions o;
   o.public_url = "https://umwelt.example.org";
   StartServer(o);
@@ -156,7 +156,7 @@ TEST_F(ServerTest, Issue13UnauthenticatedServerRefusesRebindingAndCrossOriginPos
 }
 
 // Item 8: one range at most, 416 past the end.
-TEST_F(ServerTest, Issue13RangeListsCannotAmplifyAndPastTheEndIs416) {
+TEST_F(ServerTest, RangeListsCannotAmplifyAndPastTheEndIs416) {
   StartServer();
   auto whole = client_->Get("/corpus-index.db");
   ASSERT_TRUE(whole);
@@ -183,7 +183,7 @@ TEST_F(ServerTest, Issue13RangeListsCannotAmplifyAndPastTheEndIs416) {
 }
 
 // Item 9: what the corpus stores and serves carries no token and no path.
-TEST_F(ServerTest, Issue13SnapshotsAndStatusCarryNoTokensOrLocalPaths) {
+TEST_F(ServerTest, SnapshotsAndStatusCarryNoTokensOrLocalPaths) {
   const std::string token = "ghp_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa";
   {
     auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
@@ -222,7 +222,7 @@ TEST_F(ServerTest, Issue13SnapshotsAndStatusCarryNoTokensOrLocalPaths) {
 }
 
 // Item 2: no request can make the server buffer without bound.
-TEST_F(ServerTest, Issue13HeaderFloodsAndHugeOrChunkedBodiesAreRefusedWithoutBuffering) {
+TEST_F(ServerTest, HeaderFloodsAndHugeOrChunkedBodiesAreRefusedWithoutBuffering) {
   StartServer();
   int port = server_->port();
   int64_t before = RssKb();
@@ -264,7 +264,7 @@ TEST_F(ServerTest, Issue13HeaderFloodsAndHugeOrChunkedBodiesAreRefusedWithoutBuf
 
 // Item 3: slow clients, many clients, and token floods do not starve
 // everyone else.
-TEST_F(ServerTest, Issue13SlowClientsAreCutOffAndOthersStillServed) {
+TEST_F(ServerTest, SlowClientsAreCutOffAndOthersStillServed) {
   ServeOptions o;
   o.read_timeout_seconds = 3;
   o.threads = 400;
@@ -303,7 +303,7 @@ TEST_F(ServerTest, Issue13SlowClientsAreCutOffAndOthersStillServed) {
   EXPECT_EQ(closed, 120);
 }
 
-TEST_F(ServerTest, Issue13ConnectionsPerClientAreBoundedAndTheBacklogIsTheSystems) {
+TEST_F(ServerTest, ConnectionsPerClientAreBoundedAndTheBacklogIsTheSystems) {
   ServeOptions o;
   o.max_connections_per_client = 10;
   StartServer(o);
@@ -335,7 +335,7 @@ TEST_F(ServerTest, Issue13ConnectionsPerClientAreBoundedAndTheBacklogIsTheSystem
   EXPECT_GE(backlog, 128) << row;
 }
 
-TEST_F(AuthTest, Issue13TokenFloodsAreBoundedAndTheirFailuresCached) {
+TEST_F(AuthTest, TokenFloodsAreBoundedAndTheirFailuresCached) {
   unknown_delay_ms_ = 1000;  // every unknown token takes GitHub a second to fail
   ServeOptions o;
   o.auth_file = auth_file_;
@@ -404,7 +404,7 @@ class RefreshAttack : public ServerTest {
   std::string body_;
 };
 
-TEST_F(RefreshAttack, Issue13AFileThatIsNotACorpusNeverReplacesOne) {
+TEST_F(RefreshAttack, AFileThatIsNotACorpusNeverReplacesOne) {
   std::string before = Local();
   Serve(std::string(100000, 'x'), 100000);
   auto r = RefreshFrom(server_fake_.base(), path_, "", true);
@@ -415,7 +415,7 @@ TEST_F(RefreshAttack, Issue13AFileThatIsNotACorpusNeverReplacesOne) {
   EXPECT_TRUE(Corpus::Open(path_, Corpus::Mode::kReadOnly).ok());
 }
 
-TEST_F(RefreshAttack, Issue13NoMoreThanTheManifestsBytesAreWritten) {
+TEST_F(RefreshAttack, NoMoreThanTheManifestsBytesAreWritten) {
   std::string before = Local();
   Serve(std::string(3 << 20, 'y'), 10);
   auto r = RefreshFrom(server_fake_.base(), path_, "", true);
@@ -426,7 +426,7 @@ TEST_F(RefreshAttack, Issue13NoMoreThanTheManifestsBytesAreWritten) {
   EXPECT_TRUE(!std::filesystem::exists(path_ + ".part") || std::filesystem::file_size(path_ + ".part", ec) <= 10u);
 }
 
-TEST_F(RefreshAttack, Issue13AStalledDownloadFailsAndKeepsThePartForResume) {
+TEST_F(RefreshAttack, AStalledDownloadFailsAndKeepsThePartForResume) {
   std::string before = Local();
   Serve(std::string(1 << 20, 'z'), 1 << 20, 300000);
   auto t0 = std::chrono::steady_clock::now();
@@ -442,7 +442,7 @@ TEST_F(RefreshAttack, Issue13AStalledDownloadFailsAndKeepsThePartForResume) {
   EXPECT_GT(std::filesystem::file_size(path_ + ".part", ec), 0u);
 }
 
-TEST_F(ServerTest, Issue13RefreshKeepsTheOldCorpusUntilTheNewOneOpens) {
+TEST_F(ServerTest, RefreshKeepsTheOldCorpusUntilTheNewOneOpens) {
   // A real snapshot replaces the corpus; no .bak is left once it opens.
   StartServer();
   testing::TempDir other;
@@ -583,7 +583,7 @@ namespace {
 
 // No inline script runs on the server's pages but the published pages' own,
 // pinned by its hash; malformed requests are answered nosniff and closed.
-TEST_F(ServerTest, Issue13PagesRunNoInlineScriptAndBadRequestsAreClosed) {
+TEST_F(ServerTest, PagesRunNoInlineScriptAndBadRequestsAreClosed) {
   StartServer();
   auto page = client_->Get("/?q=MFU");
   ASSERT_TRUE(page);
@@ -620,7 +620,7 @@ namespace {
 // Item 3: under overload a search that cannot start within the wait is
 // refused at once (the route answers 503 with Retry-After), not queued for
 // seconds; searches run on the pool's threads only.
-TEST(Issue13, SearchPoolRefusesWhatCannotStartInTime) {
+TEST(SearchPool, RefusesWhatCannotStartInTime) {
   server_internal::SearchPool pool(1, std::chrono::milliseconds(100));
   std::atomic<bool> release{false};
   std::thread busy([&] {
@@ -649,7 +649,7 @@ TEST(Issue13, SearchPoolRefusesWhatCannotStartInTime) {
 // Issue 15: a search-multi's sub-queries run on the pool concurrently (two
 // threads take two tasks at once), and when some cannot start in time the
 // rest are dropped and the call fails, after the started ones finish.
-TEST(Issue15, SearchPoolRunsSubQueriesConcurrently) {
+TEST(SearchPool, RunsSubQueriesConcurrently) {
   server_internal::SearchPool pool(2, std::chrono::milliseconds(2000));
   std::atomic<int> inside{0}, most{0};
   std::function<void()> task = [&] {
@@ -676,7 +676,7 @@ TEST(Issue15, SearchPoolRunsSubQueriesConcurrently) {
 
 // Issue 14: a manifest and an auth file in wrong shapes are one error naming
 // them; a number past int's range is refused, not wrapped.
-TEST(ServedFiles, Issue14ManifestsAndAuthFilesWithOddValues) {
+TEST(ServedFiles, ManifestsAndAuthFilesWithOddValues) {
   const std::string sha(64, 'a');
   auto m = ParseManifest(R"({"corpus_index": {"sha256": ")" + sha + R"(", "bytes": 12}})", "m.json");
   ASSERT_TRUE(m.ok()) << m.status().message();

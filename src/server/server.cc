@@ -663,6 +663,7 @@ namespace umwelt {
 using server_internal::ServerImpl;
 
 Result<std::unique_ptr<Server>> Server::Start(const ServeOptions& options) {
+  UMWELT_RETURN_IF_ERROR(CryptoAvailable());  // token digests and the pages' script hash
   auto s = std::make_unique<ServerImpl>(options);
   UMWELT_RETURN_IF_ERROR(s->Init());
   return std::unique_ptr<Server>(std::move(s));

@@ -608,7 +608,7 @@ TEST(Cli, ContextPacksWholeThreadsUnderTheBudgetAndRunShowsConfig) {
   }
 }
 
-TEST(Cli, Issue13ShowAndSearchEscapeTerminalControls) {
+TEST(Cli, ShowAndSearchEscapeTerminalControls) {
   testing::TempDir dir;
   std::string db = dir.File("c.db");
   json issue = {{"number", 7}, {"title", "Title \x1b[2J wiped"}, {"state", "open"},
@@ -644,7 +644,7 @@ namespace {
 
 // Issue 14, item 6: a long step shows its progress on a terminal (count,
 // rate, a bar when the total is known) and nothing with --quiet.
-TEST(Cli, Issue14IndexShowsProgressOnATerminal) {
+TEST(Cli, IndexShowsProgressOnATerminal) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no `script` to give the CLI a terminal";
   testing::TempDir dir;
   for (const char* name : {"c.db", "q.db"}) {
@@ -677,7 +677,7 @@ namespace {
 // check resolve from the corpus.
 class LocalClone : public testing::GitCliTest {};
 
-TEST_F(LocalClone, Issue14ALocalCloneIsCitable) {
+TEST_F(LocalClone, ALocalCloneIsCitable) {
   InitRepo("ranker");
   std::string repo = repo_, db = dir_.File("c.db");
   Write("rank.py", "def fuse_rankings(keyword, vectors):\n    # reciprocal rank fusion, k = 60\n"

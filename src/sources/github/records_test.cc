@@ -217,7 +217,7 @@ namespace umwelt::github {
 namespace {
 
 // Issue 13, item 7: a record cannot re-point a thread to another host.
-TEST(Issue13, PermalinksOnAnotherHostAreRefused) {
+TEST(GithubRecords, PermalinksOnAnotherHostAreRefused) {
   for (const char* bad : {"https://evil.example.net/o/r/issues/5", "javascript:alert(1)//github.com/o/r/issues/5",
                           "http://github.com/o/r/issues/5", "https://github.com.evil.example/o/r/issues/5"}) {
     json issue = Issue(5, "body");

@@ -186,7 +186,7 @@ namespace {
 
 // Issue 13, item 11: IPv6 forms that carry a private IPv4 address, and a
 // relative redirect whose query holds "://".
-TEST(Issue13, EmbeddedIpv4FormsAreJudgedByTheirAddress) {
+TEST(WebSafety, EmbeddedIpv4FormsAreJudgedByTheirAddress) {
   for (const char* a : {"64:ff9b::a9fe:a9fe", "64:ff9b::7f00:1", "64:ff9b::10.0.0.1", "::a9fe:a9fe", "::127.0.0.1",
                         "::ffff:0:a9fe:a9fe", "::ffff:0:10.1.2.3", "::ffff:a9fe:a9fe", "2002:a9fe:a9fe::1",
                         "2002:7f00:1::", "64:ff9b:1::1", "2001:db8::1", "100::1"}) {
@@ -197,7 +197,7 @@ TEST(Issue13, EmbeddedIpv4FormsAreJudgedByTheirAddress) {
   }
 }
 
-TEST(Issue13, RelativeRedirectWithAUrlInItsQueryIsFollowed) {
+TEST(WebSafety, RelativeRedirectWithAUrlInItsQueryIsFollowed) {
   testing::TempDir dir;
   auto corpus = std::move(Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite)).value();
   testing::TestServer server;
