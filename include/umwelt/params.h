@@ -31,7 +31,7 @@ enum class ParamType {
   kString,  // one string of at most `max` bytes (0: 4,000), one of `choices` when given
   kInt,     // a whole number from `min` to `max`
   kNumber,  // a number from `min` to `max`
-  kBool,    // true or false (as text: 1/true/yes/on, 0/false/no/off)
+  kBool,    // true or false (as text, in any case: 1/true/yes/on, 0/false/no/off)
   kDate,    // an ISO-8601 date or time
   kList,    // strings, each whole (repeated, or a JSON array); at most `max` of them
   kNames,   // names, comma-separated or repeated, each one of `choices` when given

@@ -1,6 +1,7 @@
 #include "umwelt/params.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -87,13 +88,16 @@ Result<ParamValue> FromText(const ParamSpec& s, const std::string& t) {
       v.number = n;
       return v;
     }
-    case ParamType::kBool:
-      if (t == "1" || t == "true" || t == "yes" || t == "on") {
+    case ParamType::kBool: {
+      std::string lower = t;  // Python's requests sends True and False
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower == "1" || lower == "true" || lower == "yes" || lower == "on") {
         v.flag = true;
-      } else if (t != "0" && t != "false" && t != "no" && t != "off") {
+      } else if (lower != "0" && lower != "false" && lower != "no" && lower != "off") {
         return Status::Invalid(s.name + " must be true or false, not " + Quoted(t));
       }
       return v;
+    }
     case ParamType::kList:
     case ParamType::kNames:
       break;

@@ -125,37 +125,18 @@ void ServerImpl::AskApiRoutes() {
     if (!asked.ok()) return Fail(res, asked.status());
     const std::string& question = asked->question;
     if (stopping_) return Fail(res, Status::Unavailable("the server is shutting down"));
-    // Reserve a slot first: checking, then counting, let two requests that
-    // arrive together both take the last one.
-    if (jobs_running_.fetch_add(1) >= o_.max_jobs) {
-      --jobs_running_;
+    auto job = jobs_.Submit(question, req.login);
+    if (!job) {
       res.set_header("Retry-After", "10");
       return Fail(res, Status::Exhausted("too many questions in progress; try again shortly"));
     }
-    auto job = std::make_shared<Job>();
-    job->id = Random128();
-    job->question = question;
-    job->owner = req.login;
-    {
-      MutexLock lock(jobs_mu_);
-      // Finished jobs beyond the newest 200 are forgotten.
-      while (job_order_.size() >= 200) {
-        auto old = jobs_.find(job_order_.front());
-        if (old != jobs_.end() && !old->second->finished) break;
-        if (old != jobs_.end()) jobs_.erase(old);
-        job_order_.pop_front();
-      }
-      jobs_[job->id] = job;
-      job_order_.push_back(job->id);
-    }
-    Enqueue(job);
     res.status = 202;
     res.set_header("Location", "/api/jobs/" + job->id);
     res.set_content(json{{"id", job->id}, {"state", "queued"}, {"events", "/api/jobs/" + job->id + "/events"}}.dump(),
                     "application/json");
   });
   http_.Get("/api/jobs/{hex32}", [this](const Request& req, Response& res) {
-    auto job = FindJob(req.matches[1], req.login);
+    auto job = jobs_.Find(req.matches[1], req.login);
     if (!job) return Fail(res, Status::NotFound("no such job"));
     MutexLock lock(job->mu);
     json out = {{"id", job->id},       {"question", job->question}, {"state", job->state},
@@ -168,7 +149,7 @@ void ServerImpl::AskApiRoutes() {
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
   http_.Get("/api/jobs/{hex32}/events", [this](const Request& req, Response& res) {
-    auto job = FindJob(req.matches[1], req.login);
+    auto job = jobs_.Find(req.matches[1], req.login);
     if (!job) return Fail(res, Status::NotFound("no such job"));
     res.set_header("Cache-Control", "no-store");
     res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, DataSink& sink) mutable {

@@ -8,7 +8,6 @@
 namespace umwelt::server_internal {
 
 void ServerImpl::McpRoutes() {
-  constexpr size_t kMaxSessions = 1000;
   http_.Post("/mcp", [this](const Request& req, Response& res) {
     res.set_header("Cache-Control", "no-store");
     std::string version = req.get_header_value("MCP-Protocol-Version");
@@ -34,44 +33,13 @@ void ServerImpl::McpRoutes() {
       o.max_message_bytes = o_.max_body_bytes;
       o.server_version = o_.version;
       o.served = true;
-      o.ask_slot = [this]() -> std::shared_ptr<void> {  // the bound /api/ask keeps
-        if (jobs_running_.fetch_add(1) >= o_.max_jobs) {
-          --jobs_running_;
-          return nullptr;
-        }
-        return std::shared_ptr<void>(static_cast<void*>(this), [this](void*) { --jobs_running_; });
-      };
+      o.ask_slot = [this] { return jobs_.Reserve(); };  // the bound /api/ask keeps
       session = std::make_shared<mcp::Session>(std::move(o));
-      session_id = Random128();
-      MutexLock lock(mcp_mu_);
-      // A login past its share drops its own oldest session: a flood of
-      // initialize calls evicts the flooder's sessions, not everyone's.
-      size_t share = auth_ ? kMaxSessions / 4 : kMaxSessions;
-      size_t own = 0;
-      for (const auto& id : mcp_order_) own += mcp_sessions_[id].owner == req.login ? 1 : 0;
-      for (auto it = mcp_order_.begin(); own >= share && it != mcp_order_.end();) {
-        if (mcp_sessions_[*it].owner != req.login) {
-          ++it;
-          continue;
-        }
-        mcp_sessions_.erase(*it);
-        it = mcp_order_.erase(it);
-        --own;
-      }
-      mcp_sessions_[session_id] = {session, req.login};
-      mcp_order_.push_back(session_id);
-      while (mcp_order_.size() > kMaxSessions) {
-        mcp_sessions_.erase(mcp_order_.front());
-        mcp_order_.pop_front();
-      }
+      session_id = mcp_sessions_.Add(session, req.login);
     } else {
       if (session_id.empty()) return Fail(res, Status::Invalid("Mcp-Session-Id is required: initialize first"));
-      MutexLock lock(mcp_mu_);
-      auto it = mcp_sessions_.find(session_id);
-      if (it == mcp_sessions_.end() || it->second.owner != req.login) {
-        return Fail(res, Status::NotFound("no such MCP session (it ended or expired): initialize again"));
-      }
-      session = it->second.session;
+      session = mcp_sessions_.Find(session_id, req.login);
+      if (!session) return Fail(res, Status::NotFound("no such MCP session (it ended or expired): initialize again"));
     }
     res.set_header("Mcp-Session-Id", session_id);
     bool progress = false;
@@ -103,12 +71,9 @@ void ServerImpl::McpRoutes() {
     });
   });
   http_.Delete("/mcp", [this](const Request& req, Response& res) {
-    MutexLock lock(mcp_mu_);
-    std::string id = req.get_header_value("Mcp-Session-Id");
-    auto it = mcp_sessions_.find(id);
-    if (it == mcp_sessions_.end() || it->second.owner != req.login) return Fail(res, Status::NotFound("no such MCP session"));
-    mcp_sessions_.erase(it);
-    std::erase(mcp_order_, id);
+    if (!mcp_sessions_.Remove(req.get_header_value("Mcp-Session-Id"), req.login)) {
+      return Fail(res, Status::NotFound("no such MCP session"));
+    }
     res.status = 204;
   });
   http_.Get("/mcp", [this](const Request&, Response& res) {

@@ -85,12 +85,12 @@ void ServerImpl::UiRoutes() {
     Html(res, 200, "Ask", si::AskBody(), req, "/ask.js");
   });
   http_.Get("/jobs/{hex32}", [this](const Request& req, Response& res) {
-    auto job = FindJob(req.matches[1], req.login);
+    auto job = jobs_.Find(req.matches[1], req.login);
     if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
     Html(res, 200, "Ask", si::JobBody(job->id), req, "/ask.js");
   });
   http_.Get("/jobs/{hex32}/report", [this](const Request& req, Response& res) {
-    auto job = FindJob(req.matches[1], req.login);
+    auto job = jobs_.Find(req.matches[1], req.login);
     if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
     MutexLock lock(job->mu);
     if (job->state != "done") return Html(res, 409, "Not ready", si::ErrorBody(409, "the report is " + job->state), req);
@@ -110,16 +110,7 @@ void ServerImpl::UiRoutes() {
     std::string next = SafeNext(req.get_param_value("next"));
     si::AuthVerdict v = token.empty() ? si::AuthVerdict{401, "", "no token given"} : auth_->CheckToken(token, req.remote_addr);
     if (v.status != 200) return Html(res, v.status, "Sign in", si::LoginBody(v.detail, next), req);
-    std::string id = Random128();
-    {
-      MutexLock lock(sessions_mu_);
-      std::erase_if(sessions_, [now = NowEpoch()](const auto& e) { return e.second.expires <= now; });
-      // Capped: a login keeps its newest kMaxSignInsPerLogin, and all of
-      // them together the newest kMaxSignIns (the oldest dropped first).
-      DropOldestSessions(v.login, kMaxSignInsPerLogin - 1);
-      DropOldestSessions("", kMaxSignIns - 1);
-      sessions_[id] = {v.login, token, NowEpoch() + 12 * 3600, next_session_seq_++};
-    }
+    std::string id = sign_ins_.Add(v.login, token, NowEpoch());
     bool https = req.get_header_value("X-Forwarded-Proto") == "https";
     res.set_header("Set-Cookie", "umwelt_session=" + id + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200" +
                                      std::string(https ? "; Secure" : ""));
@@ -127,10 +118,7 @@ void ServerImpl::UiRoutes() {
     res.set_header("Location", next);
   });
   http_.Get("/logout", [this](const Request& req, Response& res) {
-    if (std::string id = SessionId(req); !id.empty()) {
-      MutexLock lock(sessions_mu_);
-      sessions_.erase(id);
-    }
+    if (std::string id = SessionId(req); !id.empty()) sign_ins_.Remove(id);
     res.set_header("Set-Cookie", "umwelt_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     res.status = 303;
     res.set_header("Location", "/");

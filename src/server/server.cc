@@ -142,18 +142,12 @@ std::string ServerImpl::HideServedPaths(std::string text) const {
 std::string ServerImpl::Identify(const Request& req, si::AuthVerdict* v) {
   if (!auth_) return "";
   if (std::string id = SessionId(req); !id.empty()) {
-    std::string token;
-    {
-      MutexLock lock(sessions_mu_);
-      auto it = sessions_.find(id);
-      if (it != sessions_.end() && it->second.expires > NowEpoch()) token = it->second.token;
-    }
+    std::string token = sign_ins_.TokenOf(id, NowEpoch());
     if (!token.empty()) {
       // Revoked, expired or no longer allowed: the session ends with its token.
       *v = auth_->CheckToken(token, req.remote_addr);
       if (v->status == 200) return v->login;
-      MutexLock lock(sessions_mu_);
-      sessions_.erase(id);
+      sign_ins_.Remove(id);
       return "";
     }
   }
@@ -346,7 +340,7 @@ Result<std::string> ServerImpl::StatusJson() {
                           {"built_at", st.built_at}, {"schema_version", st.schema_version}, {"counts", counts}}},
               {"sources", health}, {"scheduler", sched}, {"auth", auth_ != nullptr},
               {"auth_reload_error", auth_ ? StripLocalPaths(auth_->ReloadError()) : ""},
-              {"jobs_running", jobs_running_.load()}};
+              {"jobs_running", jobs_.running()}};
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -378,95 +372,35 @@ Status ServerImpl::EnsureSnapshot() {
   return Status::Ok();
 }
 
-void ServerImpl::DropOldestSessions(const std::string& login, size_t keep) {
-  auto mine = [&](const auto& e) { return login.empty() || e.second.login == login; };
-  size_t n = static_cast<size_t>(std::count_if(sessions_.begin(), sessions_.end(), mine));
-  for (; n > keep; --n) {
-    auto oldest = sessions_.end();
-    for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
-      if (mine(*it) && (oldest == sessions_.end() || it->second.seq < oldest->second.seq)) oldest = it;
-    }
-    sessions_.erase(oldest);
-  }
-}
-
-std::shared_ptr<Job> ServerImpl::FindJob(const std::string& id, const std::string& login) {
-  MutexLock lock(jobs_mu_);
-  auto it = jobs_.find(id);
-  return it == jobs_.end() || it->second->owner != login ? nullptr : it->second;
-}
-
-void ServerImpl::RunJob(std::shared_ptr<Job> job) {
+void ServerImpl::RunJob(Job& job) {
   auto push = [&](const std::string& stage, const std::string& detail) {
-    MutexLock lock(job->mu);
-    job->events.push_back({{"stage", stage}, {"detail", detail}});
-    job->cv.notify_all();
+    MutexLock lock(job.mu);
+    job.events.push_back({{"stage", stage}, {"detail", detail}});
+    job.cv.notify_all();
   };
   {
-    MutexLock lock(job->mu);
-    job->state = "running";
+    MutexLock lock(job.mu);
+    job.state = "running";
   }
   push("start", "researching");
   AskOptions ao;
   ao.corpus_path = o_.corpus_path;
-  ao.question = job->question;
+  ao.question = job.question;
   ao.llm = o_.llm;
   ao.searcher = &engine_->searcher();  // the indexes and embedders /api/search uses
   ao.progress = push;
   auto r = AskAndPublish(ao);
-  {
-    MutexLock lock(job->mu);
-    job->state = r.ok() ? "done" : "failed";
-    job->error = r.ok() ? "" : r.status().code() == Code::kCitationFailed ? "the report failed the citation check"
-                                                                          : r.status().message();
-    if (r.ok()) {
-      job->markdown = r->report.markdown;
-      job->removed = r->report.removed;
-      job->seconds = r->report.seconds;
-      job->html = std::move(r->html);
-    }
-    job->cv.notify_all();
+  MutexLock lock(job.mu);
+  job.state = r.ok() ? "done" : "failed";
+  job.error = r.ok() ? "" : r.status().code() == Code::kCitationFailed ? "the report failed the citation check"
+                                                                       : r.status().message();
+  if (r.ok()) {
+    job.markdown = r->report.markdown;
+    job.removed = r->report.removed;
+    job.seconds = r->report.seconds;
+    job.html = std::move(r->html);
   }
-  --jobs_running_;
-  job->finished = true;
-}
-
-void ServerImpl::Enqueue(std::shared_ptr<Job> job) {
-  {
-    MutexLock lock(queue_mu_);
-    job_queue_.push_back(std::move(job));
-  }
-  queue_cv_.notify_one();
-}
-
-// One of the max_jobs ask workers: takes the oldest queued job until the
-// server stops; a job still queued then ends as failed, so whoever follows
-// its events hears the end.
-void ServerImpl::JobWorker() {
-  pthread_setname_np(pthread_self(), "umwelt-ask");  // as ps -T and /proc/PID/task show it
-  MutexLock lock(queue_mu_);
-  while (true) {
-    while (!stopping_ && job_queue_.empty()) queue_cv_.wait(lock.native());
-    if (job_queue_.empty()) return;
-    std::shared_ptr<Job> job = std::move(job_queue_.front());
-    job_queue_.pop_front();
-    if (stopping_) {
-      lock.unlock();
-      {
-        MutexLock jl(job->mu);
-        job->state = "failed";
-        job->error = "the server stopped before the question was taken up";
-        job->cv.notify_all();
-      }
-      --jobs_running_;
-      job->finished = true;
-      lock.lock();
-      continue;
-    }
-    lock.unlock();
-    RunJob(std::move(job));
-    lock.lock();
-  }
+  job.cv.notify_all();
 }
 
 // The last complete week's digest, once. Whether it exists is read through
@@ -540,18 +474,7 @@ void ServerImpl::StopBackground() {
   stopping_ = true;
   sched_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
-  {
-    MutexLock lock(jobs_mu_);
-    for (auto& [id, job] : jobs_) job->cv.notify_all();
-  }
-  {
-    MutexLock lock(queue_mu_);  // a worker between its check and its wait still hears this
-  }
-  queue_cv_.notify_all();
-  for (auto& t : job_workers_) {
-    if (t.joinable()) t.join();
-  }
-  job_workers_.clear();
+  jobs_.Stop();
 }
 
 Status ServerImpl::Init() {
@@ -604,7 +527,7 @@ Status ServerImpl::Init() {
   UMWELT_RETURN_IF_ERROR(http_.Listen(limits));
   port_ = http_.port();
   if (o_.sync_every_seconds > 0) scheduler_ = std::thread([this] { SchedulerLoop(); });
-  for (int i = 0; i < o_.max_jobs; ++i) job_workers_.emplace_back([this] { JobWorker(); });
+  jobs_.Start();
   return Status::Ok();
 }
 
@@ -616,10 +539,7 @@ Status ServerImpl::Run() {
 void ServerImpl::Stop() {
   stopping_ = true;
   sched_cv_.notify_all();
-  {
-    MutexLock lock(jobs_mu_);
-    for (auto& [id, job] : jobs_) job->cv.notify_all();
-  }
+  jobs_.WakeFollowers();
   http_.Stop();
 }
 

@@ -18,6 +18,8 @@
 
 #include "auth.h"
 #include "engine.h"
+#include "jobs.h"
+#include "sessions.h"
 #include "umwelt/thread_annotations.h"
 #include "umwelt/mcp.h"
 #include "umwelt/server.h"
@@ -57,26 +59,15 @@ ParamLookup QueryTexts(const Request& req);
 // list or a malformed one); false when it answered 416 itself.
 bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offset, int64_t* length);
 
-// --- ask jobs ----------------------------------------------------------------
-
-struct Job {
-  std::string id, question, owner;  // set before the job is shared; owner: the login that asked
-  std::atomic<bool> finished{false};
-  Mutex mu;
-  std::condition_variable cv;  // an event, or the end
-  std::string state GUARDED_BY(mu) = "queued";
-  std::string error GUARDED_BY(mu), markdown GUARDED_BY(mu), html GUARDED_BY(mu);
-  std::vector<json> events GUARDED_BY(mu);
-  std::vector<std::string> removed GUARDED_BY(mu);
-  double seconds GUARDED_BY(mu) = 0;
-};
-
 // --- the server ----------------------------------------------------------------
 
 class ServerImpl final : public Server {
  public:
   explicit ServerImpl(const ServeOptions& o)
-      : o_(o) {}
+      : o_(o),
+        mcp_sessions_(kMaxMcpSessions, o.auth_file.empty() ? kMaxMcpSessions : kMaxMcpSessions / 4),
+        jobs_(o.max_jobs, [this](Job& job) { RunJob(job); }) {}
+  static constexpr size_t kMaxMcpSessions = 1000;
   ~ServerImpl() override {
     Stop();
     StopBackground();
@@ -117,11 +108,8 @@ class ServerImpl final : public Server {
   Result<std::string> StatusJson();
   Result<json> SourceHealth(Corpus& corpus);
   Status EnsureSnapshot();
-  // The job `id` if `login` asked it (another login's job is not found).
-  std::shared_ptr<Job> FindJob(const std::string& id, const std::string& login);
-  void RunJob(std::shared_ptr<Job> job);
-  void JobWorker();
-  void Enqueue(std::shared_ptr<Job> job);
+  // Researches a job's question and publishes its report (on a job worker).
+  void RunJob(Job& job);
   Status Round();
   Status DigestClosedWeek();
   void SchedulerLoop();
@@ -135,44 +123,13 @@ class ServerImpl final : public Server {
   std::unique_ptr<si::Engine> engine_;
   std::atomic<bool> stopping_{false};
 
-  Mutex sessions_mu_;
-  // A sign-in session lives no longer than the token it came from: every
-  // request re-checks the token (in memory only, never logged or written)
-  // against the current auth file and verdict cache.
-  struct Session {
-    std::string login, token;
-    int64_t expires;
-    uint64_t seq;  // the order of sign-in
-  };
-  uint64_t next_session_seq_ GUARDED_BY(sessions_mu_) = 0;
-  std::map<std::string, Session> sessions_ GUARDED_BY(sessions_mu_);
-  static constexpr size_t kMaxSignIns = 10000, kMaxSignInsPerLogin = 64;
-  // Drops the oldest sign-in sessions of `login` (of everyone for "") until
-  // at most `keep` are left.
-  void DropOldestSessions(const std::string& login, size_t keep) REQUIRES(sessions_mu_);
+  // Sign-in sessions (12 hours; 64 a login, 10,000 in all), and MCP
+  // sessions (1,000; with auth a login holds at most a quarter).
+  SignIns sign_ins_{10000, 64, 12 * 3600};
+  McpSessions mcp_sessions_;
 
-  // MCP over HTTP: one protocol session per Mcp-Session-Id, the oldest
-  // dropped past a bound (its client re-initializes on the 404).
-  Mutex mcp_mu_;
-  struct McpEntry {
-    std::shared_ptr<mcp::Session> session;
-    std::string owner;  // the login that initialized it; no one else may use it
-  };
-  std::map<std::string, McpEntry> mcp_sessions_ GUARDED_BY(mcp_mu_);
-  std::deque<std::string> mcp_order_ GUARDED_BY(mcp_mu_);  // oldest first
-
-  Mutex jobs_mu_;
-  std::map<std::string, std::shared_ptr<Job>> jobs_ GUARDED_BY(jobs_mu_);
-  std::deque<std::string> job_order_ GUARDED_BY(jobs_mu_);  // ids, oldest first
-  // Reserved with fetch_add before a job starts (so two requests cannot both
-  // take the last slot) and given back when it ends.
-  std::atomic<int> jobs_running_{0};
-  // Ask jobs run on max_jobs long-lived workers fed by one queue; admission
-  // above bounds the queue to max_jobs, so no request makes a thread.
-  Mutex queue_mu_;
-  std::condition_variable queue_cv_;
-  std::deque<std::shared_ptr<Job>> job_queue_ GUARDED_BY(queue_mu_);
-  std::vector<std::thread> job_workers_;
+  // Ask jobs: /api/ask's queue and workers, and the slots MCP's ask shares.
+  JobQueue jobs_;
 
   Mutex snapshot_mu_;
   std::string snapshot_path_ GUARDED_BY(snapshot_mu_), snapshot_key_ GUARDED_BY(snapshot_mu_),
