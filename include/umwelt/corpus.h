@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "umwelt/params.h"
 #include "umwelt/status.h"
 
@@ -187,6 +189,11 @@ const ParamTable<ShowRequest>& ShowParams();
 const char* SqliteVersion();
 // `show --json`'s object, from the `first`-th chunk on; `toc` leaves texts out.
 std::string ThreadViewJson(const ThreadView& v, size_t first = 0, bool toc = false);
+// The one JSON shape of a thread (show, /api/threads/{ref}), and of a record
+// that links to one (show's and /api/threads' `linked_from`, MCP's
+// linked_from).
+nlohmann::json ThreadJson(const Thread& t);
+nlohmann::json LinkedFromJson(const Chunk& c);
 
 // A corpus file from elsewhere (a downloaded snapshot), checked before it
 // replaces one: opened read-only with the schema trusted for nothing

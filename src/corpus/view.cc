@@ -85,19 +85,26 @@ Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int aro
   return v;
 }
 
+nlohmann::json ThreadJson(const Thread& t) {
+  return {{"ref", t.ref},           {"source", t.source},     {"kind", t.kind},
+          {"title", t.title},       {"state", t.state},       {"state_reason", t.state_reason},
+          {"author", t.author},     {"url", t.url},           {"labels", t.labels},
+          {"assignees", t.assignees}, {"created", t.created}, {"closed", t.closed},
+          {"merged", t.merged},     {"parent", t.parent},     {"children", t.children},
+          {"description", t.description}};
+}
+
+nlohmann::json LinkedFromJson(const Chunk& c) {
+  return {{"ref", c.ref},     {"source", c.source}, {"kind", c.kind}, {"title", c.title},
+          {"author", c.author}, {"date", c.date},   {"url", c.url}};
+}
+
 std::string ThreadViewJson(const ThreadView& v, size_t first, bool toc) {
   using json = nlohmann::json;
   json out;
   out["ref"] = v.thread_ref;
   if (v.named_only) out["named_only"] = true;
-  if (v.thread) {
-    const Thread& t = *v.thread;
-    out["thread"] = {{"title", t.title},         {"state", t.state},         {"state_reason", t.state_reason},
-                     {"author", t.author},       {"url", t.url},             {"labels", t.labels},
-                     {"assignees", t.assignees}, {"created", t.created},     {"closed", t.closed},
-                     {"merged", t.merged},       {"parent", t.parent},       {"children", t.children},
-                     {"description", t.description}};
-  }
+  if (v.thread) out["thread"] = ThreadJson(*v.thread);
   out["n_chunks"] = v.chunks.size();
   if (v.window) out["around"] = v.around;
   out["chunks"] = json::array();
@@ -109,10 +116,7 @@ std::string ThreadViewJson(const ThreadView& v, size_t first, bool toc) {
     out["chunks"].push_back(std::move(j));
   }
   out["linked_from"] = json::array();
-  for (const auto& l : v.linked) {
-    out["linked_from"].push_back(
-        {{"ref", l.ref}, {"source", l.source}, {"kind", l.kind}, {"title", l.title}, {"date", l.date}, {"url", l.url}});
-  }
+  for (const auto& l : v.linked) out["linked_from"].push_back(LinkedFromJson(l));
   return out.dump(2, ' ', false, json::error_handler_t::replace);
 }
 

@@ -306,10 +306,7 @@ json CallTool(const Options& o, const std::string& name, const json& arguments, 
     auto linked = (*corpus)->LinkedFrom(v->thread_ref, r->limit);
     if (!linked.ok()) return ToolError(name + ": " + linked.status().message());
     json out = {{"ref", v->thread_ref}, {"linked_from", json::array()}};
-    for (const auto& c : *linked) {
-      out["linked_from"].push_back({{"ref", c.ref}, {"source", c.source}, {"kind", c.kind}, {"title", c.title},
-                                    {"author", c.author}, {"date", c.date}, {"url", c.url}});
-    }
+    for (const auto& c : *linked) out["linked_from"].push_back(LinkedFromJson(c));
     return ToolResult(std::move(out));
   }
   if (name == "status") {

@@ -66,15 +66,11 @@ void ServerImpl::ThreadApiRoutes() {
     auto t = (*corpus)->GetThread(ref);
     if (!t.ok()) return Fail(res, t.status());
     if (!*t) return Fail(res, Status::NotFound("no thread " + ref + " in the corpus"));
-    const Thread& th = **t;
     auto linked = (*corpus)->LinkedFrom(ref, 20);
-    json out = {{"ref", th.ref},     {"source", th.source},       {"kind", th.kind},   {"state", th.state},
-                {"title", th.title}, {"author", th.author},       {"url", th.url},     {"labels", th.labels},
-                {"assignees", th.assignees}, {"created", th.created}, {"closed", th.closed}, {"merged", th.merged},
-                {"description", th.description}, {"parent", th.parent}, {"children", th.children}};
+    json out = ThreadJson(**t);
     out["linked_from"] = json::array();
     if (linked.ok()) {
-      for (const auto& l : *linked) out["linked_from"].push_back({{"url", l.url}, {"title", l.title}, {"source", l.source}});
+      for (const auto& l : *linked) out["linked_from"].push_back(LinkedFromJson(l));
     }
     SetJson(res, out.dump(-1, ' ', false, json::error_handler_t::replace));
   });
