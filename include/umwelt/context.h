@@ -53,6 +53,7 @@ Result<ContextPack> BuildContext(Searcher& searcher, const ContextRequest& reque
                                  const TaskRunner& run = RunOnThreads);
 // `context --json`'s object: {queries, threads (a count, as the reference
 // client gives it), thread_list, chars, approx_tokens, truncated, notes, context}.
+nlohmann::json ContextValue(const ContextPack& pack);
 std::string ContextJson(const ContextPack& pack);
 
 }  // namespace umwelt

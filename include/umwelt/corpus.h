@@ -188,6 +188,7 @@ const ParamTable<ShowRequest>& ShowParams();
 // The linked SQLite library's version ("3.40.1").
 const char* SqliteVersion();
 // `show --json`'s object, from the `first`-th chunk on; `toc` leaves texts out.
+nlohmann::json ThreadViewValue(const ThreadView& v, size_t first = 0, bool toc = false);
 std::string ThreadViewJson(const ThreadView& v, size_t first = 0, bool toc = false);
 // The one JSON shape of a thread (show, /api/threads/{ref}), and of a record
 // that links to one (show's and /api/threads' `linked_from`, MCP's

@@ -169,6 +169,7 @@ Result<std::vector<std::string>> SummaryLinks(Corpus& corpus, const std::string&
 // The summaries as `summaries --json`, /api/summaries and MCP give them:
 // for `period` "" the list [{period, title, xs, url}], newest first; else
 // one period ("latest" for the newest) as {period, text, links}.
+Result<nlohmann::json> SummariesValue(Corpus& corpus, const std::string& period);
 Result<std::string> SummariesJson(Corpus& corpus, const std::string& period);
 
 // Posts XS, then S and M as follow-up messages, to a Discord webhook

@@ -70,6 +70,7 @@ struct SearchResponse {
 // `search --json`'s object (SearchJson); grouped, also "group": "thread" and
 // "threads": [{thread, title, url, score, hits}], with "hits" the groups'
 // hits in their order.
+nlohmann::json SearchResponseValue(const SearchRequest& request, const SearchResponse& response);
 std::string SearchResponseJson(const SearchRequest& request, const SearchResponse& response);
 
 struct MultiSearchResponse {

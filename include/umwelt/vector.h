@@ -141,7 +141,9 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
 
 // `search --json`'s object: {"query", "k", "mode", "hits", "code_main",
 // "code_branches" (hybrid only), "notes"}; each hit {source, kind, ref,
-// parent, title, author, date, url, snippet, score, via}.
+// parent, title, author, date, url, snippet, score, via}. The value is the
+// one writer (MCP's structuredContent); the string is it serialized.
+nlohmann::json SearchValue(const std::string& query, int k, bool hybrid, const HybridResult& r);
 std::string SearchJson(const std::string& query, int k, bool hybrid, const HybridResult& r);
 
 // Several sub-queries' results merged by url, by reciprocal rank across the
@@ -153,7 +155,10 @@ struct MultiHit {
 };
 std::vector<MultiHit> MergeMulti(const std::vector<std::string>& queries, std::vector<HybridResult>& results,
                                  size_t total, std::vector<std::string>* notes);
-// `search-multi --json`'s object: {"queries", "total", "hits", "notes"}.
+// `search-multi --json`'s object: {"queries", "total", "hits", "notes"}, as
+// a value and serialized.
+nlohmann::json SearchMultiValue(const std::vector<std::string>& queries, int total, const std::vector<MultiHit>& hits,
+                                const std::vector<std::string>& notes);
 std::string SearchMultiJson(const std::vector<std::string>& queries, int total, const std::vector<MultiHit>& hits,
                             const std::vector<std::string>& notes);
 

@@ -100,6 +100,10 @@ nlohmann::json LinkedFromJson(const Chunk& c) {
 }
 
 std::string ThreadViewJson(const ThreadView& v, size_t first, bool toc) {
+  return ThreadViewValue(v, first, toc).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json ThreadViewValue(const ThreadView& v, size_t first, bool toc) {
   using json = nlohmann::json;
   json out;
   out["ref"] = v.thread_ref;
@@ -117,7 +121,7 @@ std::string ThreadViewJson(const ThreadView& v, size_t first, bool toc) {
   }
   out["linked_from"] = json::array();
   for (const auto& l : v.linked) out["linked_from"].push_back(LinkedFromJson(l));
-  return out.dump(2, ' ', false, json::error_handler_t::replace);
+  return out;
 }
 
 const char* SqliteVersion() { return sqlite3_libversion(); }

@@ -129,6 +129,11 @@ Result<std::vector<std::string>> SummaryLinks(Corpus& corpus, const std::string&
 }
 
 Result<std::string> SummariesJson(Corpus& corpus, const std::string& period) {
+  UMWELT_ASSIGN_OR_RETURN(nlohmann::json out, SummariesValue(corpus, period));
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+Result<nlohmann::json> SummariesValue(Corpus& corpus, const std::string& period) {
   using json = nlohmann::json;
   json out;
   if (period.empty()) {
@@ -140,7 +145,7 @@ Result<std::string> SummariesJson(Corpus& corpus, const std::string& period) {
     UMWELT_ASSIGN_OR_RETURN(auto links, SummaryLinks(corpus, period));
     out = {{"period", period}, {"text", text}, {"links", links}};
   }
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return out;
 }
 
 Status PostDigest(const Digest& d, const std::string& kind, const std::string& webhook_url) {

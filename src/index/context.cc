@@ -231,6 +231,10 @@ Result<ContextPack> BuildContext(Searcher& searcher, const ContextRequest& r, co
 }
 
 std::string ContextJson(const ContextPack& p) {
+  return ContextValue(p).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+json ContextValue(const ContextPack& p) {
   json list = json::array();
   for (const auto& t : p.threads) {
     list.push_back({{"ref", t.ref}, {"title", t.title}, {"url", t.url}, {"records", t.records},
@@ -244,7 +248,7 @@ std::string ContextJson(const ContextPack& p) {
               {"truncated", p.truncated},
               {"notes", p.notes},
               {"context", p.text}};
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return out;
 }
 
 }  // namespace umwelt

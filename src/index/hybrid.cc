@@ -209,6 +209,10 @@ std::unique_ptr<Embedder> SerializedEmbedder(std::unique_ptr<Embedder> inner) {
 }
 
 std::string SearchJson(const std::string& query, int k, bool hybrid, const HybridResult& r) {
+  return SearchValue(query, k, hybrid, r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json SearchValue(const std::string& query, int k, bool hybrid, const HybridResult& r) {
   using json = nlohmann::json;
   json out = {{"query", query}, {"k", k}, {"mode", hybrid ? "hybrid" : "keyword"}};
   out["hits"] = json::array();
@@ -220,7 +224,7 @@ std::string SearchJson(const std::string& query, int k, bool hybrid, const Hybri
     for (const auto& h : r.code_branches) out["code_branches"].push_back(HitJson(h));
   }
   out["notes"] = r.notes;
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return out;
 }
 
 std::vector<MultiHit> MergeMulti(const std::vector<std::string>& queries, std::vector<HybridResult>& results,
@@ -252,6 +256,11 @@ std::vector<MultiHit> MergeMulti(const std::vector<std::string>& queries, std::v
 
 std::string SearchMultiJson(const std::vector<std::string>& queries, int total, const std::vector<MultiHit>& hits,
                             const std::vector<std::string>& notes) {
+  return SearchMultiValue(queries, total, hits, notes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json SearchMultiValue(const std::vector<std::string>& queries, int total, const std::vector<MultiHit>& hits,
+                                const std::vector<std::string>& notes) {
   using json = nlohmann::json;
   json out = {{"queries", queries}, {"total", total}, {"hits", json::array()}, {"notes", notes}};
   for (const auto& m : hits) {
@@ -260,7 +269,7 @@ std::string SearchMultiJson(const std::vector<std::string>& queries, int total, 
     h["queries"] = m.queries;
     out["hits"].push_back(h);
   }
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return out;
 }
 
 }  // namespace umwelt

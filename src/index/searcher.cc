@@ -110,14 +110,18 @@ const ParamTable<MultiSearchRequest>& SearchMultiParams() {
 }
 
 std::string SearchResponseJson(const SearchRequest& request, const SearchResponse& response) {
-  if (!response.grouped) return SearchJson(request.search.query, request.search.k, response.hybrid, response.result);
+  return SearchResponseValue(request, response).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json SearchResponseValue(const SearchRequest& request, const SearchResponse& response) {
+  if (!response.grouped) return SearchValue(request.search.query, request.search.k, response.hybrid, response.result);
   using json = nlohmann::json;
   HybridResult flat = response.result;
   flat.hits.clear();
   for (const auto& g : response.threads) flat.hits.insert(flat.hits.end(), g.hits.begin(), g.hits.end());
-  json out = json::parse(SearchJson(request.search.query, request.search.k, response.hybrid, flat));
+  json out = SearchValue(request.search.query, request.search.k, response.hybrid, flat);
   json threads = json::array();
-  size_t next = 0;  // each group's hits, as SearchJson wrote them
+  size_t next = 0;  // each group's hits, as SearchValue wrote them
   for (const auto& g : response.threads) {
     json hits = json::array();
     for (size_t i = 0; i < g.hits.size(); ++i) hits.push_back(out["hits"][next++]);
@@ -125,7 +129,7 @@ std::string SearchResponseJson(const SearchRequest& request, const SearchRespons
   }
   out["group"] = "thread";
   out["threads"] = std::move(threads);
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return out;
 }
 
 Status RunOnThreads(const std::vector<std::function<void()>>& tasks) {

@@ -261,7 +261,7 @@ json CallContext(const Options& o, const json& arguments) {
   if (!r.ok()) return ToolError(r.status().message());
   auto out = BuildContext(*o.searcher, *r, o.run);
   if (!out.ok()) return ToolError("context: " + out.status().message());
-  return ToolResult(json::parse(ContextJson(*out)));
+  return ToolResult(ContextValue(*out));
 }
 
 json CallTool(const Options& o, const std::string& name, const json& arguments, const Progress& progress) {
@@ -277,14 +277,14 @@ json CallTool(const Options& o, const std::string& name, const json& arguments, 
     if (Status ran = o.run({[&] { out = searcher.Search(*r); }}); !ran.ok()) return ToolError("search: " + ran.message());
     if (!out.ok()) return ToolError("search: " + out.status().message());
     if (lanes && lanes->is_boolean() && !lanes->get<bool>()) out->result.code_main.clear(), out->result.code_branches.clear();
-    return ToolResult(json::parse(SearchResponseJson(*r, *out)));
+    return ToolResult(SearchResponseValue(*r, *out));
   }
   if (name == "search_multi") {
     auto m = SearchMultiParams().FromJson(arguments);
     if (!m.ok()) return ToolError(m.status().message());
     auto out = searcher.SearchMulti(m->queries, m->base, m->total, o.run);
     if (!out.ok()) return ToolError("search_multi: " + out.status().message());
-    return ToolResult(json::parse(SearchMultiJson(out->queries, out->total, out->hits, out->notes)));
+    return ToolResult(SearchMultiValue(out->queries, out->total, out->hits, out->notes));
   }
   if (name == "show") {
     auto r = ShowParams().FromJson(arguments);
@@ -294,7 +294,7 @@ json CallTool(const Options& o, const std::string& name, const json& arguments, 
     auto v = ViewThread(**corpus, r->target, r->around);
     if (!v.ok()) return ToolError("show: " + v.status().message());
     size_t first = r->tail > 0 && static_cast<size_t>(r->tail) < v->chunks.size() ? v->chunks.size() - r->tail : 0;
-    return ToolResult(json::parse(ThreadViewJson(*v, first, r->toc)));
+    return ToolResult(ThreadViewValue(*v, first, r->toc));
   }
   if (name == "linked_from") {
     auto r = LinkedFromParams().FromJson(arguments);
@@ -333,10 +333,9 @@ json CallTool(const Options& o, const std::string& name, const json& arguments, 
     const std::string& period = r->period;
     auto corpus = searcher.Connection();
     if (!corpus.ok()) return ToolError("summaries: " + corpus.status().message());
-    auto out = SummariesJson(**corpus, period);
+    auto out = SummariesValue(**corpus, period);
     if (!out.ok()) return ToolError("summaries: " + out.status().message());
-    json j = json::parse(*out);
-    return ToolResult(period.empty() ? json{{"summaries", std::move(j)}} : std::move(j));
+    return ToolResult(period.empty() ? json{{"summaries", std::move(*out)}} : std::move(*out));
   }
   if (name == "ask" && (o.llm || o.extractive_ask)) {
     auto asked = AskParams().FromJson(arguments);
