@@ -88,7 +88,7 @@ std::unique_ptr<Cli> BuildCli(const std::string& verb) {
   c->app = std::make_unique<CLI::App>("umwelt — a searchable, citable memory of an open-source project");
   CLI::App& app = *c->app;
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 success, 1 failure, 2 usage error.\n"
+  app.footer("Exit codes: 0 success, 1 failure, 2 usage error, 3 a report failed its citation check.\n"
              "The corpus is --corpus, else $UMWELT_CORPUS, else " + cli::DefaultCorpusPath() + ".");
   app.add_option("--corpus", c->corpus, "Corpus file (SQLite)");
   app.add_flag("-v,--verbose", c->verbose, "Log progress to stderr");

@@ -21,6 +21,30 @@ namespace umwelt::cli {
 
 using ParamTexts = std::map<std::string, std::vector<std::string>>;
 
+// How the help shows a parameter's value ("INT", "a|b", "DATE") and its
+// range (" (1 to 1,000)").
+inline std::string CliTypeName(const ParamSpec& s) {
+  std::string choices;
+  for (const auto& c : s.choices) choices += (choices.empty() ? "" : "|") + c;
+  switch (s.type) {
+    case ParamType::kInt: return "INT";
+    case ParamType::kNumber: return "NUMBER";
+    case ParamType::kDate: return "DATE";
+    case ParamType::kNames: return choices.empty() ? "NAME,..." : choices + ",...";
+    default: return choices.empty() ? "TEXT" : choices;
+  }
+}
+inline std::string CliHelp(const ParamSpec& s) {
+  if (s.type != ParamType::kInt && s.type != ParamType::kNumber) return s.help;
+  auto number = [](double v) {
+    if (v == static_cast<double>(static_cast<int64_t>(v))) return WithThousands(static_cast<int64_t>(v));
+    std::string t = std::to_string(v);
+    t.erase(t.find_last_not_of('0') + 1);
+    return t;
+  };
+  return s.help + " (" + number(s.min) + " to " + number(s.max) + ")";
+}
+
 // Adds every parameter of `table` but those in `skip`; operands in the
 // table's order.
 template <typename Req>
@@ -35,10 +59,13 @@ void AddParamFlags(CLI::App* cmd, const ParamTable<Req>& table, const std::share
     if (s.type == ParamType::kBool && !s.cli_value) {
       o = cmd->add_flag_function(
           s.CliName(), [&into](int64_t) { into = {"true"}; }, s.help);
+    } else if (s.type == ParamType::kBool) {
+      o = cmd->add_option(s.CliName(), into, s.help)->expected(1)->type_name("0|1");
+      o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     } else {
       // One value an occurrence (an operand after a flag stays an operand);
       // a list's flag may be repeated.
-      o = cmd->add_option(s.CliName(), into, s.help);
+      o = cmd->add_option(s.CliName(), into, CliHelp(s))->type_name(CliTypeName(s));
       if (s.flag != "@" || !list) o->expected(1);
       if (!list) o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
