@@ -394,17 +394,25 @@ json ResourceTemplates() {
         {"mimeType", "application/json"}}});
 }
 
+// A failed call as a JSON-RPC error: its code from the one map (CodeInfoOf).
+static_assert(CodeInfoOf(Code::kNotFound).jsonrpc == kResourceNotFound);
+static_assert(CodeInfoOf(Code::kInvalidArgument).jsonrpc == kInvalidParams);
+static_assert(CodeInfoOf(Code::kIo).jsonrpc == kInternalError);
+RpcError RpcErrorOf(const Status& s, const std::string& prefix = "") {
+  return RpcError{CodeInfoOf(s.code()).jsonrpc, prefix + s.message()};
+}
+
 json ReadResource(const Options& o, const std::string& uri) {
   auto corpus = o.searcher->Connection();
-  if (!corpus.ok()) throw RpcError{kInternalError, corpus.status().message()};
+  if (!corpus.ok()) throw RpcErrorOf(corpus.status());
   std::string text;
   if (uri.rfind("umwelt://thread/", 0) == 0) {
     auto v = ViewThread(**corpus, PercentDecode(uri.substr(16)), 10);
-    if (!v.ok()) throw RpcError{kResourceNotFound, "resource not found: " + v.status().message()};
+    if (!v.ok()) throw RpcErrorOf(v.status(), v.status().code() == Code::kNotFound ? "resource not found: " : "");
     text = ThreadViewJson(*v);
   } else if (uri.rfind("umwelt://summary/", 0) == 0) {
     auto s = SummariesJson(**corpus, PercentDecode(uri.substr(17)));
-    if (!s.ok()) throw RpcError{kResourceNotFound, "resource not found: " + s.status().message()};
+    if (!s.ok()) throw RpcErrorOf(s.status(), s.status().code() == Code::kNotFound ? "resource not found: " : "");
     text = *s;
   } else {
     throw RpcError{kResourceNotFound, "resource not found: " + uri + " (umwelt://thread/{ref} or umwelt://summary/{period})"};
@@ -415,9 +423,9 @@ json ReadResource(const Options& o, const std::string& uri) {
 json ListResources(const Options& o) {
   json out = json::array();
   auto corpus = o.searcher->Connection();
-  if (!corpus.ok()) throw RpcError{kInternalError, corpus.status().message()};
+  if (!corpus.ok()) throw RpcErrorOf(corpus.status());
   auto all = ListSummaries(**corpus);
-  if (!all.ok()) throw RpcError{kInternalError, all.status().message()};
+  if (!all.ok()) throw RpcErrorOf(all.status());
   for (size_t i = 0; i < all->size() && i < 52; ++i) {
     const SummaryInfo& s = (*all)[i];
     out.push_back({{"uri", "umwelt://summary/" + s.period},
