@@ -53,6 +53,8 @@ struct ParamSpec {
 
   // The CLI's spelling: "-k", "--per-thread-chars", or the name (positional).
   std::string CliName() const;
+  // A number's range as the messages and the CLI's help write it: "1 to 1,000".
+  std::string Range() const;
   std::string HttpName() const { return http.empty() ? name : http; }
 };
 
@@ -131,12 +133,7 @@ struct ParamTable {
     if (!required.empty()) out["required"] = required;
     return out;
   }
-  bool Names(std::string_view name) const {
-    for (const auto& p : params) {
-      if (p.spec.name == name) return true;
-    }
-    return false;
-  }
+  bool Names(std::string_view name) const { return Find(name) != nullptr; }
   const ParamSpec* Find(std::string_view name) const {
     for (const auto& p : params) {
       if (p.spec.name == name) return &p.spec;

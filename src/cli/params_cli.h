@@ -11,7 +11,6 @@
 #include <CLI/CLI.hpp>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -36,23 +35,14 @@ inline std::string CliTypeName(const ParamSpec& s) {
 }
 inline std::string CliHelp(const ParamSpec& s) {
   if (s.type != ParamType::kInt && s.type != ParamType::kNumber) return s.help;
-  auto number = [](double v) {
-    if (v == static_cast<double>(static_cast<int64_t>(v))) return WithThousands(static_cast<int64_t>(v));
-    std::string t = std::to_string(v);
-    t.erase(t.find_last_not_of('0') + 1);
-    return t;
-  };
-  return s.help + " (" + number(s.min) + " to " + number(s.max) + ")";
+  return s.help + " (" + s.Range() + ")";
 }
 
-// Adds every parameter of `table` but those in `skip`; operands in the
-// table's order.
+// Adds every parameter of `table`; operands in the table's order.
 template <typename Req>
-void AddParamFlags(CLI::App* cmd, const ParamTable<Req>& table, const std::shared_ptr<ParamTexts>& texts,
-                   const std::set<std::string>& skip = {}) {
+void AddParamFlags(CLI::App* cmd, const ParamTable<Req>& table, const std::shared_ptr<ParamTexts>& texts) {
   for (const auto& p : table.params) {
     const ParamSpec& s = p.spec;
-    if (skip.count(s.name)) continue;
     std::vector<std::string>& into = (*texts)[s.name];
     bool list = s.type == ParamType::kList || s.type == ParamType::kNames;
     CLI::Option* o = nullptr;

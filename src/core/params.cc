@@ -1,7 +1,6 @@
 #include "umwelt/params.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -42,8 +41,10 @@ std::string OneOf(const std::vector<std::string>& choices) {
 
 Status RangeError(const ParamSpec& s) {
   const char* what = s.type == ParamType::kInt ? "a whole number" : "a number";
-  return Status::Invalid(s.name + " must be " + what + " from " + Number(s.min) + " to " + Number(s.max));
+  return Status::Invalid(s.name + " must be " + what + " from " + s.Range());
 }
+
+Status TooMany(const ParamSpec& s) { return Status::Invalid(s.name + " takes at most " + Number(s.max) + " values"); }
 
 // One string's checks: valid UTF-8, its length, its choices.
 Status CheckString(const ParamSpec& s, const std::string& v) {
@@ -89,8 +90,7 @@ Result<ParamValue> FromText(const ParamSpec& s, const std::string& t) {
       return v;
     }
     case ParamType::kBool: {
-      std::string lower = t;  // Python's requests sends True and False
-      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::string lower = ToLower(t);  // Python's requests sends True and False
       if (lower == "1" || lower == "true" || lower == "yes" || lower == "on") {
         v.flag = true;
       } else if (lower != "0" && lower != "false" && lower != "no" && lower != "off") {
@@ -118,9 +118,7 @@ Status AddItems(const ParamSpec& s, const std::string& t, ParamValue* v) {
     UMWELT_RETURN_IF_ERROR(CheckString(s, t));
     v->list.push_back(t);
   }
-  if (s.max > 0 && v->list.size() > static_cast<size_t>(s.max)) {
-    return Status::Invalid(s.name + " takes at most " + Number(s.max) + " values");
-  }
+  if (s.max > 0 && v->list.size() > static_cast<size_t>(s.max)) return TooMany(s);
   return Status::Ok();
 }
 
@@ -149,6 +147,8 @@ std::string ParamSpec::CliName() const {
   std::replace(out.begin(), out.end(), '_', '-');
   return out;
 }
+
+std::string ParamSpec::Range() const { return Number(min) + " to " + Number(max); }
 
 std::string UnknownArgument(std::string_view name) { return "unknown argument " + Quoted(name); }
 
@@ -212,9 +212,7 @@ Result<ParamValue> ReadParam(const ParamSpec& s, const json* value, bool* given)
       if (j.is_string()) {
         UMWELT_RETURN_IF_ERROR(AddItems(s, j.get<std::string>(), &v));
       } else if (j.is_array()) {
-        if (s.max > 0 && j.size() > static_cast<size_t>(s.max)) {
-          return Status::Invalid(s.name + " takes at most " + Number(s.max) + " values");
-        }
+        if (s.max > 0 && j.size() > static_cast<size_t>(s.max)) return TooMany(s);
         for (const auto& item : j) {
           if (!item.is_string()) return Status::Invalid(s.name + shape);
           UMWELT_RETURN_IF_ERROR(AddItems(s, item.get<std::string>(), &v));

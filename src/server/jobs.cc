@@ -15,21 +15,21 @@ void JobQueue::Start() {
   for (int i = 0; i < slots_; ++i) workers_.emplace_back([this] { Work(); });
 }
 
-std::shared_ptr<void> JobQueue::Reserve() {
-  // Reserve first: checking, then counting, would let two callers that come
+bool JobQueue::TakeSlot() {
+  // Count first: checking, then counting, would let two callers that come
   // together both take the last slot.
-  if (running_.fetch_add(1) >= slots_) {
-    --running_;
-    return nullptr;
-  }
+  if (running_.fetch_add(1) < slots_) return true;
+  --running_;
+  return false;
+}
+
+std::shared_ptr<void> JobQueue::Reserve() {
+  if (!TakeSlot()) return nullptr;
   return std::shared_ptr<void>(static_cast<void*>(this), [this](void*) { --running_; });
 }
 
 std::shared_ptr<Job> JobQueue::Submit(std::string question, std::string owner) {
-  if (running_.fetch_add(1) >= slots_) {
-    --running_;
-    return nullptr;
-  }
+  if (!TakeSlot()) return nullptr;
   auto job = std::make_shared<Job>();
   job->id = Random128();
   job->question = std::move(question);

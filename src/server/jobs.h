@@ -60,6 +60,7 @@ class JobQueue {
   void Stop() EXCLUDES(queue_mu_);
 
  private:
+  bool TakeSlot();  // one slot reserved, or none free
   void Work() EXCLUDES(queue_mu_);
   void Finish(Job& job);
 
