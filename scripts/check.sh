@@ -69,7 +69,7 @@ if [ "$what" = thread-safety ] || [ "$what" = all ]; then
     n=$((n + 1))
     # shellcheck disable=SC2086
     eval clang++ $flags -fsyntax-only -Wthread-safety -Werror=thread-safety "'$file'" || status=1
-  done < <(commands 'thread_annotations\.h|umwelt/mcp\.h|umwelt/rerank\.h|"(engine|http_server|auth|server_impl)\.h"')
+  done < <(commands 'thread_annotations\.h|umwelt/mcp\.h|umwelt/rerank\.h|"(engine|http_server|auth|server_impl|jobs|sessions|scheduler|snapshot)\.h"')
   echo "thread-safety: $n files checked"
 fi
 # The source files to tidy: all of them, or those changed since the base

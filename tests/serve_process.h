@@ -88,4 +88,15 @@ inline std::string ExampleCorpus(TempDir& dir) {
   return db;
 }
 
+// Records a failed sync of source wandb:acme/tinylm in `db` (an API that
+// refuses the key at once, so nothing is retried).
+inline void RecordFailingSource(const std::string& db) {
+  TestServer wandb;
+  wandb.server().Post("/graphql", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 401;
+    res.set_content(R"({"errors":[{"message":"invalid api key"}]})", "application/json");
+  });
+  EXPECT_NE(Umwelt({"--corpus", db, "sync", "wandb", "acme/tinylm", "--api-base", wandb.base()}, "WANDB_API_KEY=x").code, 0);
+}
+
 }  // namespace umwelt::testing

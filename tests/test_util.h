@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -101,6 +102,42 @@ inline std::string SharedData() {
   std::string var = ::umwelt::testing::SharedData();                                      \
   if (var.empty()) GTEST_SKIP() << "../shared/data is absent (set UMWELT_SHARED_DATA to "  \
                                    "run this test on the real recordings)"
+
+// Waits until `done` holds, checking it every few milliseconds, for at most
+// `seconds`; whether it came to hold. For what a test cannot be told of
+// directly (another process's state, a socket closed by the peer).
+inline bool WaitUntil(const std::function<bool()>& done, double seconds = 30) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+// A one-time event between threads: Notify once, Wait (or WaitFor) any
+// number of times.
+class Notification {
+ public:
+  void Notify() {
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+  }
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return done_; });
+  }
+  bool WaitFor(double seconds) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done_; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+};
 
 // An HTTP server on 127.0.0.1 with a random port, serving handlers the test
 // installs, in a background thread. Records every request's target.

@@ -93,8 +93,11 @@ struct Thread {
 struct Link {
   std::string from_ref;  // chunk ref
   std::string to_ref;    // thread ref
-  std::string kind = "mention";  // mention, cross-reference, sub-issue, ...
+  std::string kind = "mention";  // mention, cross-reference, sub-issue, kLandedIn, ...
 };
+// The kind of link from a change (a commit) to the proposal it landed
+// through (the PR its message names).
+inline constexpr std::string_view kLandedIn = "commit";
 
 struct SyncState {
   std::string source;        // "github:owner/repo"

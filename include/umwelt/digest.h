@@ -21,6 +21,7 @@
 
 #include "umwelt/corpus.h"
 #include "umwelt/llm.h"
+#include "umwelt/params.h"
 #include "umwelt/research.h"
 #include "umwelt/status.h"
 
@@ -51,10 +52,22 @@ struct DigestConfig {
   int max_evidence = 30;                    // evidence items handed to the model per section
 };
 
-// The activity categories of the SVG strips, in order.
+// What to summarize and how to name it: the digest's parameters (the CLI's
+// `digest` and `eval digest` flags come from DigestParams).
+struct DigestRequest {
+  std::string week, from, to;  // a day of the week, or a custom period; neither: the last complete week
+  int weeks = 1;               // this many weeks ending with `week`
+  std::vector<std::string> tiers = {"xs", "s", "m"};  // which to print (all are written)
+  DigestConfig config;
+};
+const ParamTable<DigestRequest>& DigestParams();
+// The weeks (or the one custom period) a request names, oldest first; `now`
+// for the default, the last complete week.
+Result<std::vector<Period>> DigestPeriods(const DigestRequest& request, int64_t now);
+
+// How many activity categories the SVG strips draw: the sources' categories
+// (ActivityCategories, umwelt/source_traits.h), in their order.
 inline constexpr int kActivityKinds = 6;
-inline constexpr const char* kActivityNames[kActivityKinds] = {"issues", "PRs", "comments", "commits", "Discord",
-                                                               "runs"};
 using DayActivity = std::array<int, kActivityKinds>;
 
 struct SectionThread {

@@ -72,9 +72,10 @@ struct SyncReport {
 // edits and deletions. Rate-limit buckets and 429 retry_after are honoured.
 Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& options, SyncReport* report);
 
-// How many reactions a stored message drew: the counts on the "Reactions:"
-// line this source writes into a message's text, summed (0 when it has none).
-// Only this source knows that line; callers ask it for Discord chunks only.
+// The line a message's reactions are kept on: "Reactions: 🔥 3, 👍 2".
+inline constexpr std::string_view kReactionsLine = "\nReactions: ";
+// How many reactions a stored message drew: the counts on that line, summed
+// (0 when it has none). Others ask through umwelt/source_traits.h.
 int ReactionCount(std::string_view text);
 
 }  // namespace umwelt::discord

@@ -29,6 +29,10 @@
 
 namespace umwelt::git {
 
+// The line of a commit's text that lists the files it touched ("Files: a.py,
+// b.py, and 3 more"); others read it through umwelt/source_traits.h.
+inline constexpr std::string_view kFilesLine = "\nFiles: ";
+
 struct SyncOptions {
   std::string path;        // a working tree or a bare repository
   std::string remote_url;  // names the project; default: the `origin` remote

@@ -10,22 +10,37 @@
 //   UMWELT_RETURN_IF_ERROR(RefreshRecordedSources(corpus, *http, creds, log, &changed));
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "umwelt/corpus.h"
 #include "umwelt/http.h"
 
 namespace umwelt {
 
-// What the sources need to call their APIs; the caller finds them (the CLI:
-// the environment and `gh auth token`), the registry never reads them.
-struct SourceCredentials {
-  std::string github_token;
-  std::string discord_token;
-  std::string wandb_api_key;
+// Where a source's credential is found: environment variables, first set
+// wins, then a command that prints one (`gh auth token`), run by the caller.
+struct CredentialSpec {
+  std::vector<std::string_view> env;
+  std::string_view command;
+};
+
+// What the sources need to call their APIs, by source name; the caller finds
+// them (the CLI: each source's CredentialSpec), the registry never reads them.
+class SourceCredentials {
+ public:
+  void Set(std::string_view source, std::string credential) { by_source_[std::string(source)] = std::move(credential); }
+  // "" when none was found.
+  const std::string& Get(std::string_view source) const;
+
+ private:
+  std::map<std::string, std::string, std::less<>> by_source_;
 };
 
 class Source {
@@ -42,6 +57,8 @@ class Source {
   virtual std::string DescribeCursor(std::string_view cursor) const { return ""; }
   // The same as a JSON object's members (`status --json`), "" = none.
   virtual std::string CursorFactsJson(std::string_view cursor) const { return ""; }
+  // Where its credential comes from; none by default (a local clone).
+  virtual CredentialSpec credential() const { return {}; }
 };
 
 // The source a sync_state row ("github:acme/tinylm") belongs to, or null.
@@ -56,5 +73,16 @@ std::vector<const Source*> AllSources();
 // changed (the indexes need rebuilding).
 Status RefreshRecordedSources(Corpus& corpus, HttpClient& http, const SourceCredentials& credentials,
                               const std::function<void(const std::string&)>& log, bool* changed);
+
+// One recorded source's health, the one shape `status --json`, /api/status,
+// the snapshot manifest and MCP's status tool show: {source, last_success,
+// age_seconds (when it ever succeeded), last_error (no secrets, no local
+// paths), error_since, ok} and what its cursor records (CursorFactsJson).
+nlohmann::json SourceHealthValue(const SyncState& state, int64_t now);
+// A corpus's status, the one shape of every front door: {chunks, threads,
+// links, built_at, schema_version, counts: [{source, kind, chunks}],
+// sources: [SourceHealthValue...], spaces: {name: model facts}}. The CLI adds
+// where the corpus is; the server adds its scheduler, sign-in and jobs.
+nlohmann::json CorpusStatusValue(const CorpusStats& stats, int64_t now);
 
 }  // namespace umwelt

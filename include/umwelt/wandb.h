@@ -10,12 +10,17 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "umwelt/corpus.h"
 #include "umwelt/http.h"
 
 namespace umwelt::wandb {
+
+// The line of a run's text with its final numbers ("Summary: loss 2.1, ...");
+// others read it through umwelt/source_traits.h.
+inline constexpr std::string_view kSummaryLine = "\nSummary: ";
 
 struct ImportReport {
   int files = 0;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -160,17 +161,13 @@ struct ShowArgs : ShowRequest {  // the parameters (ShowParams), and the CLI's o
 };
 Status CmdShow(const std::string& corpus, const ShowArgs& args);
 struct DigestArgs {
-  std::string week, from, to;        // default: the last complete week
-  int weeks = 1;                     // this many weeks ending with --week
-  std::string tiers = "xs,s,m";
+  // What to summarize (DigestParams), by parameter name, as given.
+  std::shared_ptr<std::map<std::string, std::vector<std::string>>> texts =
+      std::make_shared<std::map<std::string, std::vector<std::string>>>();
   std::string out = "summaries";
   std::string llm;                   // else $UMWELT_LLM; "" = extractive
   bool replay = false;
   std::string site_url;
-  std::string project;
-  std::vector<std::string> epic_labels, members;
-  std::string intro_channel;
-  bool intro_channel_set = false;
   bool no_store = false;
   std::string post;                  // discord or slack
   bool quiet = false;

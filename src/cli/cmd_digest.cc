@@ -1,6 +1,7 @@
 // `digest`, `summaries` and `eval digest`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "params_cli.h"
 #include "umwelt/digest.h"
 #include "umwelt/file.h"
 #include "umwelt/text.h"
@@ -22,46 +24,12 @@ namespace {
 
 using json = nlohmann::json;
 
-Result<std::vector<Period>> Periods(const DigestArgs& a, int64_t now) {
-  if (!a.week.empty() && (!a.from.empty() || !a.to.empty())) {
-    return Status::Invalid("--week and --from/--to exclude each other");
-  }
-  if (a.from.empty() != a.to.empty()) return Status::Invalid("--from and --to go together");
-  if (a.weeks < 1 || a.weeks > 520) return Status::Invalid("--weeks must be between 1 and 520");
-  Period last;
-  if (!a.from.empty()) {
-    UMWELT_ASSIGN_OR_RETURN(last, ParsePeriod(a.from, a.to));
-    if (a.weeks != 1) return Status::Invalid("--weeks goes with --week, not --from/--to");
-    return std::vector<Period>{last};
-  }
-  if (!a.week.empty()) {
-    UMWELT_ASSIGN_OR_RETURN(last, WeekOf(a.week));
-  } else {
-    last = LastCompleteWeek(now);
-  }
-  std::vector<Period> out;
-  auto monday = ParseIsoTime(last.from + "T00:00:00Z");
-  for (int i = a.weeks - 1; i >= 0; --i) {
-    UMWELT_ASSIGN_OR_RETURN(Period p, WeekOf(FormatIsoTime(*monday - 7LL * 86400 * i).substr(0, 10)));
-    out.push_back(p);
-  }
-  return out;
-}
-
-DigestConfig Config(const DigestArgs& a) {
-  DigestConfig c;
-  c.project = a.project;
-  if (!a.epic_labels.empty()) c.epic_labels = a.epic_labels;
-  c.members = a.members;
-  if (a.intro_channel_set) c.introductions_channel = a.intro_channel;
-  return c;
-}
-
-DigestOptions Options(const std::string& path, const Period& period, const DigestArgs& a, ChatModel* llm, int64_t now) {
+DigestOptions Options(const std::string& path, const Period& period, const DigestRequest& r, ChatModel* llm,
+                      int64_t now) {
   DigestOptions o;
   o.corpus_path = path;
   o.period = period;
-  o.config = Config(a);
+  o.config = r.config;
   o.llm = llm;
   o.now = now;
   return o;
@@ -79,15 +47,10 @@ std::string PageUrl(const DigestArgs& a, const Period& p) {
 
 Status CmdDigest(const std::string& path, const DigestArgs& a) {
   int64_t now = NowEpoch();
-  UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, Periods(a, now));
-  bool want_xs = false, want_s = false, want_m = false;
-  for (const auto& tier : SplitList(a.tiers)) {
-    std::string t = ToLower(tier);
-    if (t == "xs") want_xs = true;
-    else if (t == "s") want_s = true;
-    else if (t == "m") want_m = true;
-    else return Status::Invalid("--tiers takes xs, s and m, not " + t);
-  }
+  UMWELT_ASSIGN_OR_RETURN(DigestRequest r, DigestParams().FromTexts(TextsOf(a.texts)));
+  UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, DigestPeriods(r, now));
+  auto wants = [&](const char* tier) { return std::find(r.tiers.begin(), r.tiers.end(), tier) != r.tiers.end(); };
+  bool want_xs = wants("xs"), want_s = wants("s"), want_m = wants("m");
   std::string webhook;
   if (!a.post.empty()) {
     const char* var = a.post == "discord" ? "UMWELT_DISCORD_WEBHOOK" : a.post == "slack" ? "UMWELT_SLACK_WEBHOOK" : nullptr;
@@ -104,7 +67,7 @@ Status CmdDigest(const std::string& path, const DigestArgs& a) {
   json traces = json::array();
   for (const auto& period : periods) {
     WriteDigestOptions w;
-    w.digest = Options(path, period, a, llm.get(), now);
+    w.digest = Options(path, period, r, llm.get(), now);
     if (tty) {
       w.digest.progress = [](const std::string& stage, const std::string& detail) {
         std::fprintf(stderr, "\r\033[Kdigest: %s: %s", stage.c_str(), detail.c_str());
@@ -177,7 +140,8 @@ Status CmdSummaries(const std::string& path, const std::string& action, const st
 Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::string& reference,
                      const std::string& expect_path, bool as_json) {
   int64_t now = NowEpoch();
-  UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, Periods(a, now));
+  UMWELT_ASSIGN_OR_RETURN(DigestRequest r, DigestParams().FromTexts(TextsOf(a.texts)));
+  UMWELT_ASSIGN_OR_RETURN(std::vector<Period> periods, DigestPeriods(r, now));
   UMWELT_ASSIGN_OR_RETURN(auto llm, OpenModel(a.llm, a.replay));
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
   json rows = json::array();
@@ -189,7 +153,7 @@ Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::st
     if (!expect.is_object()) return Status::Invalid(expect_path + ": expected {\"YYYY-MM-DD\": [\"#N\", ...]} (week start -> PRs)");
   }
   for (const auto& period : periods) {
-    UMWELT_ASSIGN_OR_RETURN(Digest d, BuildDigest(Options(path, period, a, llm.get(), now)));
+    UMWELT_ASSIGN_OR_RETURN(Digest d, BuildDigest(Options(path, period, r, llm.get(), now)));
     UMWELT_ASSIGN_OR_RETURN(DigestCheck c, CheckDigest(d, *corpus));
     // Changes a reader must see that week (--expect), by #N.
     std::vector<std::string> unseen;
@@ -298,20 +262,11 @@ void AddDigestVerbs(const VerbContext& v, CLI::App& eval) {
   bool& eval_dg_json = args->eval_dg_json;
   auto* digest = v.app.add_subcommand("digest", "Summarize a week (or period) by workstream in three tiers; publish it as a site");
   auto digest_options = [](CLI::App* cmd, DigestArgs& a) {
-    cmd->add_option("--week", a.week, "A day of the week to summarize, YYYY-MM-DD (default: the last complete week)");
-    cmd->add_option("--weeks", a.weeks, "Summarize this many weeks, ending with --week")->default_val(1);
-    cmd->add_option("--from", a.from, "Start of a custom period, YYYY-MM-DD");
-    cmd->add_option("--to", a.to, "End of a custom period, YYYY-MM-DD (inclusive)");
+    AddParamFlags(cmd, DigestParams(), a.texts);
     cmd->add_option("--llm", a.llm, "openai:<base-url>#<model> or anthropic:<model> (else $UMWELT_LLM; none: extractive)");
     cmd->add_flag("--replay", a.replay, "Write only from the LLM cache; a miss is an error");
-    cmd->add_option("--project", a.project, "The name in titles (default: the main repository)");
-    cmd->add_option("--epic-label", a.epic_labels, "Labels that mark epics (repeatable; default epic)");
-    cmd->add_option("--member", a.members, "Logins counted as the project's own (repeatable)");
-    cmd->add_option("--introductions", a.intro_channel, "The Discord channel of introductions (default introductions)")
-        ->each([&a](const std::string&) { a.intro_channel_set = true; });
   };
   digest_options(digest, dg);
-  digest->add_option("--tiers", dg.tiers, "Tiers to print: xs,s,m (all are written beside the page)")->default_val("xs,s,m");
   digest->add_option("--out,-o", dg.out, "The site folder")->default_val("summaries");
   digest->add_option("--site-url", dg.site_url, "Where the site is served (absolute links in the feed and corpus)");
   digest->add_flag("--no-store", dg.no_store, "Do not feed the sections back into the corpus");

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "umwelt/eval.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/vector.h"
 
 namespace umwelt::cli {
@@ -101,10 +102,11 @@ Status KeepHalf(const std::string& half, TestCollection* c) {
 // Stores the collection's documents as web pages, one chunk each.
 Status StoreCollection(const TestCollection& c, Corpus& corpus) {
   UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
+  const SourceTraits* pages = FirstWithRole(Role::kPage);
   for (const auto& d : c.docs) {
     Chunk ch;
-    ch.source = "web";
-    ch.kind = "page";
+    ch.source = pages->name;
+    ch.kind = KindsWithRole(Role::kPage).front();
     ch.ref = ch.parent = c.name + ":" + d.id;
     ch.title = d.title;
     ch.text = d.text;

@@ -21,10 +21,14 @@ namespace umwelt::cli {
 namespace {
 
 // GITHUB_TOKEN, else what `gh auth token` prints, else "".
-std::string GithubToken() {
-  if (const char* t = std::getenv("GITHUB_TOKEN"); t && *t) return t;
-  if (const char* t = std::getenv("GH_TOKEN"); t && *t) return t;
-  FILE* p = ::popen("gh auth token 2>/dev/null", "r");
+// A source's credential as its CredentialSpec says: the first environment
+// variable set, else what its command prints ("" when neither).
+std::string CredentialOf(const CredentialSpec& spec) {
+  for (std::string_view var : spec.env) {
+    if (const char* t = std::getenv(std::string(var).c_str()); t && *t) return t;
+  }
+  if (spec.command.empty()) return "";
+  FILE* p = ::popen((std::string(spec.command) + " 2>/dev/null").c_str(), "r");
   if (!p) return "";
   char buf[512];
   std::string out;
@@ -33,6 +37,8 @@ std::string GithubToken() {
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' ')) out.pop_back();
   return out;
 }
+
+std::string GithubToken() { return CredentialOf(SourceOf("github")->credential()); }
 
 }  // namespace
 
@@ -158,9 +164,7 @@ Status RefreshSources(const std::string& path) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
   auto http = NewCurlHttpClient();
   SourceCredentials credentials;
-  credentials.github_token = GithubToken();
-  if (const char* t = std::getenv("DISCORD_TOKEN"); t) credentials.discord_token = t;
-  if (const char* k = std::getenv("WANDB_API_KEY"); k) credentials.wandb_api_key = k;
+  for (const Source* source : AllSources()) credentials.Set(source->name(), CredentialOf(source->credential()));
   bool changed = false;
   UMWELT_RETURN_IF_ERROR(RefreshRecordedSources(
       *corpus, *http, credentials, [](const std::string& line) { std::fprintf(stderr, "refresh: %s\n", line.c_str()); },

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "umwelt/clock.h"
 #include "umwelt/sources.h"
 #include "umwelt/text.h"
 
@@ -30,28 +31,8 @@ Status CmdStatus(const std::string& path, bool json) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadOnly));
   UMWELT_ASSIGN_OR_RETURN(CorpusStats s, corpus->Stats());
   if (json) {
-    nlohmann::json out;
-    out["corpus"] = path;
-    out["native"] = corpus->native();
-    out["schema_version"] = s.schema_version;
-    out["chunks"] = s.total_chunks;
-    out["threads"] = s.threads;
-    out["links"] = s.links;
-    out["built_at"] = s.built_at;
-    out["counts"] = nlohmann::json::array();
-    for (const auto& c : s.counts) out["counts"].push_back({{"source", c.source}, {"kind", c.kind}, {"chunks", c.chunks}});
-    out["sources"] = nlohmann::json::array();
-    for (const auto& st : s.sync) {
-      nlohmann::json src = {{"source", st.source}, {"last_success", st.last_success},
-                            {"last_error", st.last_error}, {"error_since", st.error_since}};
-      if (const Source* source = SourceOf(st.source)) {
-        auto facts = nlohmann::json::parse(source->CursorFactsJson(st.cursor), nullptr, false);
-        if (facts.is_object()) src.update(facts);
-      }
-      out["sources"].push_back(std::move(src));
-    }
-    out["spaces"] = s.spaces_json.empty() ? nlohmann::json::object()
-                                          : nlohmann::json::parse(s.spaces_json, nullptr, false);
+    nlohmann::json out = {{"corpus", path}, {"native", corpus->native()}};
+    out.update(CorpusStatusValue(s, NowEpoch()));
     std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return Status::Ok();
   }

@@ -12,6 +12,7 @@
 
 #include "sqlite_util.h"
 #include "umwelt/redact.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -180,10 +181,15 @@ Result<std::optional<Chunk>> Corpus::ChunkByUrl(const std::string& url) {
 }
 
 Result<std::vector<Chunk>> Corpus::ThreadChunks(const std::string& parent) {
-  // The thread's own body first, then everything else in time order.
-  Stmt q(db_, (chunk_select_ +
-               " FROM chunks WHERE parent=?1 OR ref=?1 OR (ref>=?2 AND ref<?3) "
-               "ORDER BY (kind IN ('issue','pr')) DESC, date, ref, part").c_str());
+  // The thread's own body (its opening post) first, then everything else in
+  // time order.
+  static const std::string opening = [] {
+    std::string in;
+    for (const auto& k : KindsWithRole(Role::kOpening)) in += (in.empty() ? "'" : ",'") + k + "'";
+    return in.empty() ? std::string("0") : "kind IN (" + in + ")";
+  }();
+  Stmt q(db_, (chunk_select_ + " FROM chunks WHERE parent=?1 OR ref=?1 OR (ref>=?2 AND ref<?3) ORDER BY (" + opening +
+               ") DESC, date, ref, part").c_str());
   UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
   // A range, not LIKE, for the parts: each arm of the OR then uses an index
   // (LIKE made this a scan of the whole table).

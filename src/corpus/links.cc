@@ -6,6 +6,7 @@
 
 #include "umwelt/corpus.h"
 #include "umwelt/permalinks.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -44,8 +45,7 @@ std::string ThreadRefForUrl(std::string_view url) {
   if (const PermalinkScheme* scheme = SchemeForUrl(parts)) {
     if (auto ref = scheme->thread_ref(url, parts)) return *ref;
   }
-  size_t hash = url.find('#');
-  return "web:" + std::string(url.substr(0, hash));
+  return PageRef(url);
 }
 
 std::vector<Link> FindLinks(const std::string& from_ref, std::string_view text, const std::string& default_repo,
@@ -66,7 +66,7 @@ std::vector<Link> FindLinks(const std::string& from_ref, std::string_view text, 
     if (i > 0 && std::isalnum(static_cast<unsigned char>(text[i - 1]))) continue;
     std::string_view url = UrlAt(text, i);
     std::string ref = ThreadRefForUrl(url);
-    if (ref.rfind("web:", 0) == 0 && ++web > 64) continue;
+    if (!PageUrlOf(ref).empty() && ++web > 64) continue;
     add(std::move(ref));
     i += url.size() ? url.size() - 1 : 0;
   }

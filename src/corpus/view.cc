@@ -5,12 +5,17 @@
 #include <sqlite3.h>
 
 #include "umwelt/corpus.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
 
 const std::vector<std::string>& CorpusSources() {
-  static const std::vector<std::string> sources = {"github", "discord", "git", "code", "wandb", "web", "narrative"};
+  static const std::vector<std::string> sources = [] {
+    std::vector<std::string> out;
+    for (const auto& s : AllSourceTraits()) out.emplace_back(s.name);
+    return out;
+  }();
   return sources;
 }
 
@@ -64,7 +69,7 @@ Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int aro
   if (v.thread_ref.empty()) return Status::NotFound("`" + target + "` is not in the corpus " + corpus.path());
   // A chat message is read in its conversation: the messages around it, not
   // the whole channel.
-  v.window = focus && focus->kind == "message" && around >= 0;
+  v.window = focus && RoleOf(focus->source, focus->kind) == Role::kMessage && around >= 0;
   v.around = around;
   if (v.window) {
     UMWELT_ASSIGN_OR_RETURN(v.chunks, corpus.ChunksAround(v.thread_ref, focus->date, BaseRef(focus->ref), around));

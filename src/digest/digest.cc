@@ -9,6 +9,7 @@
 
 #include "digest_internal.h"
 #include "umwelt/claims.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -44,6 +45,63 @@ Result<Period> ParsePeriod(const std::string& from, const std::string& to) {
   if (*b < *a) return Status::Invalid("the period ends (" + to + ") before it begins (" + from + ")");
   if (*b - *a > 366 * 86400) return Status::Invalid("a digest covers at most a year; " + from + " to " + to + " is longer");
   return Period{from, to};
+}
+
+const ParamTable<DigestRequest>& DigestParams() {
+  static const ParamTable<DigestRequest> table = [] {
+    using T = ParamType;
+    using V = const ParamValue&;
+    ParamTable<DigestRequest> t;
+    t.params = {
+        {{.name = "week", .type = T::kDate, .help = "A day of the week to summarize, YYYY-MM-DD (default: the last complete week)"},
+         [](DigestRequest& r, V v) { r.week = v.text; }},
+        {{.name = "weeks", .type = T::kInt, .help = "Summarize this many weeks, ending with --week", .min = 1, .max = 520,
+          .fallback = "1"},
+         [](DigestRequest& r, V v) { r.weeks = static_cast<int>(v.integer); }},
+        {{.name = "from", .type = T::kDate, .help = "Start of a custom period, YYYY-MM-DD"},
+         [](DigestRequest& r, V v) { r.from = v.text; }},
+        {{.name = "to", .type = T::kDate, .help = "End of a custom period, YYYY-MM-DD (inclusive)"},
+         [](DigestRequest& r, V v) { r.to = v.text; }},
+        {{.name = "tiers", .type = T::kNames, .help = "Tiers to print (all are written beside the page)", .max = 3,
+          .fallback = "xs,s,m", .choices = {"xs", "s", "m"}},
+         [](DigestRequest& r, V v) { r.tiers = v.list; }},
+        {{.name = "project", .type = T::kString, .help = "The name in titles (default: the main repository)", .max = 200},
+         [](DigestRequest& r, V v) { r.config.project = v.text; }},
+        {{.name = "epic_label", .type = T::kList, .help = "Labels that mark epics (repeatable; default epic)", .max = 100},
+         [](DigestRequest& r, V v) { r.config.epic_labels = v.list; }},
+        {{.name = "member", .type = T::kList, .help = "Logins counted as the project's own (repeatable)", .max = 10000},
+         [](DigestRequest& r, V v) { r.config.members = v.list; }},
+        {{.name = "introductions", .type = T::kString, .help = "The chat channel of introductions (default introductions)",
+          .max = 200},
+         [](DigestRequest& r, V v) { r.config.introductions_channel = v.text; }},
+    };
+    t.check = [](const DigestRequest& r) {
+      if (!r.week.empty() && (!r.from.empty() || !r.to.empty())) return Status::Invalid("week and from/to exclude each other");
+      if (r.from.empty() != r.to.empty()) return Status::Invalid("from and to go together");
+      if (!r.from.empty() && r.weeks != 1) return Status::Invalid("weeks goes with week, not from/to");
+      return Status::Ok();
+    };
+    return t;
+  }();
+  return table;
+}
+
+Result<std::vector<Period>> DigestPeriods(const DigestRequest& r, int64_t now) {
+  if (!r.from.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(Period p, ParsePeriod(r.from, r.to));
+    return std::vector<Period>{p};
+  }
+  Period last = LastCompleteWeek(now);
+  if (!r.week.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(last, WeekOf(r.week));
+  }
+  std::vector<Period> out;
+  int64_t monday = *di::DayStart(last.from);
+  for (int i = r.weeks - 1; i >= 0; --i) {
+    UMWELT_ASSIGN_OR_RETURN(Period p, WeekOf(di::DayString(monday - 7LL * 86400 * i)));
+    out.push_back(p);
+  }
+  return out;
 }
 
 namespace {
@@ -85,7 +143,7 @@ Result<Digest> BuildDigest(const DigestOptions& o) {
   // Continuity: last period's sections, by slug.
   if (auto prev_from = di::DayStart(o.period.from)) {
     Period prev{di::DayString(*prev_from - 86400LL * o.period.days()), di::DayString(*prev_from - 86400)};
-    std::string parent = "narrative:" + prev.id();
+    std::string parent = NarrativeRef(prev.id());
     auto chunks = corpus->ThreadChunks(parent);
     if (chunks.ok()) {
       for (auto& s : d.sections) {

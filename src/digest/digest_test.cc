@@ -14,6 +14,7 @@
 #include "example_project.h"
 #include "test_util.h"
 #include "umwelt/publish.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -193,6 +194,9 @@ class DigestTest : public ::testing::Test {
   std::string path_;
 };
 
+// The strip draws one bar colour per category the sources declare.
+TEST(DigestStrip, OneCategoryPerColour) { EXPECT_EQ(ActivityCategories().size(), static_cast<size_t>(kActivityKinds)); }
+
 TEST_F(DigestTest, WeeksRunMondayToSunday) {
   EXPECT_EQ(WeekOf("2026-11-19")->id(), "2026-11-16_2026-11-22");
   EXPECT_EQ(WeekOf("2026-11-22")->id(), "2026-11-16_2026-11-22");
@@ -273,8 +277,9 @@ TEST_F(DigestTest, ExtractiveWeekGroupsWorkstreamsAndPassesTheChecks) {
   EXPECT_NE(Find(*d, "maintenance")->body.find("#5"), std::string::npos);
   ASSERT_NE(Find(*d, "outside"), nullptr);
   EXPECT_NE(Find(*d, "outside")->body.find("opened by zed"), std::string::npos);
-  ASSERT_NE(Find(*d, "discord"), nullptr);
-  EXPECT_NE(Find(*d, "discord")->body.find("Most reacted (9)"), std::string::npos) << Find(*d, "discord")->body;
+  ASSERT_NE(Find(*d, "chat"), nullptr);
+  EXPECT_NE(Find(*d, "chat")->body.find("Most reacted (9)"), std::string::npos) << Find(*d, "chat")->body;
+  EXPECT_EQ(Find(*d, "chat")->heading, "Discord");
   ASSERT_NE(Find(*d, "introductions"), nullptr);
   EXPECT_NE(Find(*d, "introductions")->body.find("compilers"), std::string::npos);
   ASSERT_NE(Find(*d, "reading"), nullptr);

@@ -10,7 +10,7 @@
 #include "digest_internal.h"
 #include "umwelt/pattern.h"
 #include "umwelt/claims.h"
-#include "umwelt/discord.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt::digest_internal {
@@ -30,13 +30,15 @@ struct Unit {
   std::string area;  // the code area its commits touch most ("" none)
 };
 
-int Category(const Chunk& c) {
-  if (c.source == "github") return c.kind == "issue" ? 0 : c.kind == "pr" ? 1 : 2;
-  if (c.source == "git") return 3;
-  if (c.source == "discord") return 4;
-  if (c.source == "wandb") return 5;
-  return -1;
+bool Tracker(const std::string& source) {
+  const SourceTraits* t = TraitsOf(source);
+  return t && t->tracker;
 }
+
+bool Chat(const std::string& source) { return HasRole(source, Role::kMessage); }
+bool Runs(const std::string& source) { return HasRole(source, Role::kRun); }
+
+bool Change(const Chunk& c) { return RoleOf(c.source, c.kind) == Role::kChange; }
 
 bool HasAny(const std::vector<std::string>& labels, const std::vector<std::string>& wanted) {
   for (const auto& l : labels) {
@@ -51,7 +53,7 @@ bool HasAny(const std::vector<std::string>& labels, const std::vector<std::strin
 // "o/r#12" -> "#12" inside the project, the whole ref outside it.
 std::string Label(const Thread& t, const std::string& project) {
   size_t hash = t.ref.find('#');
-  if (t.source == "github" && hash != std::string::npos) {
+  if (Tracker(t.source) && hash != std::string::npos) {
     return t.ref.substr(0, hash) == project ? t.ref.substr(hash) : t.ref;
   }
   return t.title.empty() ? t.ref : t.title;
@@ -156,23 +158,6 @@ std::string AreaOfTitle(const std::string& title) {
   return "";
 }
 
-// The paths of a commit chunk's "Files:" line.
-std::vector<std::string> FilesOf(const std::string& text) {
-  std::vector<std::string> out;
-  size_t at = text.rfind("\nFiles: ");
-  if (at == std::string::npos) return out;
-  size_t end = text.find('\n', at + 1);
-  std::string list = text.substr(at + 8, end == std::string::npos ? std::string::npos : end - at - 8);
-  for (size_t i = 0; i < list.size();) {
-    size_t e = list.find(", ", i);
-    if (e == std::string::npos) e = list.size();
-    std::string p = list.substr(i, e - i);
-    if (p.rfind("and ", 0) != 0) out.push_back(p);
-    i = e + 2;
-  }
-  return out;
-}
-
 // The size a chunk's or thread's facts give a landed change.
 bool SizeFrom(const std::string& facts, LandedChange* l) {
   std::optional<ChangeSize> c = ChangeOf(facts);
@@ -192,11 +177,6 @@ std::string AreaTitle(const std::string& area) {
   return t;
 }
 
-// "o/r" of a commit chunk's ref "o/r/commit/<sha>".
-std::string RepoOfCommit(const std::string& ref) {
-  size_t at = ref.find("/commit/");
-  return at == std::string::npos ? "" : ref.substr(0, at);
-}
 
 std::string PackageOf(const std::string& repo) {
   return ToLower(repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1));
@@ -208,10 +188,10 @@ std::string AreaOfCommits(const std::string& title, const std::vector<const Chun
   if (std::string a = AreaOfTitle(title); !a.empty()) return a;
   std::map<std::string, double> votes;
   for (const Chunk* c : chunks) {
-    if (c->source != "git") continue;
+    if (!Change(*c)) continue;
     if (std::string a = AreaOfTitle(c->title); !a.empty()) votes[a] += 2;
-    std::string package = PackageOf(RepoOfCommit(c->ref));
-    for (const auto& path : FilesOf(c->text)) {
+    std::string package = PackageOf(RepoOf(c->source, c->ref));
+    for (const auto& path : ChangedFiles(c->source, c->text)) {
       std::string a = AreaOfPath(path, package);
       if (a.empty()) continue;
       votes[a] += a == "tests" ? 0.25 : (a == "docs" || a == "config") ? 0.5 : 1.0;
@@ -312,17 +292,18 @@ Evidence Gatherer::FromChunk(const Chunk& c, const Unit& u) const {
   e.date = c.date;
   e.text = c.text;
   e.thread_state = u.t.state;
-  if (c.source == "discord") e.reactions = discord::ReactionCount(c.text);
+  e.reactions = Reactions(c.source, c.text);
   double score = 1;
   if (!Numbers(c.text).empty()) score += 3;
   if (Decision(c.text)) score += 3;
   score += std::min(10, e.reactions);
   if (c.text.size() < 40) score -= 2;
-  if ((c.kind == "issue" || c.kind == "pr") && u.t.created >= from_) score += 2;
+  bool opening = RoleOf(c.source, c.kind) == Role::kOpening;
+  if (opening && u.t.created >= from_) score += 2;
   // The last word of a thread that closed in the period.
   bool closed_here = (!u.t.closed.empty() && u.t.closed >= from_ && u.t.closed < to_) ||
                      (!u.t.merged.empty() && u.t.merged >= from_ && u.t.merged < to_);
-  if (closed_here && !u.chunks.empty() && u.chunks.back() == &c && c.kind != "issue" && c.kind != "pr") {
+  if (closed_here && !u.chunks.empty() && u.chunks.back() == &c && !opening) {
     e.closeout = true;
     score += 6;
   }
@@ -360,7 +341,7 @@ DigestSection Gatherer::Section(const std::string& slug, const std::string& kind
     s.threads.push_back({u.t.ref, u.t.url, u.t.title, u.t.state, Label(u.t, project_)});
     s.activity += u.activity;
     for (const Chunk* c : u.chunks) {
-      int cat = Category(*c);
+      int cat = ActivityOf(c->source, c->kind);
       auto t = ParseIsoTime(c->date);
       if (cat < 0 || !t) continue;
       int day = static_cast<int>((*t - from_epoch_) / 86400);
@@ -385,12 +366,12 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
   std::map<std::string, std::set<std::string>> cited_by;
   for (const auto& l : links_) {
     auto from = chunk_unit.find(l.from_ref);
-    if (l.kind != "commit" && from != chunk_unit.end() && from->second != l.to_ref) cited_by[l.to_ref].insert(from->second);
+    if (l.kind != kLandedIn && from != chunk_unit.end() && from->second != l.to_ref) cited_by[l.to_ref].insert(from->second);
   }
   for (int i : members) {
     const Unit& u = units_[i];
     int discussion = 0;
-    for (const Chunk* c : u.chunks) discussion += c->source != "git";
+    for (const Chunk* c : u.chunks) discussion += !Change(*c);
     if (u.t.kind == "commits") {
       for (const Chunk* c : u.chunks) {
         // Merging the default branch into a topic branch lands nothing.
@@ -428,7 +409,7 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
       // No author in its row: the landing's.
       for (const Chunk* c : u.chunks) {
         if (!l.author.empty()) break;
-        if (c->source == "git" && ChangeOf(c->facts)) l.author = c->author;
+        if (Change(*c) && ChangeOf(c->facts)) l.author = c->author;
       }
       out.push_back(std::move(l));
     }
@@ -467,7 +448,8 @@ Status Gatherer::Load(Digest* d) {
   // Code windows are snapshots, web pages fetches and summaries our own
   // words: none is activity. Parts after the first repeat their record.
   std::erase_if(chunks_, [](const Chunk& c) {
-    return c.part > 0 || c.source == "narrative" || c.source == "code" || c.source == "web";
+    Role r = RoleOf(c.source, c.kind);
+    return c.part > 0 || r == Role::kNote || r == Role::kCode || r == Role::kPage;
   });
   UMWELT_ASSIGN_OR_RETURN(changed_, corpus_.ThreadsChangedIn(from_, to_));
   if (!corpus_.native()) d->notes.push_back("the corpus has no thread metadata: no states, epics or labels");
@@ -481,7 +463,8 @@ void Gatherer::GuessProject() {
   if (!project_.empty()) return;
   std::map<std::string, int> repos;
   auto count = [&](const std::string& source, const std::string& ref) {
-    if (source == "github" && ref.find('#') != std::string::npos) ++repos[ref.substr(0, ref.find('#'))];
+    if (!Tracker(source)) return;
+    if (std::string repo = RepoOf(source, ref); !repo.empty()) ++repos[repo];
   };
   for (const auto& c : chunks_) count(c.source, c.parent);
   for (const auto& t : changed_) count(t.source, t.ref);
@@ -520,23 +503,23 @@ Status Gatherer::UnitsFromChunks() {
   UMWELT_ASSIGN_OR_RETURN(links_, corpus_.LinksFrom(record_refs));
   std::map<std::string, std::string> commit_pr;
   for (const auto& l : links_) {
-    if (l.kind == "commit") commit_pr[l.from_ref] = l.to_ref;
+    if (l.kind == kLandedIn) commit_pr[l.from_ref] = l.to_ref;
   }
   for (const auto& c : chunks_) {
     std::string ref = c.parent.empty() ? BaseRef(c.ref) : c.parent;
-    if (c.source == "git") {
+    if (Change(c)) {
       // A commit that landed through a pull request is in the PR's thread
       // (so the PR counts once); else it joins the PR it names, else its
       // repository's other commits.
       auto pr = commit_pr.find(BaseRef(c.ref));
-      size_t at = c.ref.find("/commit/");
-      if (!c.parent.empty() && c.parent.find("/commit/") == std::string::npos) {
+      std::string repo = RepoOf(c.source, c.ref);
+      if (LandedThrough(c.source, c.kind, c.parent)) {
         ref = c.parent;
       } else if (pr != commit_pr.end()) {
         ref = pr->second;
       } else {  // the repository's other commits, one unit per area they work in
         std::string area = AreaOfCommits(c.title, {&c});
-        ref = "commits:" + (at == std::string::npos ? c.ref : c.ref.substr(0, at)) + (area.empty() ? "" : ":" + area);
+        ref = "commits:" + (repo.empty() ? c.ref : repo) + (area.empty() ? "" : ":" + area);
       }
     }
     UMWELT_ASSIGN_OR_RETURN(int i, UnitFor(ref, &c));
@@ -558,11 +541,10 @@ Status Gatherer::StateChanges() {
   auto in = [&](const std::string& t) { return !t.empty() && t >= from_ && t < to_; };
   for (const auto& t : changed_) {
     // A PR known from the git history alone has no opening, only its landing.
-    bool opened = in(t.created) && (t.kind == "issue" || t.kind == "pr") && t.source != "git";
+    bool opened = in(t.created) && RoleOf(t.source, t.kind) == Role::kOpening;
     bool merged = in(t.merged);
     bool closed = !merged && in(t.closed);
-    bool finished = t.source == "wandb" && in(t.updated) &&
-                    (t.state == "finished" || t.state == "crashed" || t.state == "failed" || t.state == "killed");
+    bool finished = in(t.updated) && Ended(t.source, t.state);
     if (!opened && !merged && !closed && !finished) continue;
     UMWELT_ASSIGN_OR_RETURN(int i, UnitFor(t.ref, nullptr));
     Unit& u = units_[i];
@@ -578,7 +560,8 @@ Status Gatherer::StateChanges() {
       e.text = Label(u.t, project_) + " " + what + " on " + when.substr(0, 10) + (who.empty() ? "" : " (" + who + ")") +
                ": " + u.t.title;
       // A landing from the git history says its size: commits, authors, lines.
-      if (u.t.source == "git" && what == "merged" && u.t.description.find(": ") != std::string::npos) {
+      if (RoleOf(u.t.source, u.t.kind) == Role::kChange && what == "merged" &&
+          u.t.description.find(": ") != std::string::npos) {
         e.text += " — " + u.t.description.substr(u.t.description.find(": ") + 2);
       }
       e.thread_state = what;
@@ -589,7 +572,7 @@ Status Gatherer::StateChanges() {
     if (opened) event("opened", t.created, t.author, 6);
     if (merged) event("merged", t.merged, "", 10);
     if (closed) {
-      event(t.kind == "pr" ? "closed without merge" : t.state_reason == "not_planned" ? "closed as not planned" : "closed",
+      event(Proposal(t.source, t.kind) ? "closed without merge" : t.state_reason == "not_planned" ? "closed as not planned" : "closed",
             t.closed, "", 9);
     }
     if (finished) event(t.state, t.updated, t.author, 7);
@@ -601,16 +584,17 @@ void Gatherer::CountStats(Digest* d) const {
   std::set<std::string> people, channels;
   for (const auto& c : chunks_) {
     if (!c.author.empty()) people.insert(c.author);
-    d->stats.messages += c.source == "discord";
-    d->stats.commits += c.source == "git";
-    if (c.source == "discord") channels.insert(c.parent);
+    Role role = RoleOf(c.source, c.kind);
+    d->stats.messages += role == Role::kMessage;
+    d->stats.commits += role == Role::kChange;
+    if (role == Role::kMessage) channels.insert(c.parent);
   }
   for (const auto& u : units_) {
     for (const auto& e : u.events) {
       d->stats.opened += e.thread_state == "opened";
       d->stats.merged += e.thread_state == "merged";
       d->stats.closed += e.thread_state.rfind("closed", 0) == 0;
-      d->stats.runs += e.source == "wandb";
+      d->stats.runs += Runs(e.source);
       if (!e.author.empty()) people.insert(e.author);
     }
   }
@@ -626,14 +610,14 @@ Groups Gatherer::Classify() {
   Groups g;
   for (int i = 0; i < static_cast<int>(units_.size()); ++i) {
     Unit& u = units_[i];
-    if (u.t.source == "discord" && !cfg_.introductions_channel.empty() &&
+    if (Chat(u.t.source) && !cfg_.introductions_channel.empty() &&
         ToLower(u.t.title).find(ToLower(cfg_.introductions_channel)) != std::string::npos) {
       g.intro.push_back(i);
-    } else if (u.t.source == "wandb") {
+    } else if (Runs(u.t.source)) {
       g.runs.push_back(i);
-    } else if (std::string epic = u.t.source == "github" ? EpicOf(u.t.ref) : ""; !epic.empty()) {
+    } else if (std::string epic = Tracker(u.t.source) ? EpicOf(u.t.ref) : ""; !epic.empty()) {
       g.epics[epic].push_back(i);
-    } else if (u.t.source == "github" && Maintenance(u.t, cfg_)) {
+    } else if (Tracker(u.t.source) && Maintenance(u.t, cfg_)) {
       g.maintenance.push_back(i);
     } else {
       g.rest.push_back(i);
@@ -653,7 +637,8 @@ void Gatherer::JoinEpicsByLinks(Groups* g) {
     auto from = chunk_unit.find(l.from_ref);
     if (from == chunk_unit.end() || from->second == l.to_ref) continue;
     g->linked[from->second].insert(l.to_ref);
-    if (l.to_ref.rfind("discord:", 0) == 0 || l.to_ref.rfind("web:", 0) == 0 || l.kind == "commit") continue;
+    const SourceTraits* to = TraitsOfRef(l.to_ref);  // a channel's or a page's thread is no epic
+    if ((to && !to->tracker) || l.kind == kLandedIn) continue;
     std::string epic = EpicOf(l.to_ref);
     if (!epic.empty()) ++links_to_epic[from->second][epic];
   }
@@ -698,7 +683,9 @@ std::map<int, std::vector<int>> Gatherer::Cluster(Groups* g) {
   std::map<std::string, int> by_area;
   for (int i : g->unassigned) {
     Unit& u = units_[i];
-    u.area = AreaOfCommits(u.t.source == "github" && u.t.kind == "issue" ? "" : u.t.title, u.chunks);
+    // An issue's title names a problem, not the area of its fix.
+    bool issue = RoleOf(u.t.source, u.t.kind) == Role::kOpening && !Proposal(u.t.source, u.t.kind);
+    u.area = AreaOfCommits(issue ? "" : u.t.title, u.chunks);
     if (u.area.empty()) continue;
     auto [it, fresh] = by_area.try_emplace(u.area, i);
     if (!fresh) uf.Join(it->second, i);
@@ -741,14 +728,14 @@ Status Gatherer::WorkSections(Groups* g, Digest* d) {
     // Commits and git-only PRs in no area of the code fit nowhere: a
     // section is never one change's title.
     bool only_git = std::all_of(members.begin(), members.end(), [&](int i) {
-      return units_[i].t.kind == "commits" || units_[i].t.source == "git";
+      return units_[i].t.kind == "commits" || RoleOf(units_[i].t.source, units_[i].t.kind) == Role::kChange;
     });
     if (only_git) {
       work.push_back({"other", "other", "", members, 0});
       continue;
     }
     std::string heading = lead.t.title.empty() ? lead.t.ref : lead.t.title;
-    std::string slug = Slug(lead.t.source == "github" ? lead.t.ref : heading);
+    std::string slug = Slug(Tracker(lead.t.source) ? lead.t.ref : heading);
     work.push_back({slug.empty() ? "workstream" : slug, "workstream", heading, members, 0});
   }
   for (auto& c : work) {
@@ -779,17 +766,21 @@ Status Gatherer::WorkSections(Groups* g, Digest* d) {
 // Discord and introductions.
 void Gatherer::FixedSections(const Groups& g, Digest* d) {
   if (!g.maintenance.empty()) d->sections.push_back(Section("maintenance", "maintenance", "Routine maintenance", g.maintenance));
-  std::vector<int> outside, discord;
+  std::vector<int> outside;
+  std::map<std::string, std::vector<int>> chat;  // by source, in the sources' order below
   for (int i = 0; i < static_cast<int>(units_.size()); ++i) {
     const Unit& u = units_[i];
-    if (u.t.source == "discord" && !Has(g.intro, i)) discord.push_back(i);
-    if (u.t.source != "github" || (u.t.kind != "issue" && u.t.kind != "pr") || Insider(u.t, cfg_)) continue;
+    if (Chat(u.t.source) && !Has(g.intro, i)) chat[u.t.source].push_back(i);
+    if (!Tracker(u.t.source) || RoleOf(u.t.source, u.t.kind) != Role::kOpening || Insider(u.t, cfg_)) continue;
     bool own = u.t.created >= from_;
     for (const Chunk* c : u.chunks) own |= c->author == u.t.author;
     if (own) outside.push_back(i);
   }
   if (!outside.empty()) d->sections.push_back(Section("outside-contributors", "outside", "Outside contributors", outside));
-  if (!discord.empty()) d->sections.push_back(Section("discord", "discord", "Discord", discord));
+  for (const auto& s : AllSourceTraits()) {  // each chat source's section: "discord", "Discord"
+    auto it = chat.find(std::string(s.name));
+    if (it != chat.end()) d->sections.push_back(Section(it->first, "chat", std::string(s.label), it->second));
+  }
   if (!g.intro.empty()) d->sections.push_back(Section("introductions", "introductions", "Introductions", g.intro));
 }
 
@@ -797,10 +788,15 @@ void Gatherer::FixedSections(const Groups& g, Digest* d) {
 // pages only, credentials stripped, review-tool mirrors of the project's own
 // PRs left to the PRs themselves.
 Status Gatherer::SharedReading(Digest* d) {
+  const SourceTraits* pages = FirstWithRole(Role::kPage);  // the fetched pages' source
+  if (!pages || pages->ref_prefix.empty()) return Status::Ok();
+  const std::string prefix(pages->ref_prefix);
   std::vector<std::string> urls;
   std::set<std::string> seen;
   for (const auto& l : links_) {
-    if (l.to_ref.rfind("web:", 0) == 0 && seen.insert(l.to_ref.substr(4)).second) urls.push_back(l.to_ref.substr(4));
+    if (l.to_ref.rfind(prefix, 0) != 0) continue;
+    std::string url = l.to_ref.substr(prefix.size());
+    if (seen.insert(url).second) urls.push_back(url);
   }
   if (urls.empty()) return Status::Ok();
   DigestSection s = Section("shared-reading", "reading", "Shared reading", {});
@@ -813,12 +809,12 @@ Status Gatherer::SharedReading(Digest* d) {
     Evidence e;
     e.id = "E" + std::to_string(++next_id_);
     e.url = shareable;
-    e.ref = "web:" + u;
-    e.source = "web";
+    e.ref = std::string(pages->ref_prefix) + u;
+    e.source = pages->name;
     e.kind = "link";
     e.author = sharer->author;
     e.date = sharer->date;
-    UMWELT_ASSIGN_OR_RETURN(Thread * page, ThreadRow("web:" + u));
+    UMWELT_ASSIGN_OR_RETURN(Thread * page, ThreadRow(e.ref));
     e.title = page && !page->title.empty() ? page->title : shareable;
     e.text = "Shared by " + e.author + " in " + sharer->title + " (" + sharer->url + ")";
     e.thread = sharer->url;  // where it was shared

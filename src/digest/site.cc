@@ -14,6 +14,7 @@
 #include "umwelt/pattern.h"
 #include "umwelt/json_read.h"
 #include "umwelt/claims.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/file.h"
 #include "umwelt/publish.h"
 #include "umwelt/text.h"
@@ -86,7 +87,7 @@ std::string Bars(const std::vector<DayActivity>& slots, double x0, double width,
       double h = std::max(1.0, height * slots[i][k] / max);
       y -= h;
       out += "<rect x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" width=\"" + Num(width) + "\" height=\"" + Num(h) +
-             "\" fill=\"" + kColors[k] + "\"><title>" + std::to_string(slots[i][k]) + " " + kActivityNames[k] +
+             "\" fill=\"" + kColors[k] + "\"><title>" + std::to_string(slots[i][k]) + " " + ActivityCategories()[k] +
              "</title></rect>";
     }
   }
@@ -96,7 +97,7 @@ std::string Bars(const std::vector<DayActivity>& slots, double x0, double width,
 std::string Describe(const DayActivity& total) {
   std::string out;
   for (int k = 0; k < kActivityKinds; ++k) {
-    if (total[k]) out += (out.empty() ? "" : ", ") + std::to_string(total[k]) + " " + kActivityNames[k];
+    if (total[k]) out += (out.empty() ? "" : ", ") + std::to_string(total[k]) + " " + ActivityCategories()[k];
   }
   return out.empty() ? "no activity" : out;
 }
@@ -162,7 +163,7 @@ std::string WeeklyChartSvg(const std::vector<WeekTotal>& weeks) {
 std::string ActivityLegendHtml() {
   std::string out = "<span class=\"legend\">";
   for (int k = 0; k < kActivityKinds; ++k) {
-    out += "<span><i style=\"background:" + std::string(kColors[k]) + "\"></i>" + kActivityNames[k] + "</span>";
+    out += "<span><i style=\"background:" + std::string(kColors[k]) + "\"></i>" + ActivityCategories()[k] + "</span>";
   }
   return out + "</span>";
 }

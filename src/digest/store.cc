@@ -12,6 +12,7 @@
 #include "umwelt/claims.h"
 #include "umwelt/json_read.h"
 #include "umwelt/publish.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/http.h"
 #include "umwelt/text.h"
 
@@ -26,7 +27,7 @@ std::string Two(size_t i) { return (i < 10 ? "0" : "") + std::to_string(i); }
 }  // namespace
 
 Status StoreDigest(Corpus& corpus, const Digest& d, const std::string& page_url) {
-  std::string parent = "narrative:" + d.period.id();
+  std::string parent = NarrativeRef(d.period.id());
   std::string date = d.period.to + "T23:59:59Z";
   UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
   // An earlier digest of the period goes first: its sections may differ.
@@ -34,7 +35,7 @@ Status StoreDigest(Corpus& corpus, const Digest& d, const std::string& page_url)
   for (const auto& ref : old) UMWELT_RETURN_IF_ERROR(batch->DeleteRecord(ref));
   Thread t;
   t.ref = parent;
-  t.source = "narrative";
+  t.source = kNarrativeSource;
   t.kind = "digest";
   t.state = d.partial ? "partial" : "final";
   t.title = d.title;
@@ -46,7 +47,7 @@ Status StoreDigest(Corpus& corpus, const Digest& d, const std::string& page_url)
   UMWELT_RETURN_IF_ERROR(batch->PutThread(t));
   auto put = [&](const std::string& slug, const std::string& title, const std::string& text) -> Status {
     Chunk c;
-    c.source = "narrative";
+    c.source = kNarrativeSource;
     c.kind = "summary";
     c.ref = parent + "/" + slug;
     c.parent = parent;
@@ -71,7 +72,7 @@ Status StoreDigest(Corpus& corpus, const Digest& d, const std::string& page_url)
 }
 
 Result<std::vector<SummaryInfo>> ListSummaries(Corpus& corpus) {
-  UMWELT_ASSIGN_OR_RETURN(std::vector<Thread> threads, corpus.ThreadsOf("narrative", "digest"));
+  UMWELT_ASSIGN_OR_RETURN(std::vector<Thread> threads, corpus.ThreadsOf(std::string(kNarrativeSource), "digest"));
   std::vector<SummaryInfo> out;
   for (const auto& t : threads) out.push_back({t.ref.substr(10), t.title, t.description, t.url});
   std::sort(out.begin(), out.end(), [](const SummaryInfo& a, const SummaryInfo& b) { return a.period > b.period; });
@@ -95,7 +96,7 @@ Result<std::vector<Chunk>> PeriodChunks(Corpus& corpus, const std::string& perio
       }
     }
   }
-  UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ThreadChunks("narrative:" + p));
+  UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ThreadChunks(NarrativeRef(p)));
   if (chunks.empty()) return Status::NotFound("no summary for " + period + " (see `umwelt summaries list`)");
   std::sort(chunks.begin(), chunks.end(), [](const Chunk& a, const Chunk& b) {
     return a.ref != b.ref ? a.ref < b.ref : a.part < b.part;
@@ -251,7 +252,7 @@ Result<DigestCheck> CheckDigest(const Digest& d, Corpus& corpus, int top_notable
     }
     for (const auto& e : s.evidence) {
       if (e.kind != "state") continue;
-      bool notable = e.thread_state == "merged" || e.source == "wandb" ||
+      bool notable = e.thread_state == "merged" || HasRole(e.source, Role::kRun) ||
                      (e.thread_state.rfind("closed", 0) == 0 && discussion[e.thread] > 0) ||
                      (e.thread_state == "opened" && s.kind == "epic" && !s.threads.empty() && s.threads[0].ref == e.thread);
       if (notable) events.push_back({e.text.substr(0, e.text.find(':')), e.url, 5.0 + discussion[e.thread]});

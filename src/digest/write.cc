@@ -11,6 +11,7 @@
 #include "umwelt/pattern.h"
 #include "umwelt/json_read.h"
 #include "umwelt/claims.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt::digest_internal {
@@ -56,18 +57,7 @@ std::string Counts(const DigestSection& s) {
   }
   std::vector<std::string> parts;
   for (int k = 0; k < kActivityKinds; ++k) {
-    if (!total[k]) continue;
-    std::string name = kActivityNames[k];
-    if (k == 4) name = "Discord messages";
-    if (total[k] == 1) {
-      if (name == "issues") name = "issue";
-      else if (name == "PRs") name = "PR";
-      else if (name == "comments") name = "comment";
-      else if (name == "commits") name = "commit";
-      else if (name == "Discord messages") name = "Discord message";
-      else if (name == "runs") name = "run";
-    }
-    parts.push_back(std::to_string(total[k]) + " " + name);
+    if (total[k]) parts.push_back(ActivityCount(k, total[k]));
   }
   return Join(parts, ", ", " and ");
 }
@@ -122,13 +112,10 @@ std::string Lead(const DigestSection& s, std::vector<std::string>* states) {
   return changes.empty() ? "" : Join(changes, "; ", "; ") + ".\n\n";
 }
 
-// What to quote of a record: its best statement; a run's final numbers (the
-// "Summary:" line the W&B source writes), which are what a run says.
+// What to quote of a record: its best statement; what it reports, for a
+// record that reports a result (a run's final numbers).
 std::string Quotable(const Evidence& e) {
-  if (e.source == "wandb") {
-    size_t at = e.text.find("\nSummary: ");
-    if (at != std::string::npos) return e.text.substr(at + 1, e.text.find('\n', at + 1) - at - 1);
-  }
+  if (std::string reported = Reported(e.source, e.text); !reported.empty()) return reported;
   return BestSentence(e.text, {});
 }
 
@@ -144,7 +131,7 @@ std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quote
     if (!threads.insert(e.thread).second && threads.size() < s.threads.size()) continue;
     std::string sentence = Quotable(e);
     if (sentence.size() < 25) continue;
-    if (e.source == "wandb") {  // a run's final numbers, reported, not quoted as something said
+    if (HasRole(e.source, Role::kRun)) {  // a run's final numbers, reported, not quoted as something said
       md += "Final numbers of " + ThreadLink(e, e.title) + ": " + Inline(sentence.substr(sentence.find(": ") + 2), 360) +
             " (" + Cite(e) + ")\n\n";
     } else {
@@ -206,7 +193,7 @@ std::string NumbersList(const DigestSection& s, const std::set<std::string>& quo
   std::set<std::string> numbers;
   for (const auto& e : s.evidence) {
     if (numbers.size() >= max) break;
-    if (e.kind == "state" || e.source == "wandb" || !Citable(e.url) || quoted.count(e.url)) continue;
+    if (e.kind == "state" || HasRole(e.source, Role::kRun) || !Citable(e.url) || quoted.count(e.url)) continue;
     for (const auto& sentence : Sentences(e.text)) {
       if (!research::IsStatement(sentence) || research::SpeaksOfTarget(sentence)) continue;
       std::vector<std::string> found = Numbers(sentence);
@@ -220,8 +207,8 @@ std::string NumbersList(const DigestSection& s, const std::set<std::string>& quo
   return md.empty() ? "" : "Numbers stated:\n\n" + md + "\n";
 }
 
-// Discord: the most active channels and the most reacted message.
-std::string DiscordHighlights(const DigestSection& s) {
+// A chat section: the most active channels and the most reacted message.
+std::string ChatHighlights(const DigestSection& s) {
   std::map<std::string, int> per;
   std::map<std::string, std::string> latest;  // channel -> a message of it to cite
   for (const auto& e : s.evidence) {
@@ -299,7 +286,7 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
   }
   md += quotes;
   md += NumbersList(*s, *quoted, 5);
-  if (s->kind == "discord") md += DiscordHighlights(*s);
+  if (s->kind == "chat") md += ChatHighlights(*s);
   md += StillOpen(*s);
   while (!md.empty() && md.back() == '\n') md.pop_back();
   md += "\n";
@@ -338,7 +325,10 @@ std::string ExtractiveXs(const Digest& d) {
     std::string t = CollapseWhitespace(s.heading);
     std::vector<std::string> states;
     for (const auto& e : s.evidence) {
-      if (e.kind == "state" && states.size() < 2 && e.source == "github") states.push_back(LabelOf(e) + " " + e.thread_state);
+      const SourceTraits* source = TraitsOf(e.source);
+      if (e.kind == "state" && states.size() < 2 && source && source->tracker) {
+        states.push_back(LabelOf(e) + " " + e.thread_state);
+      }
     }
     if (!states.empty()) t += " (" + Join(states, ", ", ", ") + ")";
     if (topics.size() + t.size() + 2 + head.size() > 276) break;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
 
@@ -40,21 +41,15 @@ Result<std::vector<float>> QueryVector(Embedder& e, const HybridOptions& o) {
 // Whether `space` can hold any chunk the lane's source filters admit: a code
 // lane never scans the prose space, nor the prose lane the code space.
 bool SpaceServes(const std::string& space, const SearchOptions& search) {
-  for (const std::string source : {"code", "github"}) {  // one source of each space
-    if (!SpaceCovers(space, source)) continue;
-    if (!search.sources.empty()) {
-      for (const auto& s : search.sources) {
-        if (SpaceCovers(space, s)) return true;
-      }
-      return false;
-    }
-    if (space == "code" && std::find(search.exclude_sources.begin(), search.exclude_sources.end(), "code") !=
-                               search.exclude_sources.end()) {
-      return false;
-    }
-    return true;
+  if (!search.sources.empty()) {
+    return std::any_of(search.sources.begin(), search.sources.end(),
+                       [&](const std::string& s) { return SpaceCovers(space, s); });
   }
-  return true;
+  // Unless every source in the space is excluded.
+  std::vector<std::string> in_space = SourcesInSpace(space);
+  return in_space.empty() || !std::all_of(in_space.begin(), in_space.end(), [&](const std::string& s) {
+    return std::find(search.exclude_sources.begin(), search.exclude_sources.end(), s) != search.exclude_sources.end();
+  });
 }
 
 // One lane: fuse the legs for `search` and return its best `k` hits.
@@ -161,15 +156,20 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
     std::string why = result.notes.empty() ? "the corpus has no vector space (run `umwelt index`)" : result.notes.front();
     return Status::Unavailable("--vec-only: no vector leg can run: " + why);
   }
-  bool code_primary = std::find(o.search.sources.begin(), o.search.sources.end(), "code") != o.search.sources.end();
+  // Code has lanes of its own unless the search asked for it.
+  static const std::vector<std::string> code_sources = SourcesInSpace("code");
+  bool code_primary = std::any_of(o.search.sources.begin(), o.search.sources.end(),
+                                  [](const std::string& s) { return SpaceOf(s) == "code"; });
   SearchOptions primary = o.search;
-  if (!code_primary && primary.sources.empty()) primary.exclude_sources.push_back("code");
+  if (!code_primary && primary.sources.empty()) {
+    for (const auto& s : code_sources) primary.exclude_sources.push_back(s);
+  }
   UMWELT_ASSIGN_OR_RETURN(result.hits, Lane(corpus, keyword, spaces, qvecs, o, primary, &result.notes));
   if (!code_primary && o.search.sources.empty() && o.search.kinds.empty() && o.code_k > 0) {
-    for (auto [kind, lane] : {std::pair{"window", &result.code_main}, std::pair{"branch-window", &result.code_branches}}) {
+    for (auto [branch, lane] : {std::pair{false, &result.code_main}, std::pair{true, &result.code_branches}}) {
       SearchOptions code = o.search;
-      code.sources = {"code"};
-      code.kinds = {kind};
+      code.sources = code_sources;
+      code.kinds = CodeKinds(branch);
       code.k = o.code_k;
       std::vector<std::string> lane_notes;
       auto hits = Lane(corpus, keyword, spaces, qvecs, o, code, &lane_notes);

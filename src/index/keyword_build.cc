@@ -14,6 +14,7 @@
 #include "index_format.h"
 #include "umwelt/file.h"
 #include "umwelt/search.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -81,9 +82,7 @@ class Writer {
 // commits of one pull request, their thread — search returns the PR once,
 // by its best commit.
 uint64_t HitKey(const Corpus::IndexRow& r) {
-  bool pr_commit = r.source == "git" && r.kind == "commit" && !r.parent.empty() &&
-                   r.parent.find("/commit/") == std::string_view::npos;
-  if (pr_commit) return XXH3_64bits(r.parent.data(), r.parent.size()) ^ 0x5bd1e9955bd1e995ull;
+  if (LandedThrough(r.source, r.kind, r.parent)) return XXH3_64bits(r.parent.data(), r.parent.size()) ^ 0x5bd1e9955bd1e995ull;
   if (r.url.empty()) return XXH3_64bits(&r.id, sizeof r.id) ^ 0x9e3779b97f4a7c15ull;
   return XXH3_64bits(r.url.data(), r.url.size());
 }

@@ -5,6 +5,7 @@
 
 #include "umwelt/json_read.h"
 #include "umwelt/log.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/vector.h"
 
 namespace umwelt {
@@ -23,9 +24,7 @@ json SpacesJson(Corpus& corpus) {
 
 }  // namespace
 
-bool SpaceCovers(const std::string& space, const std::string& source) {
-  return space == "code" ? source == "code" : source != "code";
-}
+bool SpaceCovers(const std::string& space, const std::string& source) { return SpaceOf(source) == space; }
 
 Result<std::vector<SpaceConfig>> ParseSpaceConfigs(const std::vector<std::string>& specs) {
   std::vector<SpaceConfig> out;

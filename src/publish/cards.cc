@@ -2,6 +2,7 @@
 
 #include "umwelt/permalinks.h"
 #include "umwelt/publish.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt::publish_internal {
@@ -37,7 +38,7 @@ std::optional<Card> LookupCard(Corpus& corpus, const std::string& url) {
     card.kind = chunk->kind;
     card.date = chunk->date.substr(0, 10);
     card.title = chunk->title;
-    if (chunk->kind != "issue" && chunk->kind != "pr") card.by = chunk->author;
+    if (RoleOf(chunk->source, chunk->kind) != Role::kOpening) card.by = chunk->author;
     card.description = std::string(TruncateUtf8(CollapseWhitespace(chunk->text), 160));
     card.ref = chunk->parent.empty() ? chunk->ref : chunk->parent;
   }

@@ -7,6 +7,7 @@
 #include "cards.h"
 #include "document.h"
 #include "umwelt/publish.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -105,11 +106,15 @@ void CheckLink(Corpus* corpus, const std::string& url, int line, const std::stri
     // source built it from the remote): a record of another source whose
     // url sits on a foreign host was re-pointed, not fetched.
     // A pull request's page on the repository's own forge, from its history.
-    if (auto t = corpus->ThreadByUrl(url); t.ok() && t->has_value() && (*t)->source == "git") return;
+    auto any_host = [](const std::string& source) {
+      const SourceTraits* t = TraitsOf(source);
+      return t && t->any_host;
+    };
+    if (auto t = corpus->ThreadByUrl(url); t.ok() && t->has_value() && any_host((*t)->source)) return;
     auto page = corpus->ChunkByUrl(url);
     if (page.ok() && page->has_value()) {
       const std::string& source = (*page)->source;
-      if (source == "web" || source == "git" || source == "code") return;
+      if (any_host(source)) return;
       Add(out, S::kError, line, url, "a " + source + " record on a host that is not " + source + "'s");
       return;
     }

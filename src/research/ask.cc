@@ -16,6 +16,7 @@
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
 #include "umwelt/searcher.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 #include "extractive.h"
 
@@ -62,10 +63,9 @@ std::vector<Facet> ParseFacets(const std::string& text, int max_facets) {
         if (h.is_string() && x.hyde.size() < 3) x.hyde.push_back(std::string(TruncateUtf8(h.get<std::string>(), 1000)));
       }
     }
-    static const std::set<std::string> kSources = {"github", "discord", "git", "code", "wandb", "web", "narrative"};
     if (f.contains("sources") && f["sources"].is_array()) {
       for (const auto& s : f["sources"]) {
-        if (s.is_string() && kSources.count(s.get<std::string>())) x.sources.push_back(s.get<std::string>());
+        if (s.is_string() && TraitsOf(s.get<std::string>())) x.sources.push_back(s.get<std::string>());
       }
     }
     if (CollapseWhitespace(x.query).empty()) continue;
@@ -123,10 +123,10 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   for (const auto& h : top) {
     if (static_cast<int>(out.size()) >= max_facets) break;
     std::string title = CollapseWhitespace(h.title);
-    if (title.empty() || h.source == "code" || !seen.insert(ToLower(title)).second) continue;
+    if (title.empty() || SpaceOf(h.source) == "code" || !seen.insert(ToLower(title)).second) continue;
     out.push_back({title, std::string(TruncateUtf8(title, 200)), {}, {}, false, 0, 0});
   }
-  out.push_back({"code: " + q, q, {}, {"code"}, true, 0, 0});
+  out.push_back({"code: " + q, q, {}, SourcesInSpace("code"), true, 0, 0});
   return out;
 }
 
@@ -138,12 +138,18 @@ struct FacetHits {
   bool keyword_exact = false;
 };
 
+// A code hit from an active branch rather than the default one.
+bool OnBranch(const Hit& h) {
+  static const std::vector<std::string> branch = CodeKinds(true);
+  return std::find(branch.begin(), branch.end(), h.kind) != branch.end();
+}
+
 Result<FacetHits> SearchFacet(Searcher& searcher, const AskOptions& o, const Facet& f) {
   FacetHits out;
   SearchRequest req;
   req.search.query = f.query;
   req.search.k = o.k;
-  if (f.code) req.search.sources = {"code"};
+  if (f.code) req.search.sources = SourcesInSpace("code");
   req.vec_texts = f.hyde;
   auto r = searcher.Search(req);
   if (!r.ok()) {
@@ -153,11 +159,11 @@ Result<FacetHits> SearchFacet(Searcher& searcher, const AskOptions& o, const Fac
   out.notes = std::move(r->result.notes);
   if (!r->hybrid) {
     for (auto& h : r->result.hits) {
-      if (h.source == "code") (h.kind == "branch-window" ? out.branches : out.main).push_back(std::move(h));
+      if (SpaceOf(h.source) == "code") (OnBranch(h) ? out.branches : out.main).push_back(std::move(h));
       else out.prose.push_back(std::move(h));
     }
   } else if (f.code) {
-    for (auto& h : r->result.hits) (h.kind == "branch-window" ? out.branches : out.main).push_back(std::move(h));
+    for (auto& h : r->result.hits) (OnBranch(h) ? out.branches : out.main).push_back(std::move(h));
   } else {
     out.prose = std::move(r->result.hits);
     out.main = std::move(r->result.code_main);
@@ -202,16 +208,14 @@ std::string EvidenceBlock(const std::vector<Evidence>& ev, size_t max_chars_each
 // title; the branch commits are detail, read with the thread. `landings`
 // caches each PR's answer.
 Hit AsPullRequest(Corpus& corpus, const Hit& h, std::map<std::string, std::optional<Hit>>* landings) {
-  if (h.source != "git" || h.kind != "commit" || h.parent.empty() || h.parent.find("/commit/") != std::string::npos) {
-    return h;
-  }
+  if (!LandedThrough(h.source, h.kind, h.parent)) return h;
   auto [it, fresh] = landings->try_emplace(h.parent);
   if (fresh) {
     auto chunks = corpus.ThreadChunks(h.parent);
     auto row = corpus.GetThread(h.parent);
     for (size_t i = chunks.ok() ? chunks->size() : 0; i-- > 0;) {
       const Chunk& c = (*chunks)[i];
-      if (c.source != "git" || c.kind != "commit") continue;
+      if (RoleOf(c.source, c.kind) != Role::kChange) continue;
       Hit l = h;
       l.ref = c.ref;
       l.url = c.url;
@@ -333,7 +337,7 @@ void AskRun::Orient() {
   };
   top = keyword_search(20, {});
   {
-    narrative = keyword_search(3, {"narrative"});
+    narrative = keyword_search(3, {std::string(kNarrativeSource)});
     std::string latest;
     for (const auto& h : narrative) latest = std::max(latest, h.date.substr(0, 10));
     if (!latest.empty()) summaries_through = "Weekly summaries through " + latest;
@@ -438,10 +442,11 @@ Status AskRun::Expand() {
     if (v.chunks.size() > 400) v.chunks.erase(v.chunks.begin() + 1, v.chunks.end() - 399);  // the body and the last 399
     UMWELT_ASSIGN_OR_RETURN(v.row, corpus->GetThread(ref));
     if (v.row) v.state = v.row->state_reason == "not_planned" ? "closed as not planned" : v.row->state;
-    if (v.row && v.row->kind == "pr" && v.row->state == "merged") {  // a later commit that reverts it
+    if (v.row && v.row->state == "merged") {  // a later commit that reverts it
       UMWELT_ASSIGN_OR_RETURN(auto from, corpus->LinkedFrom(ref, 20));
       for (const auto& c : from) {
-        if (c.kind == "commit" && ToLower(c.title).rfind("revert", 0) == 0 && c.url.rfind("http", 0) == 0) {
+        if (RoleOf(c.source, c.kind) == Role::kChange && ToLower(c.title).rfind("revert", 0) == 0 &&
+            c.url.rfind("http", 0) == 0) {
           v.state = "merged, then reverted";
           v.reverted_by = c.url;
         }
@@ -451,7 +456,7 @@ Status AskRun::Expand() {
   };
   for (auto& e : ev) {
     std::string base = BaseRef(e.ref);
-    if (e.kind == "message" || !e.lane.empty()) {  // a chat message or a code window: read alone
+    if (RoleOf(e.source, e.kind) == Role::kMessage || !e.lane.empty()) {  // a chat message or a code window: read alone
       UMWELT_ASSIGN_OR_RETURN(auto own, corpus->ChunkByRef(e.ref));
       e.text = own ? own->text : e.title;
       continue;
@@ -505,8 +510,8 @@ Status AskRun::FetchLinked() {
     std::set<std::string> seen;
     for (const auto& e : ev) {
       for (const auto& l : FindLinks(e.ref, e.text, "")) {
-        if (l.to_ref.rfind("web:", 0) != 0) continue;
-        std::string url = l.to_ref.substr(4);
+        std::string url = PageUrlOf(l.to_ref);
+        if (url.empty()) continue;
         if (seen.insert(url).second && static_cast<int>(urls.size()) < o.max_linked) urls.push_back(url);
       }
     }
@@ -515,12 +520,12 @@ Status AskRun::FetchLinked() {
       Status fs = o.fetch_linked(urls);
       if (!fs.ok()) result.notes.push_back("--fetch-linked: " + fs.message());
       for (const auto& url : urls) {
-        UMWELT_ASSIGN_OR_RETURN(auto sections, corpus->ThreadChunks("web:" + url));
+        UMWELT_ASSIGN_OR_RETURN(auto sections, corpus->ThreadChunks(PageRef(url)));
         if (sections.empty()) continue;
         fetched.push_back(url);
         int n = 0;
         for (const auto& c : sections) {
-          if (c.kind != "page" || n++ >= 3) continue;
+          if (RoleOf(c.source, c.kind) != Role::kPage || n++ >= 3) continue;
           Evidence x;
           x.url = c.url;
           x.ref = c.ref;

@@ -7,6 +7,7 @@
 
 #include "umwelt/pattern.h"
 #include "umwelt/claims.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt::research_internal {
@@ -343,7 +344,9 @@ class ExtractiveReport {
     std::string open;
     std::set<std::string> threads;
     for (const auto& e : ev_) {
-      if (e.thread_state == "open" && (e.source == "github") && threads.insert(e.thread).second && threads.size() <= 8) {
+      const SourceTraits* source = TraitsOf(e.source);
+      if (e.thread_state == "open" && source && source->tracker && threads.insert(e.thread).second &&
+          threads.size() <= 8) {
         open += "- " + Cell(e.title) + " — open ([" + Cell(e.thread) + "](" + e.url + "))\n";
       }
     }

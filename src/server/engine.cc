@@ -43,6 +43,13 @@ void SearchPool::Work() {
   }
 }
 
+size_t SearchPool::queued() {
+  MutexLock lock(mu_);
+  size_t n = 0;
+  for (const auto& [client, waiting] : queues_) n += waiting.size();
+  return n;
+}
+
 Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns, const std::string& client) {
   std::vector<Task> tasks(fns.size());
   for (size_t i = 0; i < fns.size(); ++i) tasks[i].fn = &fns[i];

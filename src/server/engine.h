@@ -46,6 +46,8 @@ class SearchPool {
   // and returns when all have run; when one cannot start within max_wait,
   // those not started are dropped (the rest finish) and it fails. A TaskRunner.
   Status RunAll(const std::vector<std::function<void()>>& tasks, const std::string& client = "");
+  // Tasks waiting for a thread, all clients together.
+  size_t queued() EXCLUDES(mu_);
 
  private:
   struct Task {

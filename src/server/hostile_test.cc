@@ -204,7 +204,8 @@ TEST(SearchPoolFairness, EachClientTakesItsTurn) {
       if (!pool.RunAll({slow}, "10.0.0.1").ok()) ++refused;
     });
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // The flood is in: its queue was full three times (one runs, eight wait).
+  ASSERT_TRUE(testing::WaitUntil([&] { return refused.load() >= 3 && pool.queued() > 0; }));
   auto t0 = Clock::now();
   ASSERT_TRUE(pool.RunAll({[] {}}, "10.0.0.2").ok());
   double waited = Since(t0);

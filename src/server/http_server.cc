@@ -123,14 +123,14 @@ const char* Reason(int status) {
 
 // --- Request and Response ------------------------------------------------------
 
-std::string Request::get_header_value(const std::string& name) const {
+std::string Request::Header(const std::string& name) const {
   for (const auto& [k, v] : headers) {
     if (SameName(k, name)) return v;
   }
   return "";
 }
 
-std::string Request::get_param_value(const std::string& key, size_t i) const {
+std::string Request::Param(const std::string& key, size_t i) const {
   auto [lo, hi] = params.equal_range(key);
   for (; lo != hi; ++lo, --i) {
     if (i == 0) return lo->second;
@@ -138,7 +138,7 @@ std::string Request::get_param_value(const std::string& key, size_t i) const {
   return "";
 }
 
-void Response::set_header(const std::string& name, const std::string& value) {
+void Response::SetHeader(const std::string& name, const std::string& value) {
   for (auto& [k, v] : headers) {
     if (SameName(k, name)) {
       v = value;
@@ -148,28 +148,28 @@ void Response::set_header(const std::string& name, const std::string& value) {
   headers.emplace_back(name, value);
 }
 
-std::string Response::get_header_value(const std::string& name) const {
+std::string Response::Header(const std::string& name) const {
   for (const auto& [k, v] : headers) {
     if (SameName(k, name)) return v;
   }
   return "";
 }
 
-void Response::set_content(std::string content, const std::string& type) {
+void Response::SetContent(std::string content, const std::string& type) {
   body = std::move(content);
-  set_header("Content-Type", type);
+  SetHeader("Content-Type", type);
 }
 
-void Response::set_chunked_content_provider(const std::string& type, std::function<bool(size_t, DataSink&)> p) {
+void Response::SetStream(const std::string& type, std::function<bool(size_t, DataSink&)> p) {
   provider = std::move(p);
-  set_header("Content-Type", type);
+  SetHeader("Content-Type", type);
 }
 
-void Response::set_file(int fd, int64_t offset, int64_t length, const std::string& type) {
+void Response::SetFile(int fd, int64_t offset, int64_t length, const std::string& type) {
   file_fd = fd;
   file_offset = offset;
   file_length = length;
-  set_header("Content-Type", type);
+  SetHeader("Content-Type", type);
 }
 
 // --- the server ------------------------------------------------------------------
@@ -315,7 +315,7 @@ struct HttpCallbacks {
       x->malformed = FramingError(x->req);
       if (!x->malformed.empty()) return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
       // A declared body over the limit is refused before any of it is read.
-      std::string length = x->req.get_header_value("Content-Length");
+      std::string length = x->req.Header("Content-Length");
       if (!length.empty() && (length.size() > 18 || std::strtoull(length.c_str(), nullptr, 10) > self->limits_.max_body_bytes)) {
         x->too_large = true;
         return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
@@ -474,13 +474,13 @@ int HttpServer::Queue(MHD_Connection* c, Exchange& x) {
   Response res;
   if (!x.malformed.empty()) {
     res.status = 400;
-    res.set_header("Connection", "close");
-    res.set_content(x.malformed + "\n", "text/plain");
+    res.SetHeader("Connection", "close");
+    res.SetContent(x.malformed + "\n", "text/plain");
   } else if (x.too_large) {
     res.status = 413;
-    res.set_header("Connection", "close");
+    res.SetHeader("Connection", "close");
   } else {
-    std::string type = req.get_header_value("Content-Type");
+    std::string type = req.Header("Content-Type");
     if (req.method == "POST" && type.rfind("application/x-www-form-urlencoded", 0) == 0) ParseForm(req.body, &req.params);
     try {
       Dispatch(req, res);
@@ -494,7 +494,7 @@ int HttpServer::Queue(MHD_Connection* c, Exchange& x) {
       error_(req, res);
     } catch (...) {
     }
-    if (res.body.empty()) res.set_content(Reason(res.status), "text/plain");
+    if (res.body.empty()) res.SetContent(Reason(res.status), "text/plain");
   }
   MHD_Response* r = nullptr;
   if (res.file_fd >= 0) {

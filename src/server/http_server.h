@@ -54,20 +54,20 @@ struct Request {
   std::string login;                 // who the pre-routing handler let in ("" for anyone)
 
   // The first value of the header (case-insensitive), or "".
-  std::string get_header_value(const std::string& name) const;
-  bool has_param(const std::string& key) const { return params.count(key) > 0; }
-  size_t get_param_value_count(const std::string& key) const { return params.count(key); }
-  std::string get_param_value(const std::string& key, size_t i = 0) const;
+  std::string Header(const std::string& name) const;
+  bool HasParam(const std::string& key) const { return params.count(key) > 0; }
+  size_t ParamCount(const std::string& key) const { return params.count(key); }
+  std::string Param(const std::string& key, size_t i = 0) const;
 };
 
 // Where a streamed response writes; `done` ends it.
 class DataSink {
  public:
-  bool write(const char* data, size_t n) {
+  bool Write(const char* data, size_t n) {
     out_.append(data, n);
     return true;
   }
-  void done() { done_ = true; }
+  void Done() { done_ = true; }
 
  private:
   friend struct HttpCallbacks;
@@ -79,18 +79,18 @@ struct Response {
   int status = 200;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  // Streamed: called until it calls sink.done() (or returns false, which
+  // Streamed: called until it calls sink.Done() (or returns false, which
   // ends the response as failed).
   std::function<bool(size_t offset, DataSink& sink)> provider;
   // A file range sent as it is (sendfile); the fd is owned from here on.
   int file_fd = -1;
   int64_t file_offset = 0, file_length = 0;
 
-  void set_header(const std::string& name, const std::string& value);
-  std::string get_header_value(const std::string& name) const;
-  void set_content(std::string content, const std::string& type);
-  void set_chunked_content_provider(const std::string& type, std::function<bool(size_t, DataSink&)> p);
-  void set_file(int fd, int64_t offset, int64_t length, const std::string& type);
+  void SetHeader(const std::string& name, const std::string& value);
+  std::string Header(const std::string& name) const;
+  void SetContent(std::string content, const std::string& type);
+  void SetStream(const std::string& type, std::function<bool(size_t, DataSink&)> p);
+  void SetFile(int fd, int64_t offset, int64_t length, const std::string& type);
 };
 
 using Handler = std::function<void(const Request&, Response&)>;
@@ -141,10 +141,10 @@ class HttpServer {
   void Delete(const std::string& pattern, Handler h) { Route("DELETE", pattern, std::move(h)); }
   // Runs before routing (and may say who is asking in Request::login);
   // false when it answered the request itself.
-  void set_pre_routing_handler(std::function<bool(Request&, Response&)> f) { pre_ = std::move(f); }
+  void SetPreRouting(std::function<bool(Request&, Response&)> f) { pre_ = std::move(f); }
   // Fills the body of an error status a handler left empty (404, 405, 413, 500, ...).
-  void set_error_handler(Handler f) { error_ = std::move(f); }
-  void set_logger(std::function<void(const Request&, const Response&)> f) { logger_ = std::move(f); }
+  void SetErrorHandler(Handler f) { error_ = std::move(f); }
+  void SetLogger(std::function<void(const Request&, const Response&)> f) { logger_ = std::move(f); }
 
   // Binds and starts serving.
   Status Listen(const HttpLimits& limits);

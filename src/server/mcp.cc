@@ -9,12 +9,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/clock.h"
 #include "umwelt/context.h"
 #include "umwelt/corpus.h"
 #include "umwelt/digest.h"
 #include "umwelt/json_read.h"
 #include "umwelt/redact.h"
 #include "umwelt/research.h"
+#include "umwelt/sources.h"
 #include "umwelt/text.h"
 
 namespace umwelt::mcp {
@@ -199,8 +201,9 @@ json StatusTool() {
            {{"type", "object"},
             {"properties",
              {{"chunks", {{"type", "integer"}}}, {"threads", {{"type", "integer"}}}, {"links", {{"type", "integer"}}},
-              {"built_at", {{"type", "string"}}}, {"counts", {{"type", "array"}}}, {"sources", {{"type", "object"}}},
-              {"spaces", {{"type", "object"}}}}},
+              {"built_at", {{"type", "string"}}}, {"schema_version", {{"type", "string"}}},
+              {"counts", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+              {"sources", {{"type", "array"}, {"items", {{"type", "object"}}}}}, {"spaces", {{"type", "object"}}}}},
             {"required", {"chunks", "counts", "sources"}}}},
           {"annotations", {{"readOnlyHint", true}, {"openWorldHint", false}}}};
 }
@@ -315,16 +318,7 @@ json CallTool(const Options& o, const std::string& name, const json& arguments, 
     if (!corpus.ok()) return ToolError("status: " + corpus.status().message());
     auto st = (*corpus)->Stats();
     if (!st.ok()) return ToolError("status: " + st.status().message());
-    json out = {{"chunks", st->total_chunks}, {"threads", st->threads}, {"links", st->links}, {"built_at", st->built_at},
-                {"counts", json::array()}, {"sources", json::object()}};
-    for (const auto& c : st->counts) out["counts"].push_back({{"source", c.source}, {"kind", c.kind}, {"chunks", c.chunks}});
-    for (const auto& s : st->sync) {
-      out["sources"][s.source] = {{"last_success", s.last_success},
-                                  {"last_error", StripLocalPaths(RedactSecrets(s.last_error))},
-                                  {"error_since", s.error_since}, {"ok", s.last_error.empty()}};
-    }
-    json spaces = st->spaces_json.empty() ? json::object() : ParseJson(st->spaces_json);
-    out["spaces"] = spaces.is_object() ? spaces : json::object();
+    json out = CorpusStatusValue(*st, NowEpoch());
     return ToolResult(std::move(out));
   }
   if (name == "summaries") {

@@ -9,11 +9,31 @@
 #include "umwelt/digest.h"
 #include "umwelt/pattern.h"
 #include "umwelt/research.h"
+#include "umwelt/sources.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
 #include "umwelt/wandb.h"
 
 namespace umwelt::server_internal {
+namespace {
+
+// The manifest's sources: each recorded source's health (SourceHealthValue)
+// by its name, with the two fields the reference client reads to warn of a
+// failing source: `error` and `last_ok_at` (epoch seconds, null when never).
+json ManifestSources(const std::vector<SyncState>& states) {
+  json out = json::object();
+  int64_t now = NowEpoch();
+  for (const auto& st : states) {
+    json h = SourceHealthValue(st, now);
+    h["error"] = h["last_error"];
+    auto ok_at = ParseIsoTime(st.last_success);
+    h["last_ok_at"] = ok_at ? json(*ok_at) : json(nullptr);
+    out[st.source] = std::move(h);
+  }
+  return out;
+}
+
+}  // namespace
 
 // The JSON API, by resource.
 void ServerImpl::ApiRoutes() {
@@ -114,8 +134,8 @@ void ServerImpl::AskApiRoutes() {
     json args = json::object();
     if (body.is_object() && body.contains("question")) {
       args["question"] = body["question"];
-    } else if (req.has_param("question")) {
-      args["question"] = req.get_param_value("question");
+    } else if (req.HasParam("question")) {
+      args["question"] = req.Param("question");
     }
     auto asked = AskParams().FromJson(args);
     if (!asked.ok()) return Fail(res, asked.status());
@@ -123,12 +143,12 @@ void ServerImpl::AskApiRoutes() {
     if (stopping_) return Fail(res, Status::Unavailable("the server is shutting down"));
     auto job = jobs_.Submit(question, req.login);
     if (!job) {
-      res.set_header("Retry-After", "10");
+      res.SetHeader("Retry-After", "10");
       return Fail(res, Status::Exhausted("too many questions in progress; try again shortly"));
     }
     res.status = 202;
-    res.set_header("Location", "/api/jobs/" + job->id);
-    res.set_content(json{{"id", job->id}, {"state", "queued"}, {"events", "/api/jobs/" + job->id + "/events"}}.dump(),
+    res.SetHeader("Location", "/api/jobs/" + job->id);
+    res.SetContent(json{{"id", job->id}, {"state", "queued"}, {"events", "/api/jobs/" + job->id + "/events"}}.dump(),
                     "application/json");
   });
   http_.Get("/api/jobs/{hex32}", [this](const Request& req, Response& res) {
@@ -147,8 +167,8 @@ void ServerImpl::AskApiRoutes() {
   http_.Get("/api/jobs/{hex32}/events", [this](const Request& req, Response& res) {
     auto job = jobs_.Find(req.matches[1], req.login);
     if (!job) return Fail(res, Status::NotFound("no such job"));
-    res.set_header("Cache-Control", "no-store");
-    res.set_chunked_content_provider("text/event-stream", [this, job, sent = size_t{0}](size_t, DataSink& sink) mutable {
+    res.SetHeader("Cache-Control", "no-store");
+    res.SetStream("text/event-stream", [this, job, sent = size_t{0}](size_t, DataSink& sink) mutable {
       MutexLock lock(job->mu);
       auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
       while (!(sent < job->events.size() || job->state == "done" || job->state == "failed" || stopping_.load()) &&
@@ -162,8 +182,8 @@ void ServerImpl::AskApiRoutes() {
       }
       if (out.empty()) out = ": keep-alive\n\n";
       lock.unlock();
-      if (!sink.write(out.data(), out.size())) return false;
-      if (finished || stopping_) sink.done();
+      if (!sink.Write(out.data(), out.size())) return false;
+      if (finished || stopping_) sink.Done();
       return true;
     });
   });
@@ -176,10 +196,10 @@ void ServerImpl::AskApiRoutes() {
 // 416. Sets [*offset, *offset + *length) and the 206 headers; false when it
 // answered 416 itself.
 bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offset, int64_t* length) {
-  res.set_header("Accept-Ranges", "bytes");
+  res.SetHeader("Accept-Ranges", "bytes");
   *offset = 0;
   *length = size;
-  std::string h = req.get_header_value("Range");
+  std::string h = req.Header("Range");
   static const Pattern one(R"(\s*bytes\s*=\s*(\d{0,18})\s*-\s*(\d{0,18})\s*)");
   Groups m;
   if (h.empty() || !one.Matches(h, &m) || (m[1].empty() && m[2].empty())) return true;
@@ -200,61 +220,50 @@ bool SingleRange(const Request& req, int64_t size, Response& res, int64_t* offse
   }
   if (first >= size) {
     res.status = 416;
-    res.set_header("Content-Range", "bytes */" + std::to_string(size));
+    res.SetHeader("Content-Range", "bytes */" + std::to_string(size));
     SetJson(res, json{{"detail", "the range starts past the end of the " + std::to_string(size) + "-byte snapshot"}}.dump());
     return false;
   }
   *offset = first;
   *length = last - first + 1;
   res.status = 206;
-  res.set_header("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size));
+  res.SetHeader("Content-Range", "bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + std::to_string(size));
   return true;
 }
 
 void ServerImpl::SnapshotRoutes() {
   http_.Get("/manifest.json", [this](const Request&, Response& res) {
-    Status s = EnsureSnapshot();
-    if (!s.ok()) return Fail(res, s);
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Fail(res, corpus.status());
-    auto health = SourceHealth(**corpus);
+    auto snap = snapshot_->Ensure(**corpus);
+    if (!snap.ok()) return Fail(res, snap.status());
+    auto states = (*corpus)->SyncStates();
     auto built = (*corpus)->GetMeta("built_at_epoch");
-    MutexLock lock(snapshot_mu_);
-    json out = {{"built_at_epoch", built.ok() && !built->empty() ? std::atoll(built->c_str()) : snapshot_at_},
-                {"snapshot_at_epoch", snapshot_at_},
-                {"corpus_index", {{"sha256", snapshot_sha_}, {"bytes", snapshot_bytes_}, {"url", "/corpus-index.db"}}},
-                {"sources", health.ok() ? *health : json::object()},
-                {"embed_spaces", snapshot_spaces_},
-                {"embed_spaces_left_out", snapshot_left_out_}};
-    {
-      MutexLock s2(sched_mu_);
-      out["scheduler"] = {{"last_ok", sched_.last_ok ? FormatIsoTime(sched_.last_ok) : ""}, {"last_error", sched_.last_error},
-                          {"error_since", sched_.error_since ? FormatIsoTime(sched_.error_since) : ""}};
-    }
+    json out = {{"built_at_epoch", built.ok() && !built->empty() ? std::atoll(built->c_str()) : snap->made_at},
+                {"snapshot_at_epoch", snap->made_at},
+                {"corpus_index", {{"sha256", snap->sha256}, {"bytes", snap->bytes}, {"url", "/corpus-index.db"}}},
+                {"sources", ManifestSources(states.ok() ? *states : std::vector<SyncState>{})},
+                {"embed_spaces", snap->spaces},
+                {"embed_spaces_left_out", snap->left_out},
+                {"scheduler", scheduler_.StateValue()}};
     SetJson(res, out.dump(1, ' ', false, json::error_handler_t::replace));
   });
   http_.Get("/corpus-index.db", [this](const Request& req, Response& res) {
-    Status s = EnsureSnapshot();
-    if (!s.ok()) return Fail(res, s);
-    std::string sha;
+    auto corpus = engine_->Connection();
+    if (!corpus.ok()) return Fail(res, corpus.status());
     int fd = -1;
-    int64_t size = 0;
-    {
-      MutexLock lock(snapshot_mu_);
-      // An open file keeps its bytes even when a newer snapshot replaces the name.
-      fd = ::open(snapshot_path_.c_str(), O_RDONLY | O_CLOEXEC);
-      sha = snapshot_sha_;
-      size = snapshot_bytes_;
-    }
-    if (fd < 0) return Fail(res, Status::Io("the snapshot cannot be read"));
+    auto snap = snapshot_->Open(**corpus, &fd);  // an open file keeps its bytes when a newer snapshot replaces it
+    if (!snap.ok()) return Fail(res, snap.status());
+    const std::string& sha = snap->sha256;
+    int64_t size = snap->bytes;
     int64_t offset = 0, length = 0;
     if (!SingleRange(req, size, res, &offset, &length)) {
       ::close(fd);
       return;
     }
-    res.set_header("ETag", "\"" + sha + "\"");
-    res.set_header("X-Umwelt-Sha256", sha);
-    res.set_file(fd, offset, length, "application/octet-stream");
+    res.SetHeader("ETag", "\"" + sha + "\"");
+    res.SetHeader("X-Umwelt-Sha256", sha);
+    res.SetFile(fd, offset, length, "application/octet-stream");
   });
 
 }

@@ -9,8 +9,8 @@ namespace umwelt::server_internal {
 
 void ServerImpl::McpRoutes() {
   http_.Post("/mcp", [this](const Request& req, Response& res) {
-    res.set_header("Cache-Control", "no-store");
-    std::string version = req.get_header_value("MCP-Protocol-Version");
+    res.SetHeader("Cache-Control", "no-store");
+    std::string version = req.Header("MCP-Protocol-Version");
     const auto& versions = mcp::ProtocolVersions();
     if (!version.empty() && std::find(versions.begin(), versions.end(), version) == versions.end()) {
       return Detail(res, 400, "unsupported MCP-Protocol-Version " + version.substr(0, 40));
@@ -19,7 +19,7 @@ void ServerImpl::McpRoutes() {
     std::string method = msg.is_object() ? StrField(msg, "method") : "";
     bool request = msg.is_object() && msg.contains("id") && !method.empty();
     std::shared_ptr<mcp::Session> session;
-    std::string session_id = req.get_header_value("Mcp-Session-Id");
+    std::string session_id = req.Header("Mcp-Session-Id");
     if (method == "initialize") {
       mcp::Options o;
       o.corpus_path = o_.corpus_path;
@@ -41,7 +41,7 @@ void ServerImpl::McpRoutes() {
       session = mcp_sessions_.Find(session_id, req.login);
       if (!session) return Fail(res, Status::NotFound("no such MCP session (it ended or expired): initialize again"));
     }
-    res.set_header("Mcp-Session-Id", session_id);
+    res.SetHeader("Mcp-Session-Id", session_id);
     bool progress = false;
     if (const json* params = msg.is_object() ? FieldOf(msg, "params") : nullptr) {
       if (const json* meta = FieldOf(*params, "_meta")) progress = FieldOf(*meta, "progressToken") != nullptr;
@@ -53,31 +53,31 @@ void ServerImpl::McpRoutes() {
         return;
       }
       res.status = 400;
-      return res.set_content(reply, "application/json");
+      return res.SetContent(reply, "application/json");
     }
-    if (!progress || req.get_header_value("Accept").find("text/event-stream") == std::string::npos) {
-      return res.set_content(session->Handle(req.body, nullptr), "application/json");
+    if (!progress || req.Header("Accept").find("text/event-stream") == std::string::npos) {
+      return res.SetContent(session->Handle(req.body, nullptr), "application/json");
     }
-    res.set_chunked_content_provider("text/event-stream", [session, body = req.body](size_t, DataSink& sink) {
+    res.SetStream("text/event-stream", [session, body = req.body](size_t, DataSink& sink) {
       std::mutex mu;
       auto event = [&](const std::string& message) {
         std::lock_guard<std::mutex> lock(mu);
         std::string e = "event: message\ndata: " + message + "\n\n";
-        sink.write(e.data(), e.size());
+        sink.Write(e.data(), e.size());
       };
       event(session->Handle(body, event));
-      sink.done();
+      sink.Done();
       return true;
     });
   });
   http_.Delete("/mcp", [this](const Request& req, Response& res) {
-    if (!mcp_sessions_.Remove(req.get_header_value("Mcp-Session-Id"), req.login)) {
+    if (!mcp_sessions_.Remove(req.Header("Mcp-Session-Id"), req.login)) {
       return Fail(res, Status::NotFound("no such MCP session"));
     }
     res.status = 204;
   });
   http_.Get("/mcp", [this](const Request&, Response& res) {
-    res.set_header("Allow", "POST, DELETE");
+    res.SetHeader("Allow", "POST, DELETE");
     Detail(res, 405, "this server sends no stream of its own: POST JSON-RPC messages to /mcp");
   });
 }

@@ -45,19 +45,19 @@ const char* const kAskJs = R"js(
 void ServerImpl::UiRoutes() {
   for (const auto& [path, text] : {std::pair<std::string, std::string>{"/ui.js", si::UiScript()}, {"/ask.js", kAskJs}}) {
     http_.Get(path, [text = text](const Request&, Response& res) {
-      res.set_header("Cache-Control", "no-cache");
-      res.set_content(text, "text/javascript; charset=utf-8");
+      res.SetHeader("Cache-Control", "no-cache");
+      res.SetContent(text, "text/javascript; charset=utf-8");
     });
   }
   http_.Get("/", [this](const Request& req, Response& res) {
     si::SearchForm f;
-    f.q = req.get_param_value("q");
-    f.source = req.get_param_value("source");
-    f.kind = req.get_param_value("kind");
-    f.since = req.get_param_value("since");
-    f.until = req.get_param_value("until");
-    f.fts_only = Truthy(req.get_param_value("fts_only"));
-    f.by_thread = req.get_param_value("group") == "thread";
+    f.q = req.Param("q");
+    f.source = req.Param("source");
+    f.kind = req.Param("kind");
+    f.since = req.Param("since");
+    f.until = req.Param("until");
+    f.fts_only = Truthy(req.Param("fts_only"));
+    f.by_thread = req.Param("group") == "thread";
     if (CollapseWhitespace(f.q).empty()) return Html(res, 200, "Search", si::SearchBody(f, nullptr, false, "", nullptr), req);
     auto r = ParseSearch(req);
     if (!r.ok()) return Html(res, HttpStatusOf(r.status()), "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
@@ -72,8 +72,8 @@ void ServerImpl::UiRoutes() {
          req);
   });
   http_.Get("/thread", [this](const Request& req, Response& res) {
-    std::string ref = req.get_param_value("ref");
-    if (ref.empty()) ref = req.get_param_value("url");
+    std::string ref = req.Param("ref");
+    if (ref.empty()) ref = req.Param("url");
     auto corpus = engine_->Connection();
     if (!corpus.ok()) return Html(res, 500, "Error", si::ErrorBody(500, corpus.status().message()), req);
     auto v = ViewThread(**corpus, ref, 10);
@@ -94,38 +94,38 @@ void ServerImpl::UiRoutes() {
     if (!job) return Html(res, 404, "Not found", si::ErrorBody(404, "no such job"), req);
     MutexLock lock(job->mu);
     if (job->state != "done") return Html(res, 409, "Not ready", si::ErrorBody(409, "the report is " + job->state), req);
-    res.set_header("Content-Security-Policy", Csp());
-    res.set_content(job->html, "text/html; charset=utf-8");
+    res.SetHeader("Content-Security-Policy", Csp());
+    res.SetContent(job->html, "text/html; charset=utf-8");
   });
   http_.Get("/login", [this](const Request& req, Response& res) {
-    Html(res, 200, "Sign in", si::LoginBody("", SafeNext(req.get_param_value("next"))), req);
+    Html(res, 200, "Sign in", si::LoginBody("", SafeNext(req.Param("next"))), req);
   });
   http_.Post("/login", [this](const Request& req, Response& res) {
     if (!auth_) {
       res.status = 303;
-      res.set_header("Location", "/");
+      res.SetHeader("Location", "/");
       return;
     }
-    std::string token = req.get_param_value("token");
-    std::string next = SafeNext(req.get_param_value("next"));
+    std::string token = req.Param("token");
+    std::string next = SafeNext(req.Param("next"));
     si::AuthVerdict v = token.empty() ? si::AuthVerdict{401, "", "no token given"} : auth_->CheckToken(token, req.remote_addr);
     if (v.status != 200) return Html(res, v.status, "Sign in", si::LoginBody(v.detail, next), req);
     std::string id = sign_ins_.Add(v.login, token, NowEpoch());
-    bool https = req.get_header_value("X-Forwarded-Proto") == "https";
-    res.set_header("Set-Cookie", "umwelt_session=" + id + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200" +
+    bool https = req.Header("X-Forwarded-Proto") == "https";
+    res.SetHeader("Set-Cookie", "umwelt_session=" + id + "; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200" +
                                      std::string(https ? "; Secure" : ""));
     res.status = 303;
-    res.set_header("Location", next);
+    res.SetHeader("Location", next);
   });
   http_.Get("/logout", [this](const Request& req, Response& res) {
     if (std::string id = SessionId(req); !id.empty()) sign_ins_.Remove(id);
-    res.set_header("Set-Cookie", "umwelt_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    res.SetHeader("Set-Cookie", "umwelt_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     res.status = 303;
-    res.set_header("Location", "/");
+    res.SetHeader("Location", "/");
   });
   http_.Get("/summaries", [](const Request&, Response& res) {
     res.status = 301;
-    res.set_header("Location", "/summaries/");
+    res.SetHeader("Location", "/summaries/");
   });
   // The digest site's root: the reference client, pointed here by
   // MARIN_MWS_URL, follows the index's links into summaries/.
@@ -136,7 +136,7 @@ void ServerImpl::UiRoutes() {
     if (period_file.Matches(name) && !o_.summaries_dir.empty() &&
         !std::filesystem::exists(std::filesystem::path(o_.summaries_dir) / name, ec)) {
       res.status = 301;  // a page's address before the reference layout
-      res.set_header("Location", "/summaries/" + std::string(kPagesFolder) + "/" + name);
+      res.SetHeader("Location", "/summaries/" + std::string(kPagesFolder) + "/" + name);
       return;
     }
     ServeDir(o_.summaries_dir, name, res);

@@ -22,6 +22,8 @@
 #include "umwelt/publish.h"
 #include "umwelt/redact.h"
 #include "umwelt/research.h"
+#include "umwelt/source_traits.h"
+#include "umwelt/sources.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
 
@@ -52,11 +54,11 @@ void SetJson(Response& res, const std::string& body) {
     else if (c == '&') out += "\\u0026";
     else out += c;
   }
-  res.set_content(out, "application/json");
+  res.SetContent(out, "application/json");
 }
 
 std::string SessionId(const Request& req) {
-  std::string header = req.get_header_value("Cookie");
+  std::string header = req.Header("Cookie");
   std::string_view cookie = header;
   // "name=value; name=value": the first umwelt_session whose value is a
   // session id's shape.
@@ -116,7 +118,7 @@ void ServerImpl::Detail(Response& res, int status, const std::string& detail) {
   // Upstream errors may echo credentials; internal ones name this machine's
   // paths (a 404 of the corpus names the corpus's file).
   std::string safe = status >= 500 ? StripLocalPaths(RedactSecrets(detail)) : HideServedPaths(RedactSecrets(detail));
-  if ((status == 503 || status == 429) && res.get_header_value("Retry-After").empty()) res.set_header("Retry-After", "1");
+  if ((status == 503 || status == 429) && res.Header("Retry-After").empty()) res.SetHeader("Retry-After", "1");
   SetJson(res, json{{"detail", safe}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
@@ -151,7 +153,7 @@ std::string ServerImpl::Identify(const Request& req, si::AuthVerdict* v) {
       return "";
     }
   }
-  *v = auth_->CheckHeader(req.get_header_value("Authorization"), req.remote_addr);
+  *v = auth_->CheckHeader(req.Header("Authorization"), req.remote_addr);
   return v->status == 200 ? v->login : "";
 }
 
@@ -198,7 +200,7 @@ bool LoopbackHost(const std::string& host_port) {
 // name is refused), and a state-changing request must come from a page of
 // this origin (or from a client that sends no Origin at all).
 bool ServerImpl::SameOrigin(const Request& req, Response& res) {
-  std::string host = ToLower(req.get_header_value("Host"));
+  std::string host = ToLower(req.Header("Host"));
   if (!auth_ && !LoopbackHost(host) && (public_host_.empty() || host != public_host_)) {
     Detail(res, 421, "this server answers to localhost" +
                          (public_host_.empty() ? std::string() : " and " + public_host_) +
@@ -206,8 +208,8 @@ bool ServerImpl::SameOrigin(const Request& req, Response& res) {
     return false;
   }
   if (req.method == "GET" || req.method == "HEAD" || req.method == "OPTIONS") return true;
-  std::string origin = ToLower(req.get_header_value("Origin"));
-  std::string fetch_site = ToLower(req.get_header_value("Sec-Fetch-Site"));
+  std::string origin = ToLower(req.Header("Origin"));
+  std::string fetch_site = ToLower(req.Header("Sec-Fetch-Site"));
   bool same = origin.empty() || origin == "null" ? fetch_site.empty() || fetch_site == "same-origin" || fetch_site == "none"
                                                  : origin == "http://" + host || origin == "https://" + host ||
                                                        (!public_origin_.empty() && origin == public_origin_);
@@ -224,16 +226,16 @@ void ServerImpl::Html(Response& res, int status, const std::string& title, const
   si::AuthVerdict v;
   std::string user = auth_ ? Identify(req, &v) : "";
   res.status = status;
-  res.set_header("Content-Security-Policy", Csp());
+  res.SetHeader("Content-Security-Policy", Csp());
   // An error page says what went wrong, never where this server keeps its files.
-  res.set_content(si::UiPage(title, status >= 400 ? HideServedPaths(body) : body, user, script), "text/html; charset=utf-8");
+  res.SetContent(si::UiPage(title, status >= 400 ? HideServedPaths(body) : body, user, script), "text/html; charset=utf-8");
 }
 
 // Open: summaries, sign-in, health. Everything else needs a bearer token or
 // a session when an auth file is configured.
 bool ServerImpl::Gate(Request& req, Response& res) {
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Referrer-Policy", "same-origin");
+  res.SetHeader("X-Content-Type-Options", "nosniff");
+  res.SetHeader("Referrer-Policy", "same-origin");
   if (!SameOrigin(req, res)) return false;
   if (!auth_) return true;
   const std::string& p = req.path;
@@ -246,13 +248,13 @@ bool ServerImpl::Gate(Request& req, Response& res) {
   if (!req.login.empty()) return true;
   bool page = req.method == "GET" && p.rfind("/api/", 0) != 0 && p.rfind("/wandb/", 0) != 0 && p != "/manifest.json" &&
               p != "/corpus-index.db";
-  if (page && v.status == 401 && req.get_header_value("Authorization").empty()) {
+  if (page && v.status == 401 && req.Header("Authorization").empty()) {
     res.status = 303;
-    res.set_header("Location", "/login?next=" + UrlEncode(p));
+    res.SetHeader("Location", "/login?next=" + UrlEncode(p));
     return false;
   }
-  if (v.status == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"umwelt\"");
-  if (v.retry_after > 0) res.set_header("Retry-After", std::to_string(v.retry_after));
+  if (v.status == 401) res.SetHeader("WWW-Authenticate", "Bearer realm=\"umwelt\"");
+  if (v.retry_after > 0) res.SetHeader("Retry-After", std::to_string(v.retry_after));
   Detail(res, v.status, v.detail);
   return false;
 }
@@ -281,7 +283,7 @@ ParamLookup QueryTexts(const Request& req) {
   return [&req](const ParamSpec& s) {
     std::string name = s.HttpName();
     std::vector<std::string> out;
-    for (size_t i = 0, n = req.get_param_value_count(name); i < n; ++i) out.push_back(req.get_param_value(name, i));
+    for (size_t i = 0, n = req.ParamCount(name); i < n; ++i) out.push_back(req.Param(name, i));
     return out;
   };
 }
@@ -303,73 +305,19 @@ void ServerImpl::ServeDir(const std::string& dir, const std::string& name_in, Re
   }
   auto text = ReadWholeFile(path.string());
   if (!text.ok()) return Fail(res, Status::NotFound("no such page"));
-  if (MimeOf(name).rfind("text/html", 0) == 0) res.set_header("Content-Security-Policy", Csp());
-  res.set_content(*text, MimeOf(name));
-}
-
-Result<json> ServerImpl::SourceHealth(Corpus& corpus) {
-  UMWELT_ASSIGN_OR_RETURN(auto states, corpus.SyncStates());
-  json out = json::object();
-  int64_t now = NowEpoch();
-  for (const auto& s : states) {
-    json h = {{"last_success", s.last_success}, {"last_error", StripLocalPaths(RedactSecrets(s.last_error))},
-              {"error_since", s.error_since}};
-    if (auto t = ParseIsoTime(s.last_success)) h["age_seconds"] = now - *t;
-    h["ok"] = s.last_error.empty();
-    out[s.source] = h;
-  }
-  return out;
+  if (MimeOf(name).rfind("text/html", 0) == 0) res.SetHeader("Content-Security-Policy", Csp());
+  res.SetContent(*text, MimeOf(name));
 }
 
 Result<std::string> ServerImpl::StatusJson() {
   UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, engine_->Connection());
   UMWELT_ASSIGN_OR_RETURN(CorpusStats st, corpus->Stats());
-  json counts = json::array();
-  for (const auto& c : st.counts) counts.push_back({{"source", c.source}, {"kind", c.kind}, {"chunks", c.chunks}});
-  UMWELT_ASSIGN_OR_RETURN(json health, SourceHealth(*corpus));
-  json sched;
-  {
-    MutexLock lock(sched_mu_);
-    sched = {{"every_seconds", o_.sync_every_seconds}, {"runs", sched_.runs}, {"running", sched_.running},
-             {"last_run", sched_.last_run ? FormatIsoTime(sched_.last_run) : ""},
-             {"last_ok", sched_.last_ok ? FormatIsoTime(sched_.last_ok) : ""}, {"last_error", sched_.last_error},
-             {"error_since", sched_.error_since ? FormatIsoTime(sched_.error_since) : ""}};
-    if (sched_.error_since) sched["error_age_seconds"] = NowEpoch() - sched_.error_since;
-  }
-  json out = {{"corpus", {{"chunks", st.total_chunks}, {"threads", st.threads}, {"links", st.links},
-                          {"built_at", st.built_at}, {"schema_version", st.schema_version}, {"counts", counts}}},
-              {"sources", health}, {"scheduler", sched}, {"auth", auth_ != nullptr},
-              {"auth_reload_error", auth_ ? StripLocalPaths(auth_->ReloadError()) : ""},
-              {"jobs_running", jobs_.running()}};
+  json out = CorpusStatusValue(st, NowEpoch());
+  out["scheduler"] = scheduler_.StateValue();
+  out["auth"] = auth_ != nullptr;
+  out["auth_reload_error"] = auth_ ? StripLocalPaths(auth_->ReloadError()) : "";
+  out["jobs_running"] = jobs_.running();
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-// A consistent copy of the corpus for clients, rebuilt when the corpus changed.
-Status ServerImpl::EnsureSnapshot() {
-  MutexLock lock(snapshot_mu_);
-  UMWELT_ASSIGN_OR_RETURN(Corpus * corpus, engine_->Connection());
-  UMWELT_ASSIGN_OR_RETURN(std::string key, SearchStateKey(*corpus));
-  if (key == snapshot_key_ && std::filesystem::exists(snapshot_path_)) return Status::Ok();
-  // Vectors a client cannot embed queries for stay here.
-  UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(*corpus));
-  std::vector<std::string> drop;
-  snapshot_spaces_ = json::object();
-  snapshot_left_out_ = json::object();
-  for (const auto& [name, model] : spaces) {
-    if (PortableModel(model)) {
-      snapshot_spaces_[name] = model;
-    } else {
-      drop.push_back(name);
-      snapshot_left_out_[name] = model + ": only this umwelt can embed queries for it (its word table stays beside the corpus)";
-    }
-  }
-  UMWELT_RETURN_IF_ERROR(corpus->Snapshot(snapshot_path_, drop));
-  UMWELT_ASSIGN_OR_RETURN(snapshot_sha_, Sha256File(snapshot_path_));
-  std::error_code ec;
-  snapshot_bytes_ = static_cast<int64_t>(std::filesystem::file_size(snapshot_path_, ec));
-  snapshot_key_ = key;
-  snapshot_at_ = NowEpoch();
-  return Status::Ok();
 }
 
 void ServerImpl::RunJob(Job& job) {
@@ -410,7 +358,7 @@ Status ServerImpl::DigestClosedWeek() {
   Period week = LastCompleteWeek(NowEpoch());
   UMWELT_ASSIGN_OR_RETURN(Corpus * reader, engine_->Connection());
   if (!reader->native()) return Status::Ok();
-  UMWELT_ASSIGN_OR_RETURN(auto have, reader->GetThread("narrative:" + week.id()));
+  UMWELT_ASSIGN_OR_RETURN(auto have, reader->GetThread(NarrativeRef(week.id())));
   if (have) return Status::Ok();
   WriteDigestOptions w;
   w.digest.corpus_path = o_.corpus_path;
@@ -422,58 +370,18 @@ Status ServerImpl::DigestClosedWeek() {
   return engine_->Refresh();
 }
 
-// One scheduler round: sync, reload, and the digest of a week that closed.
 Status ServerImpl::Round() {
-  {
-    MutexLock lock(sched_mu_);
-    sched_.running = true;
-    sched_.last_run = NowEpoch();
-  }
   Status s = Status::Ok();
   if (o_.sync) s = o_.sync();
   Status reload = engine_->Refresh();
   if (s.ok()) s = reload;
   if (s.ok()) s = DigestClosedWeek().WithContext("weekly digest");
-  MutexLock lock(sched_mu_);
-  sched_.running = false;
-  ++sched_.runs;
-  if (s.ok()) {
-    sched_.last_ok = NowEpoch();
-    sched_.last_error.clear();
-    sched_.error_since = 0;
-  } else {
-    sched_.last_error = StripLocalPaths(RedactSecrets(s.message()));
-    if (!sched_.error_since) sched_.error_since = NowEpoch();
-  }
   return s;
-}
-
-void ServerImpl::SchedulerLoop() {
-  // Syncs and index rebuilds yield the cores to the readers.
-  setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
-  MutexLock lock(sched_mu_);
-  while (!stopping_) {
-    auto due = std::chrono::steady_clock::now() + std::chrono::seconds(o_.sync_every_seconds);
-    while (!stopping_ && sched_cv_.wait_until(lock.native(), due) != std::cv_status::timeout) {
-    }
-    if (stopping_) break;
-    lock.unlock();
-    auto t0 = Clock::now();
-    Status s = Round();
-    double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (o_.log) {
-      char took[32];
-      std::snprintf(took, sizeof took, "%.2f s", seconds);
-      o_.log("scheduler: " + (s.ok() ? std::string("round ok") : s.message()) + " in " + took);
-    }
-    lock.lock();
-  }
 }
 
 void ServerImpl::StopBackground() {
   stopping_ = true;
-  sched_cv_.notify_all();
-  if (scheduler_.joinable()) scheduler_.join();
+  scheduler_.Stop();
   jobs_.Stop();
 }
 
@@ -511,10 +419,8 @@ Status ServerImpl::Init() {
   UMWELT_RETURN_IF_ERROR(engine_->Refresh());
   std::string dir = o_.snapshot_dir.empty() ? std::filesystem::path(o_.corpus_path).parent_path().string() : o_.snapshot_dir;
   if (dir.empty()) dir = ".";
-  {
-    MutexLock lock(snapshot_mu_);  // no other thread yet; the analysis sees the rule kept
-    snapshot_path_ = dir + "/" + std::filesystem::path(o_.corpus_path).filename().string() + ".snapshot";
-  }
+  snapshot_ = std::make_unique<SnapshotCache>(dir + "/" + std::filesystem::path(o_.corpus_path).filename().string() +
+                                              ".snapshot");
   Routes();
   HttpLimits limits;
   limits.bind = o_.bind;
@@ -526,7 +432,7 @@ Status ServerImpl::Init() {
   limits.idle_seconds = 30;  // a stalled transfer; the next request on a connection has request_seconds
   UMWELT_RETURN_IF_ERROR(http_.Listen(limits));
   port_ = http_.port();
-  if (o_.sync_every_seconds > 0) scheduler_ = std::thread([this] { SchedulerLoop(); });
+  scheduler_.Start();
   jobs_.Start();
   return Status::Ok();
 }
@@ -538,19 +444,19 @@ Status ServerImpl::Run() {
 
 void ServerImpl::Stop() {
   stopping_ = true;
-  sched_cv_.notify_all();
+  scheduler_.RequestStop();
   jobs_.WakeFollowers();
   http_.Stop();
 }
 
 void ServerImpl::Routes() {
-  http_.set_pre_routing_handler([this](Request& req, Response& res) {
-    res.set_header("X-Content-Type-Options", "nosniff");
+  http_.SetPreRouting([this](Request& req, Response& res) {
+    res.SetHeader("X-Content-Type-Options", "nosniff");
     if (ValidParams(req, res)) return Gate(req, res);
-    res.set_header("Connection", "close");  // a malformed request ends its connection
+    res.SetHeader("Connection", "close");  // a malformed request ends its connection
     return false;
   });
-  http_.set_error_handler([this](const Request& req, Response& res) {
+  http_.SetErrorHandler([this](const Request& req, Response& res) {
     if (!res.body.empty()) return;
     std::string why = res.status == 404 ? "no such route: " + req.method + " " + req.path.substr(0, 200)
                       : res.status == 413 ? "the request body is larger than " + std::to_string(o_.max_body_bytes) + " bytes"
@@ -561,14 +467,14 @@ void ServerImpl::Routes() {
     Detail(res, status, why);
   });
   if (o_.log) {
-    http_.set_logger([this](const Request& req, const Response& res) {
+    http_.SetLogger([this](const Request& req, const Response& res) {
       // The path only: query strings may carry what users searched for, and
       // headers carry tokens.
       o_.log(req.method + " " + LoggedPath(req.path) + " " + std::to_string(res.status));
     });
   }
 
-  http_.Get("/healthz", [](const Request&, Response& res) { res.set_content("ok\n", "text/plain"); });
+  http_.Get("/healthz", [](const Request&, Response& res) { res.SetContent("ok\n", "text/plain"); });
 
   ApiRoutes();
   SnapshotRoutes();

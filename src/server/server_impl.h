@@ -19,6 +19,8 @@
 #include "auth.h"
 #include "engine.h"
 #include "jobs.h"
+#include "scheduler.h"
+#include "snapshot.h"
 #include "sessions.h"
 #include "umwelt/thread_annotations.h"
 #include "umwelt/mcp.h"
@@ -66,7 +68,8 @@ class ServerImpl final : public Server {
   explicit ServerImpl(const ServeOptions& o)
       : o_(o),
         mcp_sessions_(kMaxMcpSessions, o.auth_file.empty() ? kMaxMcpSessions : kMaxMcpSessions / 4),
-        jobs_(o.max_jobs, [this](Job& job) { RunJob(job); }) {}
+        jobs_(o.max_jobs, [this](Job& job) { RunJob(job); }),
+        scheduler_(o.sync_every_seconds, [this] { return Round(); }, o.log) {}
   static constexpr size_t kMaxMcpSessions = 1000;
   ~ServerImpl() override {
     Stop();
@@ -77,7 +80,7 @@ class ServerImpl final : public Server {
   int port() const override { return port_; }
   Status Run() override;
   void Stop() override;
-  Status SyncNow() override { return Round(); }
+  Status SyncNow() override { return scheduler_.RunNow(); }
 
  private:
   void Routes();
@@ -106,13 +109,11 @@ class ServerImpl final : public Server {
   Result<SearchRequest> ParseSearch(const Request& req);
   void ServeDir(const std::string& dir, const std::string& name, Response& res);
   Result<std::string> StatusJson();
-  Result<json> SourceHealth(Corpus& corpus);
-  Status EnsureSnapshot();
   // Researches a job's question and publishes its report (on a job worker).
   void RunJob(Job& job);
+  // One scheduler round: sync, reload, and the digest of a week that closed.
   Status Round();
   Status DigestClosedWeek();
-  void SchedulerLoop();
   void StopBackground();
 
   ServeOptions o_;
@@ -131,22 +132,11 @@ class ServerImpl final : public Server {
   // Ask jobs: /api/ask's queue and workers, and the slots MCP's ask shares.
   JobQueue jobs_;
 
-  Mutex snapshot_mu_;
-  std::string snapshot_path_ GUARDED_BY(snapshot_mu_), snapshot_key_ GUARDED_BY(snapshot_mu_),
-      snapshot_sha_ GUARDED_BY(snapshot_mu_);
-  int64_t snapshot_bytes_ GUARDED_BY(snapshot_mu_) = 0, snapshot_at_ GUARDED_BY(snapshot_mu_) = 0;
-  // The spaces it carries; those left out, and why.
-  nlohmann::json snapshot_spaces_ GUARDED_BY(snapshot_mu_), snapshot_left_out_ GUARDED_BY(snapshot_mu_);
-
-  Mutex sched_mu_;
-  std::condition_variable sched_cv_;
-  std::thread scheduler_;
-  struct SchedulerState {
-    int64_t last_run = 0, last_ok = 0, error_since = 0;
-    std::string last_error;
-    int runs = 0;
-    bool running = false;
-  } sched_ GUARDED_BY(sched_mu_);
+  // The snapshot clients download (made in Init, beside the corpus or in
+  // --snapshot-dir).
+  std::unique_ptr<SnapshotCache> snapshot_;
+  // Sync rounds every --sync-every seconds.
+  Scheduler scheduler_;
 };
 
 

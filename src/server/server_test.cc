@@ -90,7 +90,7 @@ TEST_F(ServerTest, ApiSearchShowThreadsStatus) {
   EXPECT_EQ(missing->status, 404);
   EXPECT_NE(Json(missing)["detail"].get<std::string>().find("acme/tinylm#999"), std::string::npos);
   json status = Json(client_->Get("/api/status"));
-  EXPECT_GT(status["corpus"]["chunks"].get<int>(), 20);
+  EXPECT_GT(status["chunks"].get<int>(), 20);
   EXPECT_EQ(status["auth"], false);
   // Bad parameters: one clear error each, as JSON.
   for (const char* bad : {"/api/search", "/api/search?q=", "/api/search?q=x&k=abc", "/api/search?q=x&k=0",
@@ -499,10 +499,7 @@ TEST_F(ServerTest, AskJobsRunOnAFixedPoolOfWorkers) {
   o.max_jobs = 2;
   StartServer(o);
   std::set<std::string> pool;
-  for (int i = 0; i < 500 && pool.size() < 2; ++i) {  // they name themselves as they start
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    pool = AskThreads();
-  }
+  testing::WaitUntil([&] { return (pool = AskThreads()).size() >= 2; }, 5);  // they name themselves as they start
   ASSERT_EQ(pool.size(), 2u) << "no ask workers before the first question";
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(AskAndWait("What MFU do we get on H100s?")["state"], "done");
@@ -665,7 +662,7 @@ TEST_F(ServerTest, StopFinishesTheRequestsInFlight) {
     });
     if (r) status = r->status;
   });
-  while (got.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(testing::WaitUntil([&] { return got.load() > 0; }));
   server_->Stop();
   slow.join();
   thread_.join();

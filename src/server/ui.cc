@@ -2,6 +2,7 @@
 
 #include "umwelt/http.h"
 #include "umwelt/publish.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 
 namespace umwelt::server_internal {
@@ -94,9 +95,8 @@ std::string SearchBody(const SearchForm& f, const HybridResult* r, bool hybrid, 
                   "<input type=\"search\" id=\"q\" name=\"q\" value=\"" + E(f.q) +
                   "\" placeholder=\"Search issues, PRs, Discord, code, runs… (press / to focus)\" autocomplete=\"off\">"
                   "<select name=\"source\" aria-label=\"source\">";
-  for (const char* s : {"", "github", "discord", "git", "code", "wandb", "web", "narrative"}) {
-    h += Option(s, *s ? s : "any source", f.source);
-  }
+  h += Option("", "any source", f.source);
+  for (const auto& s : AllSourceTraits()) h += Option(std::string(s.name), std::string(s.label), f.source);
   h += "</select><input name=\"kind\" placeholder=\"kind (comment, pr…)\" value=\"" + E(f.kind) +
        "\" size=\"14\"><input type=\"date\" name=\"since\" aria-label=\"since\" value=\"" + E(f.since) +
        "\"><input type=\"date\" name=\"until\" aria-label=\"until\" value=\"" + E(f.until) +

@@ -343,10 +343,7 @@ TEST(Cli, KilledSyncResumesWithoutDuplicates) {
     ::_exit(127);
   }
   // Wait until some pages have committed, then kill without warning.
-  for (int i = 0; i < 200; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (fake.server().requests().size() >= 8) break;
-  }
+  testing::WaitUntil([&] { return fake.server().requests().size() >= 8; }, 4);
   ::kill(pid, SIGKILL);
   int wstatus;
   ::waitpid(pid, &wstatus, 0);
@@ -489,7 +486,15 @@ TEST(Cli, DigestSummariesAndEvalDigest) {
   EXPECT_NE(future.err.find("has not begun"), std::string::npos) << future.err;
   EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--from", "2026-11-01"}).code, 2);
   EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--from", "2026-11-20", "--to", "2026-11-10"}).code, 2);
-  EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--tiers", "xl"}).code, 2);
+  RunResult tiers = Umwelt({"--corpus", db, "digest", "--tiers", "xl"});
+  EXPECT_EQ(tiers.code, 2);
+  EXPECT_NE(tiers.err.find("tiers"), std::string::npos) << tiers.err;
+  RunResult weeks = Umwelt({"--corpus", db, "digest", "--weeks", "0"});
+  EXPECT_EQ(weeks.code, 2);
+  EXPECT_NE(weeks.err.find("weeks must be a whole number from 1 to 520"), std::string::npos) << weeks.err;
+  RunResult both = Umwelt({"--corpus", db, "digest", "--week", "2026-11-23", "--from", "2026-11-01", "--to", "2026-11-02"});
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("week and from/to exclude each other"), std::string::npos) << both.err;
   EXPECT_EQ(Umwelt({"--corpus", db, "digest", "--post", "discord"}).code, 2);  // no webhook in the environment
   EXPECT_EQ(Umwelt({"--corpus", dir.File("absent.db"), "digest"}).code, 1);
   EXPECT_EQ(Umwelt({"--corpus", db, "summaries", "show", "1999-01-01_1999-01-07"}).code, 1);

@@ -53,6 +53,8 @@ class ReferenceClient : public ::testing::Test {
     site_ = dir_.File("site");
     RunResult digest = Umwelt({"--corpus", db_, "digest", "--week", "2026-11-23", "--weeks", "2", "--out", site_});
     ASSERT_EQ(digest.code, 0) << digest.err;
+    // A source whose last sync failed: the client warns of it from the manifest.
+    testing::RecordFailingSource(db_);
     testing::WriteFile(dir_.File("auth.json"), json{{"tokens", {{{"sha256", Sha256Hex("mum-token")}, {"login", "ann"}}}}}.dump());
     serve_ = std::make_unique<testing::ServeProcess>(
         std::vector<std::string>{"--corpus", db_, "serve", "--port", "0", "--auth", dir_.File("auth.json"), "--summaries", site_},
@@ -91,6 +93,8 @@ TEST_F(ReferenceClient, EveryVerbWorksAgainstAnUmweltServer) {
   ASSERT_EQ(status.code, 0) << status.err;
   EXPECT_NE(status.out.find("prose 3d (BAAI/bge-small-en-v1.5)"), std::string::npos) << status.out;
   EXPECT_NE(status.out.find("summaries: 2 weeks, latest 2026-11-23_2026-11-29"), std::string::npos) << status.out;
+  EXPECT_NE(status.err.find("1 source(s) FAILING"), std::string::npos) << status.err;
+  EXPECT_NE(status.err.find("wandb:acme/tinylm: "), std::string::npos) << status.err;
 
   RunResult search = Mum("search 'MFU stuck' -k 3");
   ASSERT_EQ(search.code, 0) << search.err;

@@ -51,7 +51,7 @@ TEST(Parameters, EveryFrontDoorRefusesABadOneInTheSameWords) {
        "k must be a whole number from 1 to 1,000"},
       {{"search", "loss", "--source", "gihub"}, "/api/search?q=loss&source=gihub", "", "search",
        {{"query", "loss"}, {"source", "gihub"}},
-       "unknown source `gihub`: one of github, discord, git, code, wandb, web, narrative"},
+       "unknown source `gihub`: one of github, git, discord, code, wandb, web, narrative"},
       {{"search", "loss", "--since", "last tuesday"}, "/api/search?q=loss&since=last%20tuesday", "", "search",
        {{"query", "loss"}, {"since", "last tuesday"}},
        "since must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `last tuesday`"},
@@ -87,6 +87,55 @@ TEST(Parameters, EveryFrontDoorRefusesABadOneInTheSameWords) {
     EXPECT_TRUE(result.value("isError", false)) << mcp->body;
     EXPECT_EQ(result["content"][0].value("text", ""), c.message) << mcp->body;
   }
+}
+
+// The corpus's status is one shape at every front door: `status --json`,
+// /api/status and MCP's status tool carry the same members with the same
+// values (each front door adds its own: where the corpus is, the server's
+// scheduler and sign-in).
+TEST(Parameters, StatusIsOneShapeAtEveryFrontDoor) {
+  testing::TempDir dir;
+  std::string db = testing::ExampleCorpus(dir);
+  testing::RecordFailingSource(db);
+  testing::RunResult cli = Umwelt({"--corpus", db, "status", "--json"});
+  ASSERT_EQ(cli.code, 0) << cli.err;
+  json from_cli = json::parse(cli.out);
+  ServeProcess serve({"--corpus", db, "serve", "--port", "0"}, dir.File("serve.log"));
+  int port = serve.WaitForPort();
+  ASSERT_GT(port, 0) << testing::ReadFileOrEmpty(dir.File("serve.log"));
+  httplib::Client http("127.0.0.1", port);
+  auto api = http.Get("/api/status");
+  ASSERT_TRUE(api);
+  json from_api = json::parse(api->body);
+  auto init = http.Post("/mcp",
+                        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+                        R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+                        "application/json");
+  ASSERT_TRUE(init);
+  json call = {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", {{"name", "status"}, {"arguments", json::object()}}}};
+  auto mcp = http.Post("/mcp", {{"Mcp-Session-Id", init->get_header_value("Mcp-Session-Id")}}, call.dump(), "application/json");
+  ASSERT_TRUE(mcp);
+  json from_mcp = json::parse(mcp->body)["result"]["structuredContent"];
+  for (const char* key : {"chunks", "threads", "links", "built_at", "schema_version", "counts", "spaces"}) {
+    EXPECT_EQ(from_cli[key], from_mcp[key]) << key;
+    EXPECT_EQ(from_api[key], from_mcp[key]) << key;
+  }
+  // The sources: one list, the failing one named with its error; ages move
+  // with the clock, so they are compared without them.
+  auto without_age = [](json sources) {
+    for (auto& s : sources) s.erase("age_seconds");
+    return sources;
+  };
+  ASSERT_TRUE(from_mcp["sources"].is_array());
+  EXPECT_EQ(without_age(from_cli["sources"]), without_age(from_mcp["sources"]));
+  EXPECT_EQ(without_age(from_api["sources"]), without_age(from_mcp["sources"]));
+  bool failing = false;
+  for (const auto& s : from_mcp["sources"]) {
+    if (s["source"] == "wandb:acme/tinylm") failing = s["ok"] == false && !s["last_error"].get<std::string>().empty();
+  }
+  EXPECT_TRUE(failing) << from_mcp["sources"].dump();
+  EXPECT_EQ(from_cli["corpus"], db);
+  EXPECT_TRUE(from_api.contains("scheduler"));
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ TEST(Serve, SigtermFinishesTheDownloadInFlightAndExitsZero) {
     });
     if (r) status = r->status;
   });
-  while (got.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(testing::WaitUntil([&] { return got.load() > 0; }));
   serve.Signal(SIGTERM);
   slow.join();
   EXPECT_EQ(serve.Wait(30), 0);
@@ -94,13 +94,10 @@ TEST(Serve, KillNineDuringAScheduledSyncThenRestart) {
   int port = serve.WaitForPort();
   ASSERT_GT(port, 0) << testing::ReadFileOrEmpty(dir.File("serve.log"));
   httplib::Client c("127.0.0.1", port);
-  bool running = false;
-  for (int i = 0; i < 600 && !running; ++i) {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     auto s = c.Get("/api/status");
-    running = s && json::parse(s->body)["scheduler"]["running"].get<bool>();
-    if (!running) std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
-  ASSERT_TRUE(running) << "the scheduled sync never started";
+    return s && json::parse(s->body)["scheduler"]["running"].get<bool>();
+  })) << "the scheduled sync never started";
   std::this_thread::sleep_for(std::chrono::milliseconds(150));
   serve.Signal(SIGKILL);
   EXPECT_EQ(serve.Wait(10), 128 + SIGKILL);
@@ -114,13 +111,10 @@ TEST(Serve, KillNineDuringAScheduledSyncThenRestart) {
   ASSERT_GT(port2, 0) << testing::ReadFileOrEmpty(dir.File("serve2.log"));
   httplib::Client c2("127.0.0.1", port2);
   c2.set_read_timeout(30, 0);
-  bool synced = false;
-  for (int i = 0; i < 1200 && !synced; ++i) {
+  ASSERT_TRUE(testing::WaitUntil([&] {
     auto s = c2.Get("/api/status");
-    synced = s && !json::parse(s->body)["scheduler"]["last_ok"].get<std::string>().empty();
-    if (!synced) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  ASSERT_TRUE(synced) << testing::ReadFileOrEmpty(dir.File("serve2.log"));
+    return s && !json::parse(s->body)["scheduler"]["last_ok"].get<std::string>().empty();
+  }, 60)) << testing::ReadFileOrEmpty(dir.File("serve2.log"));
   auto hits = c2.Get("/api/search?q=zorblat&k=5&source=git");
   ASSERT_TRUE(hits);
   EXPECT_EQ(json::parse(hits->body)["hits"].size(), 5u) << hits->body;

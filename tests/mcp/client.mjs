@@ -87,6 +87,7 @@ async function exercise(client, transportName) {
   assert.ok(!linked.isError && Array.isArray(linked.structuredContent.linked_from));
   const status = await client.callTool({ name: "status", arguments: {} });
   assert.ok(status.structuredContent.chunks > 0);
+  assert.ok(Array.isArray(status.structuredContent.sources));
   const sums = await client.callTool({ name: "summaries", arguments: {} });
   assert.ok(sums.structuredContent.summaries.length > 0, "a stored summary is listed");
   const latest = await client.callTool({ name: "summaries", arguments: { period: "latest" } });

@@ -453,7 +453,7 @@ class GitSync {
     std::string text = message;
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
     if (!paths.empty()) {
-      text += "\n\nFiles: ";
+      text += "\n" + std::string(kFilesLine);
       for (size_t i = 0; i < paths.size() && i < 40; ++i) text += (i ? ", " : "") + paths[i];
       if (paths.size() > 40) text += ", and " + std::to_string(paths.size() - 40) + " more";
     }
@@ -514,7 +514,7 @@ class GitSync {
       std::string to = PrRef(n);
       links.erase(std::remove_if(links.begin(), links.end(), [&](const Link& l) { return l.to_ref == to; }),
                   links.end());
-      UMWELT_RETURN_IF_ERROR(batch.AddLink({ch.ref, to, "commit"}));
+      UMWELT_RETURN_IF_ERROR(batch.AddLink({ch.ref, to, std::string(kLandedIn)}));
     }
     UMWELT_RETURN_IF_ERROR(batch.PutLinks(ch.ref, links));
     r_.commits++;

@@ -7,6 +7,8 @@
 #include "umwelt/discord.h"
 #include "umwelt/git.h"
 #include "umwelt/github.h"
+#include "umwelt/redact.h"
+#include "umwelt/text.h"
 #include "umwelt/wandb.h"
 
 namespace umwelt {
@@ -25,12 +27,13 @@ class GithubSource final : public Source {
                  bool* changed) const override {
     github::SyncOptions o;
     o.repo = IdOf(state);
-    o.token = c.github_token;
+    o.token = c.Get(name());
     github::SyncReport r;
     Status s = github::Sync(corpus, http, o, &r);
     *changed |= r.changed + r.deleted > 0;
     return s;
   }
+  CredentialSpec credential() const override { return {{"GITHUB_TOKEN", "GH_TOKEN"}, "gh auth token"}; }
 };
 
 class GitSource final : public Source {
@@ -67,12 +70,13 @@ class DiscordSource final : public Source {
                  bool* changed) const override {
     discord::SyncOptions o;
     o.guild = IdOf(state);
-    o.token = c.discord_token;
+    o.token = c.Get(name());
     discord::SyncReport r;
     Status s = discord::Sync(corpus, http, o, &r);
     *changed |= r.messages + r.deleted > 0;
     return s;
   }
+  CredentialSpec credential() const override { return {{"DISCORD_TOKEN"}, ""}; }
 };
 
 class WandbSource final : public Source {
@@ -82,12 +86,13 @@ class WandbSource final : public Source {
                  bool* changed) const override {
     wandb::SyncOptions o;
     o.project = IdOf(state);
-    o.api_key = c.wandb_api_key;
+    o.api_key = c.Get(name());
     wandb::SyncReport r;
     Status s = wandb::Sync(corpus, http, o, &r);
     *changed |= r.changed > 0;
     return s;
   }
+  CredentialSpec credential() const override { return {{"WANDB_API_KEY"}, ""}; }
 };
 
 const GithubSource kGithub;
@@ -96,6 +101,12 @@ const DiscordSource kDiscord;
 const WandbSource kWandb;
 
 }  // namespace
+
+const std::string& SourceCredentials::Get(std::string_view source) const {
+  static const std::string kNone;
+  auto it = by_source_.find(source);
+  return it == by_source_.end() ? kNone : it->second;
+}
 
 std::vector<const Source*> AllSources() { return {&kGithub, &kGit, &kDiscord, &kWandb}; }
 
@@ -117,6 +128,36 @@ Status RefreshRecordedSources(Corpus& corpus, HttpClient& http, const SourceCred
     if (log) log(st.source + ": " + (s.ok() ? std::string("ok") : s.message()));
   }
   return Status::Ok();
+}
+
+nlohmann::json SourceHealthValue(const SyncState& state, int64_t now) {
+  nlohmann::json h = {{"source", state.source}, {"last_success", state.last_success}};
+  if (auto t = ParseIsoTime(state.last_success)) h["age_seconds"] = now - *t;
+  h["last_error"] = StripLocalPaths(RedactSecrets(state.last_error));
+  h["error_since"] = state.error_since;
+  h["ok"] = state.last_error.empty();
+  if (const Source* source = SourceOf(state.source)) {
+    auto facts = nlohmann::json::parse(source->CursorFactsJson(state.cursor), nullptr, false);
+    if (facts.is_object()) h.update(facts);
+  }
+  return h;
+}
+
+nlohmann::json CorpusStatusValue(const CorpusStats& stats, int64_t now) {
+  nlohmann::json counts = nlohmann::json::array();
+  for (const auto& c : stats.counts) counts.push_back({{"source", c.source}, {"kind", c.kind}, {"chunks", c.chunks}});
+  nlohmann::json sources = nlohmann::json::array();
+  for (const auto& st : stats.sync) sources.push_back(SourceHealthValue(st, now));
+  nlohmann::json spaces = stats.spaces_json.empty() ? nlohmann::json::object()
+                                                     : nlohmann::json::parse(stats.spaces_json, nullptr, false);
+  return {{"chunks", stats.total_chunks},
+          {"threads", stats.threads},
+          {"links", stats.links},
+          {"built_at", stats.built_at},
+          {"schema_version", stats.schema_version},
+          {"counts", std::move(counts)},
+          {"sources", std::move(sources)},
+          {"spaces", spaces.is_object() ? spaces : nlohmann::json::object()}};
 }
 
 }  // namespace umwelt

@@ -174,7 +174,7 @@ Result<Run> RunFromNode(const json& node, const std::string& default_project, co
   if (!tags.empty()) c.text += "\nTags: " + tags;
   if (!notes.empty()) c.text += "\nNotes: " + notes;
   std::string summary_text = Pairs(summary), config_text = Pairs(config);
-  if (!summary_text.empty()) c.text += "\nSummary: " + summary_text;
+  if (!summary_text.empty()) c.text += std::string(kSummaryLine) + summary_text;
   if (!config_text.empty()) c.text += "\nConfig: " + config_text;
   c.text = SanitizeUtf8(c.text);
   Thread& t = r.thread;
