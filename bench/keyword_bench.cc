@@ -151,6 +151,8 @@ umwelt::Status MakeCorpus(const Args& a, const std::string& db, double* import_m
 // In-process latencies (ms) of each stage and of FTS5, per query.
 struct Latencies {
   std::vector<double> ours, ours_rank, ours_plain, ours_prf, fts;
+  // Ranking alone, pruned (MaxScore) and exhaustive, at k = 50 and k = 10.
+  std::vector<double> rank50, full50, rank10, full10;
 };
 
 // Warm: one pass to warm up, then three measured passes of every query.
@@ -166,6 +168,14 @@ umwelt::Status MeasureInProcess(umwelt::Corpus& corpus, const umwelt::KeywordInd
       auto t2 = Clock::now();
       auto ranked = index.Rank(o, 50);
       auto t3 = Clock::now();
+      auto r0 = Clock::now();
+      auto full50 = index.RankExhaustive(o, 50);
+      auto r1 = Clock::now();
+      auto rank10 = index.Rank(o, 10);
+      auto r2 = Clock::now();
+      auto full10 = index.RankExhaustive(o, 10);
+      auto r3 = Clock::now();
+      if (!ranked.ok() || !full50.ok() || !rank10.ok() || !full10.ok()) return umwelt::Status::Io(std::string(q) + ": rank failed");
       // The keyword leg without and with pseudo-relevance feedback, whatever
       // the default is: what the feedback stage costs.
       umwelt::SearchOptions plain = o, prf = o;
@@ -193,12 +203,44 @@ umwelt::Status MeasureInProcess(umwelt::Corpus& corpus, const umwelt::KeywordInd
       if (pass == 0) continue;
       l->ours.push_back(Ms(t1, t2));
       l->ours_rank.push_back(Ms(t2, t3));
+      l->rank50.push_back(Ms(t2, t3));
+      l->full50.push_back(Ms(r0, r1));
+      l->rank10.push_back(Ms(r1, r2));
+      l->full10.push_back(Ms(r2, r3));
       l->ours_plain.push_back(Ms(t3a, t3b));
       l->ours_prf.push_back(Ms(t3b, t3c));
       l->fts.push_back(Ms(t4, t5));
     }
   }
   return umwelt::Status::Ok();
+}
+
+// Pruned against exhaustive ranking on `n` random queries of one to six
+// words drawn from the corpus's own sentences, at k = 10 and 50: how many
+// agree exactly (documents, order, scores, tiers).
+int Agreement(const umwelt::KeywordIndex& index, const umwelt::bench::TextPool& pool, int n) {
+  std::mt19937_64 rng(33);
+  int same = 0;
+  for (int q = 0; q < n; ++q) {
+    auto words = umwelt::Tokenize(pool.sentences[rng() % pool.sentences.size()]);
+    if (words.empty()) {
+      ++same;
+      continue;
+    }
+    umwelt::SearchOptions o;
+    size_t want = 1 + rng() % 6;
+    for (size_t w = 0; w < want; ++w) o.query += words[rng() % words.size()] + " ";
+    size_t k = q % 2 ? 10 : 50;
+    auto a = index.Rank(o, k);
+    auto b = index.RankExhaustive(o, k);
+    bool eq = a.ok() && b.ok() && a->size() == b->size();
+    for (size_t i = 0; eq && i < a->size(); ++i) {
+      eq = (*a)[i].chunk_id == (*b)[i].chunk_id && (*a)[i].score == (*b)[i].score && (*a)[i].exact == (*b)[i].exact;
+    }
+    if (!eq) std::fprintf(stderr, "keyword_bench: pruned and exhaustive differ on `%s` (k=%zu)\n", o.query.c_str(), k);
+    same += eq;
+  }
+  return same;
 }
 
 // `keyword_bench --rss-of BIN ARGS...`: runs BIN from this small process and
@@ -266,6 +308,8 @@ int main(int argc, char** argv) {
   if (umwelt::Status ls = MeasureInProcess(**corpus, index, &lat); !ls.ok()) {
     return std::fprintf(stderr, "%s\n", ls.message().c_str()), 1;
   }
+  umwelt::bench::TextPool pool = umwelt::bench::LoadTextPool(a.data);
+  int agree = Agreement(index, pool, 1000);
   // Whole process: the first run after the index is built, then warm runs.
   std::vector<double> proc;
   double cold = TimeProcess(a, db, kQueries[0]);
@@ -298,6 +342,11 @@ int main(int argc, char** argv) {
   std::printf("| corpus file / keyword index | %.0f MB / %.0f MB |\n", db_mb, idx_mb);
   std::printf("| keyword search, k=50, with rows and snippets: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.ours, 0.5), Percentile(lat.ours, 0.95));
   std::printf("| keyword ranking only: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.ours_rank, 0.5), Percentile(lat.ours_rank, 0.95));
+  std::printf("| ranking k=50, pruned / exhaustive: p50 | %.3f ms / %.3f ms |\n", Percentile(lat.rank50, 0.5),
+              Percentile(lat.full50, 0.5));
+  std::printf("| ranking k=10, pruned / exhaustive: p50 | %.3f ms / %.3f ms |\n", Percentile(lat.rank10, 0.5),
+              Percentile(lat.full10, 0.5));
+  std::printf("| pruned = exhaustive on 1,000 random queries | %d / 1000 |\n", agree);
   std::printf("| keyword search without feedback: p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.ours_plain, 0.5),
               Percentile(lat.ours_plain, 0.95));
   std::printf("| keyword search with feedback (RM3): p50 / p95 | %.2f ms / %.2f ms |\n", Percentile(lat.ours_prf, 0.5),

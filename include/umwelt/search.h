@@ -101,7 +101,12 @@ class KeywordIndex {
 
   // The ranked chunks for `options` (query and filters), best first, one per
   // url, at most `limit`. Fails on a query with no searchable words.
+  // Documents that cannot enter the top `limit` are skipped unscored
+  // (MaxScore pruning), with the same results as RankExhaustive.
   virtual Result<std::vector<ScoredDoc>> Rank(const SearchOptions& options, size_t limit) const = 0;
+  // The same ranking with every posting scored: the reference the pruned
+  // path is tested against.
+  virtual Result<std::vector<ScoredDoc>> RankExhaustive(const SearchOptions& options, size_t limit) const = 0;
   virtual size_t num_docs() const = 0;
   // How many chunks hold index term `term` (a stem) in their body or title.
   virtual size_t DocFrequency(std::string_view term) const = 0;

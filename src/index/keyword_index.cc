@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <xxhash.h>
@@ -48,7 +50,12 @@ class MappedIndex final : public KeywordIndex {
     return e ? e->exact_n : 0;
   }
 
-  Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override;
+  Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override {
+    return Score(o, limit, false);
+  }
+  Result<std::vector<ScoredDoc>> RankExhaustive(const SearchOptions& o, size_t limit) const override {
+    return Score(o, limit, true);
+  }
 
   Result<DocFilter> Filter(const SearchOptions& o) const override {
     UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
@@ -63,7 +70,9 @@ class MappedIndex final : public KeywordIndex {
   }
 
  private:
-  // Per-document accumulators for one search. They are corpus-sized, so
+  Result<std::vector<ScoredDoc>> Score(const SearchOptions& o, size_t limit, bool exhaustive) const;
+
+  // Per-document accumulators for one search (the exhaustive path). They are corpus-sized, so
   // zeroing (and faulting in) a fresh pair per query costs more than the
   // scoring: searches borrow them from a pool and return them clean
   // (cleared through the touched lists). The pool holds as many as searches
@@ -251,16 +260,27 @@ struct Fields {
 // Adds one term's BM25F score to each document holding it: the field
 // frequencies, each normalised by its field's length, summed with the title's
 // weight, then saturated once (Robertson, Zaragoza & Taylor 2004).
-void Accumulate(const Channel& c, const Fields& f, float* acc, std::vector<uint32_t>* touched) {
+// Posting i's contribution to document d's score (both paths use it, so
+// the pruned path's scores are the exhaustive path's to the bit).
+inline float TermScore(const Channel& c, const Fields& f, uint32_t i, uint32_t d) {
   const double k1 = f.t->k1;
   const double b = f.t->b, tb = f.t->title_b, tw = f.t->title_weight;
+  double tf = c.tfs[i] / (1 - b + b * f.len_body[d] / f.avg_body);
+  if (c.title_tfs && c.title_tfs[i]) tf += tw * c.title_tfs[i] / (1 - tb + tb * f.len_title[d] / f.avg_title);
+  double s = c.weight * tf * (k1 + 1) / (tf + k1);
+  return static_cast<float>(s);
+}
+
+// The most one posting of `c` can add: BM25's saturation, tf (k1 + 1) /
+// (tf + k1), stays below k1 + 1 whatever the lengths and frequencies; a
+// hair more for the rounding to float.
+double UpperBound(const Channel& c, const Fields& f) { return c.weight * (f.t->k1 + 1) * (1 + 1e-5) + 1e-9; }
+
+void Accumulate(const Channel& c, const Fields& f, float* acc, std::vector<uint32_t>* touched) {
   for (uint32_t i = 0; i < c.n; ++i) {
     uint32_t d = c.docs[i];
-    double tf = c.tfs[i] / (1 - b + b * f.len_body[d] / f.avg_body);
-    if (c.title_tfs && c.title_tfs[i]) tf += tw * c.title_tfs[i] / (1 - tb + tb * f.len_title[d] / f.avg_title);
-    double s = c.weight * tf * (k1 + 1) / (tf + k1);
     if (acc[d] == 0) touched->push_back(d);
-    acc[d] += static_cast<float>(s);
+    acc[d] += TermScore(c, f, i, d);
   }
 }
 
@@ -307,7 +327,220 @@ QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words
   return q;
 }
 
-Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t limit) const {
+// One channel of a query, in the order the exhaustive path adds them up:
+// the exact channel's stems, then the expanded channel's spellings, parts
+// and feedback terms.
+struct QueryChannel {
+  Channel c;
+  const Fields* f;
+  bool exact;
+};
+
+// The candidates' order: exact matches first, then by score, then by
+// document (the index's order).
+struct Cand {
+  uint32_t doc;
+  bool exact;
+  float score;
+};
+bool Better(const Cand& a, const Cand& b) {
+  if (a.exact != b.exact) return a.exact;
+  if (a.score != b.score) return a.score > b.score;
+  return a.doc < b.doc;
+}
+
+// The best `limit` candidates of distinct urls (each url by its best
+// candidate), and the worst of them once there are `limit`: what a new
+// candidate must beat.
+class TopUrls {
+ public:
+  TopUrls(size_t limit, const uint32_t* url_ids) : limit_(limit), url_ids_(url_ids) {}
+  bool full() const { return by_url_.size() >= limit_; }
+  size_t size() const { return by_url_.size(); }
+  // The worst kept; only when full().
+  const Cand& worst() {
+    Clean();
+    return heap_.front();
+  }
+  void Offer(const Cand& c) {
+    if (limit_ == 0) return;
+    uint32_t url = url_ids_[c.doc];
+    auto it = by_url_.find(url);
+    if (it != by_url_.end()) {
+      if (!Better(c, it->second)) return;
+      it->second = c;  // the older entry in the heap goes stale
+      Push(c);
+      return;
+    }
+    if (full()) {
+      if (!Better(c, worst())) return;
+      by_url_.erase(url_ids_[heap_.front().doc]);
+      std::pop_heap(heap_.begin(), heap_.end(), Better);
+      heap_.pop_back();
+    }
+    by_url_.emplace(url, c);
+    Push(c);
+  }
+  bool HasUrl(uint32_t url) const { return by_url_.count(url) > 0; }
+  // Best first.
+  std::vector<Cand> Sorted() const {
+    std::vector<Cand> out;
+    out.reserve(by_url_.size());
+    for (const auto& [url, c] : by_url_) out.push_back(c);
+    std::sort(out.begin(), out.end(), Better);
+    return out;
+  }
+
+ private:
+  // A max-heap under Better's reverse: the front is the worst.
+  void Push(const Cand& c) {
+    heap_.push_back(c);
+    std::push_heap(heap_.begin(), heap_.end(), Better);
+  }
+  // Drops stale entries (a url's superseded or evicted candidates) off the front.
+  void Clean() {
+    while (!heap_.empty()) {
+      const Cand& f = heap_.front();
+      auto it = by_url_.find(url_ids_[f.doc]);
+      if (it != by_url_.end() && it->second.doc == f.doc) return;
+      std::pop_heap(heap_.begin(), heap_.end(), Better);
+      heap_.pop_back();
+    }
+  }
+  size_t limit_;
+  const uint32_t* url_ids_;
+  std::unordered_map<uint32_t, Cand> by_url_;
+  std::vector<Cand> heap_;
+};
+
+// A channel's postings read in document order, skipping ahead.
+struct Cursor {
+  const QueryChannel* q;
+  uint32_t i = 0;
+  double ub = 0;
+  uint32_t doc() const { return i < q->c.n ? q->c.docs[i] : std::numeric_limits<uint32_t>::max(); }
+  // To the first posting at or after `d` (galloping, then binary search).
+  void SkipTo(uint32_t d) {
+    const uint32_t* docs = q->c.docs;
+    uint32_t n = q->c.n;
+    if (i >= n || docs[i] >= d) return;
+    uint32_t step = 1, lo = i;
+    while (lo + step < n && docs[lo + step] < d) {
+      lo += step;
+      step *= 2;
+    }
+    uint32_t hi = std::min(n, lo + step + 1);
+    i = static_cast<uint32_t>(std::lower_bound(docs + lo, docs + hi, d) - docs);
+  }
+};
+
+// Dynamic pruning (MaxScore: Turtle & Flood 1995), document at a time. The
+// lists that can make a document by themselves ("essential") propose
+// candidates; the others are only looked into for a candidate that could
+// still beat the k-th best url, in order of what they can add, and the
+// candidate is dropped as soon as it cannot. `propose` are the channels
+// that make a candidate (the exact tier: its exact stems; the second tier:
+// the expanded terms), `probe` the ones that only add to it. A document
+// `skip` rejects is not a candidate (the second tier leaves out exact
+// matches). Scores are summed in the exhaustive path's order, so both
+// paths agree to the bit.
+void Prune(const std::vector<QueryChannel>& channels, const std::vector<size_t>& propose,
+           const std::vector<size_t>& probe, bool exact_tier, const std::function<bool(uint32_t)>& pass,
+           const std::function<bool(uint32_t)>& skip, TopUrls* top) {
+  std::vector<Cursor> lists;  // proposing, by upper bound ascending
+  for (size_t j : propose) lists.push_back({&channels[j], 0, UpperBound(channels[j].c, *channels[j].f)});
+  std::sort(lists.begin(), lists.end(), [](const Cursor& a, const Cursor& b) { return a.ub < b.ub; });
+  std::vector<Cursor> probes;
+  double probe_ub = 0;
+  for (size_t j : probe) {
+    probes.push_back({&channels[j], 0, UpperBound(channels[j].c, *channels[j].f)});
+    probe_ub += probes.back().ub;
+  }
+  std::sort(probes.begin(), probes.end(), [](const Cursor& a, const Cursor& b) { return a.ub > b.ub; });
+  // prefix[p]: what lists[0..p) can add together.
+  std::vector<double> prefix(lists.size() + 1, 0);
+  for (size_t p = 0; p < lists.size(); ++p) prefix[p + 1] = prefix[p] + lists[p].ub;
+  size_t first_essential = 0;
+  // Per channel, this document's contribution; `present` lists which.
+  std::vector<float> contrib(channels.size(), 0);
+  std::vector<size_t> present;
+  // What a candidate's bound must reach: the k-th url's score, less a hair
+  // for the bounds being summed in double and the scores in float.
+  auto threshold = [&]() -> double {
+    if (!top->full()) return -std::numeric_limits<double>::infinity();
+    const Cand& w = top->worst();
+    if (w.exact != exact_tier) {
+      return w.exact ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+    }
+    return w.score - (std::abs(w.score) * 1e-5 + 1e-7);
+  };
+  double theta = threshold();
+  while (true) {
+    // The next candidate: the smallest document among the essential lists.
+    uint32_t d = std::numeric_limits<uint32_t>::max();
+    for (size_t p = first_essential; p < lists.size(); ++p) d = std::min(d, lists[p].doc());
+    if (d == std::numeric_limits<uint32_t>::max()) break;
+    present.clear();
+    double partial = 0;
+    for (size_t p = first_essential; p < lists.size(); ++p) {
+      Cursor& cur = lists[p];
+      if (cur.doc() != d) continue;
+      float v = TermScore(cur.q->c, *cur.q->f, cur.i, d);
+      size_t j = static_cast<size_t>(cur.q - channels.data());
+      contrib[j] = v;
+      present.push_back(j);
+      partial += v;
+      ++cur.i;
+    }
+    if (!pass(d) || skip(d)) continue;
+    // The non-essential lists, most valuable first, while the candidate can
+    // still beat the threshold.
+    double rest = prefix[first_essential] + probe_ub;
+    bool alive = partial + rest >= theta;
+    for (size_t p = first_essential; alive && p-- > 0;) {
+      Cursor& cur = lists[p];
+      rest -= cur.ub;
+      cur.SkipTo(d);
+      if (cur.doc() == d) {
+        float v = TermScore(cur.q->c, *cur.q->f, cur.i, d);
+        size_t j = static_cast<size_t>(cur.q - channels.data());
+        contrib[j] = v;
+        present.push_back(j);
+        partial += v;
+      }
+      alive = partial + rest >= theta;
+    }
+    for (size_t p = 0; alive && p < probes.size(); ++p) {
+      Cursor& cur = probes[p];
+      rest -= cur.ub;
+      cur.SkipTo(d);
+      if (cur.doc() == d) {
+        float v = TermScore(cur.q->c, *cur.q->f, cur.i, d);
+        size_t j = static_cast<size_t>(cur.q - channels.data());
+        contrib[j] = v;
+        present.push_back(j);
+        partial += v;
+      }
+      alive = partial + rest >= theta;
+    }
+    if (!alive) continue;
+    // The exhaustive path's sums: each channel's float in channel order.
+    std::sort(present.begin(), present.end());
+    float exact = 0, expanded = 0;
+    for (size_t j : present) (channels[j].exact ? exact : expanded) += contrib[j];
+    Cand c{d, exact_tier, exact_tier ? exact + expanded : expanded};
+    top->Offer(c);
+    double was = theta;
+    theta = threshold();
+    if (theta > was) {  // fewer lists can make a candidate now
+      while (first_essential < lists.size() && prefix[first_essential + 1] + probe_ub < theta) ++first_essential;
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t limit, bool exhaustive) const {
   std::vector<std::string> words = Tokenize(o.query);
   if (words.empty()) {
     return Status::Invalid("the query `" + std::string(TruncateUtf8(o.query, 80)) +
@@ -321,15 +554,6 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
   auto pass = [&](uint32_t d) { return f.Pass(d); };
 
   const uint32_t n = h_.n_docs;
-  struct Lease {  // the scratch goes back to the pool however Rank returns
-    const MappedIndex* index;
-    std::unique_ptr<Scratch> s;
-    ~Lease() { index->Return(std::move(s)); }
-  } lease{this, Borrow()};
-  std::vector<float>& acc_exact = lease.s->exact;
-  std::vector<float>& acc_expanded = lease.s->expanded;
-  std::vector<uint32_t>& touched_exact = lease.s->touched_exact;
-  std::vector<uint32_t>& touched_expanded = lease.s->touched_expanded;
   const uint32_t* docs = Sec<uint32_t>(ii::kPostDocs);
   const uint16_t* tfs = Sec<uint16_t>(ii::kPostTf);
   const uint8_t* title_tfs = Sec<uint8_t>(ii::kPostTitleTf);
@@ -351,8 +575,9 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
     return e ? e->exact_n : 0;
   };
   const double xw = t.expanded_weight;
+  std::vector<QueryChannel> channels;
   for (const auto& [stem, count] : q.stems) {
-    if (const ii::TermEntry* e = Find(stem)) Accumulate(text_channel(*e, count), text, acc_exact.data(), &touched_exact);
+    if (const ii::TermEntry* e = Find(stem)) channels.push_back({text_channel(*e, count), &text, true});
   }
   // Spellings as identifier parts in the symbols: the query's words, then
   // the parts of its own identifiers.
@@ -360,28 +585,65 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
     for (const auto& [word, count] : *spellings) {
       const ii::TermEntry* e = Find(word);
       if (!e || e->syms_n == 0) continue;
-      Accumulate(syms_channel(*e, e->syms_n + exact_n(StemWord(word)), count * xw), syms, acc_expanded.data(),
-                 &touched_expanded);
+      channels.push_back({syms_channel(*e, e->syms_n + exact_n(StemWord(word)), count * xw), &syms, false});
     }
   }
   for (const auto& [stem, count] : q.part_stems) {
-    if (const ii::TermEntry* e = Find(stem)) {
-      Accumulate(text_channel(*e, count * xw), text, acc_expanded.data(), &touched_expanded);
-    }
+    if (const ii::TermEntry* e = Find(stem)) channels.push_back({text_channel(*e, count * xw), &text, false});
   }
   // Feedback terms rank what the query found and may find more, but a chunk
   // that holds only them is not an exact match.
   for (const auto& [stem, weight] : o.extra_terms) {
     if (const ii::TermEntry* e = Find(stem); e && weight > 0) {
-      Accumulate(text_channel(*e, weight), text, acc_expanded.data(), &touched_expanded);
+      channels.push_back({text_channel(*e, weight), &text, false});
     }
   }
+  std::erase_if(channels, [](const QueryChannel& c) { return c.c.n == 0; });
+  if (limit == 0) return std::vector<ScoredDoc>{};
+  const uint32_t* url_ids = Sec<uint32_t>(ii::kUrlIds);
+  const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);
+  std::vector<ScoredDoc> out;
 
-  struct Cand {
-    uint32_t doc;
-    bool exact;
-    float score;
-  };
+  if (!exhaustive) {
+    std::vector<size_t> exact, expanded;
+    for (size_t j = 0; j < channels.size(); ++j) (channels[j].exact ? exact : expanded).push_back(j);
+    // The exact tier: documents holding an exact stem, scored with every channel.
+    TopUrls top(limit, url_ids);
+    Prune(channels, exact, expanded, true, pass, [](uint32_t) { return false; }, &top);
+    for (const Cand& c : top.Sorted()) out.push_back({chunk_ids[c.doc], c.score, true});
+    // Fewer urls than asked for: the second tier, documents that match only
+    // through expansion, at urls the first left free. (The first tier then
+    // pruned nothing: every exact match was scored and kept.)
+    if (out.size() < limit && !expanded.empty()) {
+      std::vector<Cursor> in_exact;
+      for (size_t j : exact) in_exact.push_back({&channels[j]});
+      auto holds_exact = [&](uint32_t d) {
+        for (auto& cur : in_exact) {
+          cur.SkipTo(d);
+          if (cur.doc() == d) return true;
+        }
+        return false;
+      };
+      auto taken = [&](uint32_t d) { return holds_exact(d) || top.HasUrl(url_ids[d]); };
+      TopUrls rest(limit - out.size(), url_ids);
+      Prune(channels, expanded, {}, false, pass, taken, &rest);
+      for (const Cand& c : rest.Sorted()) out.push_back({chunk_ids[c.doc], c.score, false});
+    }
+    return out;
+  }
+
+  struct Lease {  // the scratch goes back to the pool however Score returns
+    const MappedIndex* index;
+    std::unique_ptr<Scratch> s;
+    ~Lease() { index->Return(std::move(s)); }
+  } lease{this, Borrow()};
+  std::vector<float>& acc_exact = lease.s->exact;
+  std::vector<float>& acc_expanded = lease.s->expanded;
+  std::vector<uint32_t>& touched_exact = lease.s->touched_exact;
+  std::vector<uint32_t>& touched_expanded = lease.s->touched_expanded;
+  for (const auto& c : channels) {
+    Accumulate(c.c, *c.f, c.exact ? acc_exact.data() : acc_expanded.data(), c.exact ? &touched_exact : &touched_expanded);
+  }
   std::vector<Cand> cands;
   cands.reserve(touched_exact.size() + touched_expanded.size());
   for (uint32_t d : touched_exact) {
@@ -390,18 +652,10 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
   for (uint32_t d : touched_expanded) {
     if (acc_exact[d] == 0 && pass(d)) cands.push_back({d, false, acc_expanded[d]});
   }
-  auto better = [](const Cand& a, const Cand& b) {
-    if (a.exact != b.exact) return a.exact;
-    if (a.score != b.score) return a.score > b.score;
-    return a.doc < b.doc;
-  };
   // Take a margin above `limit` so one-hit-per-url still fills it; widen if not.
-  const uint32_t* url_ids = Sec<uint32_t>(ii::kUrlIds);
-  const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);
-  std::vector<ScoredDoc> out;
   size_t want = std::min(cands.size(), limit * 4 + 16);
   while (true) {
-    std::partial_sort(cands.begin(), cands.begin() + static_cast<long>(want), cands.end(), better);
+    std::partial_sort(cands.begin(), cands.begin() + static_cast<long>(want), cands.end(), Better);
     out.clear();
     std::unordered_set<uint32_t> urls;
     for (size_t i = 0; i < want && out.size() < limit; ++i) {
@@ -415,7 +669,6 @@ Result<std::vector<ScoredDoc>> MappedIndex::Rank(const SearchOptions& o, size_t 
   return out;
 }
 
-}  // namespace
 
 std::string KeywordIndex::PathFor(const Corpus& corpus, const std::string& cache_dir) {
   const std::string& p = corpus.path();
