@@ -8,8 +8,9 @@
 namespace umwelt::index_internal {
 
 inline constexpr char kMagic[8] = {'U', 'M', 'W', 'K', 'W', 'I', 'D', 'X'};
-// 3: a pull request's commits share one id; 4: stems, body and title apart (BM25F)
-inline constexpr uint32_t kFormatVersion = 4;
+// 3: a pull request's commits share one id; 4: stems, body and title apart
+// (BM25F); 5: each term's highest score, for pruning
+inline constexpr uint32_t kFormatVersion = 5;
 
 enum Section : int {
   kChunkIds = 0,   // int64[n_docs]
@@ -39,6 +40,10 @@ struct TermEntry {
   uint32_t exact_n;
   uint32_t syms_n;
   uint64_t syms_off;
+  // The highest score one posting of each list adds at weight 1 under the
+  // default KeywordTuning (TermScore): the pruning's bound for the term.
+  float exact_max;
+  float syms_max;
 };
 
 struct Header {

@@ -11,6 +11,7 @@
 
 #include <xxhash.h>
 
+#include "bm25f.h"
 #include "index_format.h"
 #include "umwelt/file.h"
 #include "umwelt/search.h"
@@ -182,7 +183,20 @@ struct TermTables {
   std::vector<uint8_t> post_title_tf;
 };
 
-TermTables Flatten(const std::vector<std::string>& names, std::vector<TermPostings>& postings) {
+// The highest weight-1 score of a list's postings under the default scoring.
+float MaxScore(const std::vector<Posting>& list, bool title, const ii::Fields& f) {
+  float best = 0;
+  for (const auto& p : list) {
+    const uint16_t tf = p.tf;
+    const uint8_t title_tf = p.title_tf;
+    ii::Channel c{&p.doc, &tf, title ? &title_tf : nullptr, 1, 1.0};
+    best = std::max(best, ii::TermScore(c, f, 0, p.doc));
+  }
+  return best;
+}
+
+TermTables Flatten(const std::vector<std::string>& names, std::vector<TermPostings>& postings, const ii::Fields& text,
+                   const ii::Fields& syms) {
   std::vector<uint32_t> order(names.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
@@ -193,6 +207,8 @@ TermTables Flatten(const std::vector<std::string>& names, std::vector<TermPostin
     ii::TermEntry e{};
     e.exact_off = t.post_docs.size();
     e.exact_n = static_cast<uint32_t>(postings[id].exact.size());
+    e.exact_max = MaxScore(postings[id].exact, true, text);
+    e.syms_max = MaxScore(postings[id].syms, false, syms);
     for (auto& p : postings[id].exact) {
       t.post_docs.push_back(p.doc), t.post_tf.push_back(p.tf), t.post_title_tf.push_back(p.title_tf);
     }
@@ -249,7 +265,10 @@ Status WriteSections(Writer& w, ii::Header& h, Collected& c) {
   UMWELT_RETURN_IF_ERROR(vec(ii::kAuthorIds, c.author_ids));
   UMWELT_RETURN_IF_ERROR(vec(ii::kUrlIds, c.url_ids));
   // Terms, their entries, and postings.
-  TermTables t = Flatten(c.terms.names(), c.postings);
+  const KeywordTuning defaults;
+  const ii::Fields text{c.len_body.data(), c.len_title.data(), h.avg_len_body, h.avg_len_title, &defaults};
+  const ii::Fields syms{c.len_syms.data(), nullptr, h.avg_len_syms, 1, &defaults};
+  TermTables t = Flatten(c.terms.names(), c.postings, text, syms);
   h.n_postings = t.post_docs.size();
   UMWELT_RETURN_IF_ERROR(vec(ii::kTermOffsets, t.term_off));
   UMWELT_RETURN_IF_ERROR(section(ii::kTermBlob, t.blob.data(), t.blob.size()));

@@ -16,6 +16,7 @@
 
 #include <xxhash.h>
 
+#include "bm25f.h"
 #include "index_format.h"
 #include "umwelt/file.h"
 #include "umwelt/search.h"
@@ -240,41 +241,19 @@ class MappedIndex final : public KeywordIndex {
   ii::Header h_{};
 };
 
-// One query term's postings in one channel, and how much they weigh.
-struct Channel {
-  const uint32_t* docs;
-  const uint16_t* tfs;
-  const uint8_t* title_tfs;  // null: a channel without a title field (symbols)
-  uint32_t n;
-  double weight;  // idf x the term's weight in the query
-};
+using ii::Channel;
+using ii::DefaultScoring;
+using ii::Fields;
+using ii::TermScore;
 
-// Document lengths and the BM25F parameters of the fields.
-struct Fields {
-  const uint32_t* len_body;
-  const uint32_t* len_title;
-  double avg_body, avg_title;
-  const KeywordTuning* t;
-};
-
-// Adds one term's BM25F score to each document holding it: the field
-// frequencies, each normalised by its field's length, summed with the title's
-// weight, then saturated once (Robertson, Zaragoza & Taylor 2004).
-// Posting i's contribution to document d's score (both paths use it, so
-// the pruned path's scores are the exhaustive path's to the bit).
-inline float TermScore(const Channel& c, const Fields& f, uint32_t i, uint32_t d) {
-  const double k1 = f.t->k1;
-  const double b = f.t->b, tb = f.t->title_b, tw = f.t->title_weight;
-  double tf = c.tfs[i] / (1 - b + b * f.len_body[d] / f.avg_body);
-  if (c.title_tfs && c.title_tfs[i]) tf += tw * c.title_tfs[i] / (1 - tb + tb * f.len_title[d] / f.avg_title);
-  double s = c.weight * tf * (k1 + 1) / (tf + k1);
-  return static_cast<float>(s);
+// The most one posting of `c` can add: `max`, the highest weight-1 score
+// of its postings that the index stores for the default scoring, else
+// BM25's saturation, tf (k1 + 1) / (tf + k1), which stays below k1 + 1
+// whatever the lengths and frequencies; a hair more for the rounding.
+double UpperBound(const Channel& c, const Fields& f, float max) {
+  double part = DefaultScoring(*f.t) && max > 0 ? max : f.t->k1 + 1;
+  return c.weight * part * (1 + 1e-5) + 1e-9;
 }
-
-// The most one posting of `c` can add: BM25's saturation, tf (k1 + 1) /
-// (tf + k1), stays below k1 + 1 whatever the lengths and frequencies; a
-// hair more for the rounding to float.
-double UpperBound(const Channel& c, const Fields& f) { return c.weight * (f.t->k1 + 1) * (1 + 1e-5) + 1e-9; }
 
 void Accumulate(const Channel& c, const Fields& f, float* acc, std::vector<uint32_t>* touched) {
   for (uint32_t i = 0; i < c.n; ++i) {
@@ -334,6 +313,7 @@ struct QueryChannel {
   Channel c;
   const Fields* f;
   bool exact;
+  float max;  // the list's highest weight-1 score under the default scoring
 };
 
 // The candidates' order: exact matches first, then by score, then by
@@ -448,12 +428,12 @@ void Prune(const std::vector<QueryChannel>& channels, const std::vector<size_t>&
            const std::vector<size_t>& probe, bool exact_tier, const std::function<bool(uint32_t)>& pass,
            const std::function<bool(uint32_t)>& skip, TopUrls* top) {
   std::vector<Cursor> lists;  // proposing, by upper bound ascending
-  for (size_t j : propose) lists.push_back({&channels[j], 0, UpperBound(channels[j].c, *channels[j].f)});
+  for (size_t j : propose) lists.push_back({&channels[j], 0, UpperBound(channels[j].c, *channels[j].f, channels[j].max)});
   std::sort(lists.begin(), lists.end(), [](const Cursor& a, const Cursor& b) { return a.ub < b.ub; });
   std::vector<Cursor> probes;
   double probe_ub = 0;
   for (size_t j : probe) {
-    probes.push_back({&channels[j], 0, UpperBound(channels[j].c, *channels[j].f)});
+    probes.push_back({&channels[j], 0, UpperBound(channels[j].c, *channels[j].f, channels[j].max)});
     probe_ub += probes.back().ub;
   }
   std::sort(probes.begin(), probes.end(), [](const Cursor& a, const Cursor& b) { return a.ub > b.ub; });
@@ -482,14 +462,17 @@ void Prune(const std::vector<QueryChannel>& channels, const std::vector<size_t>&
     if (d == std::numeric_limits<uint32_t>::max()) break;
     present.clear();
     double partial = 0;
-    for (size_t p = first_essential; p < lists.size(); ++p) {
-      Cursor& cur = lists[p];
-      if (cur.doc() != d) continue;
+    auto add = [&](const Cursor& cur) {  // the posting under `cur` is d's
       float v = TermScore(cur.q->c, *cur.q->f, cur.i, d);
       size_t j = static_cast<size_t>(cur.q - channels.data());
       contrib[j] = v;
       present.push_back(j);
       partial += v;
+    };
+    for (size_t p = first_essential; p < lists.size(); ++p) {
+      Cursor& cur = lists[p];
+      if (cur.doc() != d) continue;
+      add(cur);
       ++cur.i;
     }
     if (!pass(d) || skip(d)) continue;
@@ -497,32 +480,14 @@ void Prune(const std::vector<QueryChannel>& channels, const std::vector<size_t>&
     // still beat the threshold.
     double rest = prefix[first_essential] + probe_ub;
     bool alive = partial + rest >= theta;
-    for (size_t p = first_essential; alive && p-- > 0;) {
-      Cursor& cur = lists[p];
+    auto look_into = [&](Cursor& cur) {
       rest -= cur.ub;
       cur.SkipTo(d);
-      if (cur.doc() == d) {
-        float v = TermScore(cur.q->c, *cur.q->f, cur.i, d);
-        size_t j = static_cast<size_t>(cur.q - channels.data());
-        contrib[j] = v;
-        present.push_back(j);
-        partial += v;
-      }
-      alive = partial + rest >= theta;
-    }
-    for (size_t p = 0; alive && p < probes.size(); ++p) {
-      Cursor& cur = probes[p];
-      rest -= cur.ub;
-      cur.SkipTo(d);
-      if (cur.doc() == d) {
-        float v = TermScore(cur.q->c, *cur.q->f, cur.i, d);
-        size_t j = static_cast<size_t>(cur.q - channels.data());
-        contrib[j] = v;
-        present.push_back(j);
-        partial += v;
-      }
-      alive = partial + rest >= theta;
-    }
+      if (cur.doc() == d) add(cur);
+      return partial + rest >= theta;
+    };
+    for (size_t p = first_essential; alive && p-- > 0;) alive = look_into(lists[p]);
+    for (size_t p = 0; alive && p < probes.size(); ++p) alive = look_into(probes[p]);
     if (!alive) continue;
     // The exhaustive path's sums: each channel's float in channel order.
     std::sort(present.begin(), present.end());
@@ -577,7 +542,7 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
   const double xw = t.expanded_weight;
   std::vector<QueryChannel> channels;
   for (const auto& [stem, count] : q.stems) {
-    if (const ii::TermEntry* e = Find(stem)) channels.push_back({text_channel(*e, count), &text, true});
+    if (const ii::TermEntry* e = Find(stem)) channels.push_back({text_channel(*e, count), &text, true, e->exact_max});
   }
   // Spellings as identifier parts in the symbols: the query's words, then
   // the parts of its own identifiers.
@@ -585,17 +550,19 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
     for (const auto& [word, count] : *spellings) {
       const ii::TermEntry* e = Find(word);
       if (!e || e->syms_n == 0) continue;
-      channels.push_back({syms_channel(*e, e->syms_n + exact_n(StemWord(word)), count * xw), &syms, false});
+      channels.push_back({syms_channel(*e, e->syms_n + exact_n(StemWord(word)), count * xw), &syms, false, e->syms_max});
     }
   }
   for (const auto& [stem, count] : q.part_stems) {
-    if (const ii::TermEntry* e = Find(stem)) channels.push_back({text_channel(*e, count * xw), &text, false});
+    if (const ii::TermEntry* e = Find(stem)) {
+      channels.push_back({text_channel(*e, count * xw), &text, false, e->exact_max});
+    }
   }
   // Feedback terms rank what the query found and may find more, but a chunk
   // that holds only them is not an exact match.
   for (const auto& [stem, weight] : o.extra_terms) {
     if (const ii::TermEntry* e = Find(stem); e && weight > 0) {
-      channels.push_back({text_channel(*e, weight), &text, false});
+      channels.push_back({text_channel(*e, weight), &text, false, e->exact_max});
     }
   }
   std::erase_if(channels, [](const QueryChannel& c) { return c.c.n == 0; });

@@ -20,6 +20,15 @@ using json = nlohmann::json;
 using testing::ServeProcess;
 using testing::Umwelt;
 
+// A new MCP session over the server's /mcp: its id ("" when refused).
+std::string McpSession(httplib::Client& http) {
+  auto init = http.Post("/mcp",
+                        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+                        R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
+                        "application/json");
+  return init && init->status == 200 ? init->get_header_value("Mcp-Session-Id") : "";
+}
+
 struct BadParameter {
   std::vector<std::string> cli;  // after --corpus DB
   std::string http_get;          // a GET path; empty: http_post
@@ -36,13 +45,8 @@ TEST(Parameters, EveryFrontDoorRefusesABadOneInTheSameWords) {
   int port = serve.WaitForPort();
   ASSERT_GT(port, 0) << testing::ReadFileOrEmpty(dir.File("serve.log"));
   httplib::Client http("127.0.0.1", port);
-  auto init = http.Post("/mcp",
-                        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
-                        R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
-                        "application/json");
-  ASSERT_TRUE(init);
-  ASSERT_EQ(init->status, 200) << init->body;
-  std::string session = init->get_header_value("Mcp-Session-Id");
+  std::string session = McpSession(http);
+  ASSERT_FALSE(session.empty());
 
   std::string question(5000, 'q');
   for (size_t i = 9; i < question.size(); i += 10) question[i] = ' ';
@@ -107,13 +111,8 @@ TEST(Parameters, StatusIsOneShapeAtEveryFrontDoor) {
   auto api = http.Get("/api/status");
   ASSERT_TRUE(api);
   json from_api = json::parse(api->body);
-  auto init = http.Post("/mcp",
-                        R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
-                        R"("capabilities":{},"clientInfo":{"name":"t","version":"1"}}})",
-                        "application/json");
-  ASSERT_TRUE(init);
   json call = {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"}, {"params", {{"name", "status"}, {"arguments", json::object()}}}};
-  auto mcp = http.Post("/mcp", {{"Mcp-Session-Id", init->get_header_value("Mcp-Session-Id")}}, call.dump(), "application/json");
+  auto mcp = http.Post("/mcp", {{"Mcp-Session-Id", McpSession(http)}}, call.dump(), "application/json");
   ASSERT_TRUE(mcp);
   json from_mcp = json::parse(mcp->body)["result"]["structuredContent"];
   for (const char* key : {"chunks", "threads", "links", "built_at", "schema_version", "counts", "spaces"}) {
