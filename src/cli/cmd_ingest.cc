@@ -1,6 +1,7 @@
 // `import github` and `sync github`.
 #include <unistd.h>
 
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 
@@ -40,13 +41,26 @@ std::string CredentialOf(const CredentialSpec& spec) {
 
 std::string GithubToken() { return CredentialOf(SourceOf("github")->credential()); }
 
+// A verb's summary line: on stdout when it succeeded; when it failed after
+// doing some work, on stderr as what was done before the error (which
+// follows); when it failed having done nothing, not at all.
+__attribute__((format(printf, 3, 4))) void Summary(const Status& s, bool did_work, const char* fmt, ...) {
+  if (!s.ok() && !did_work) return;
+  FILE* out = s.ok() ? stdout : stderr;
+  if (!s.ok()) std::fputs("umwelt: before the error: ", out);
+  va_list args;
+  va_start(args, fmt);
+  std::vfprintf(out, fmt, args);
+  va_end(args);
+}
+
 }  // namespace
 
 Status CmdImportGithub(const std::string& path, const std::vector<std::string>& files) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
   github::ImportReport report;
   Status s = github::ImportFiles(*corpus, files, &report);
-  std::printf("imported %d file(s): %lld records (%lld new or changed), %lld threads, %lld skipped\n",
+  Summary(s, report.records > 0, "imported %d file(s): %lld records (%lld new or changed), %lld threads, %lld skipped\n",
               report.files, static_cast<long long>(report.records),
               static_cast<long long>(report.changed), static_cast<long long>(report.threads),
               static_cast<long long>(report.skipped));
@@ -68,7 +82,7 @@ Status CmdSyncGithub(const std::string& path, const SyncGithubArgs& args) {
   github::SyncReport report;
   Status s = github::Sync(*corpus, *http, o, &report);
   progress.Done();
-  std::printf("sync github %s: %d requests (%d not modified, %d retried), %lld records changed, "
+  Summary(s, report.changed + report.deleted > 0, "sync github %s: %d requests (%d not modified, %d retried), %lld records changed, "
               "%lld deleted\n",
               args.repo.c_str(), report.requests, report.not_modified, report.retries,
               static_cast<long long>(report.changed), static_cast<long long>(report.deleted));
@@ -85,7 +99,7 @@ Status CmdImportDiscord(const std::string& path, const DiscordArgs& args) {
   discord::ImportReport r;
   Status s = discord::ImportFiles(*corpus, args.paths, o, &r);
   progress.Done();
-  std::printf("imported %d file(s): %lld messages (%lld new or changed) in %lld channels, %lld system messages "
+  Summary(s, r.messages > 0, "imported %d file(s): %lld messages (%lld new or changed) in %lld channels, %lld system messages "
               "skipped\n",
               r.files, static_cast<long long>(r.messages), static_cast<long long>(r.changed),
               static_cast<long long>(r.channels), static_cast<long long>(r.skipped));
@@ -108,7 +122,7 @@ Status CmdSyncDiscord(const std::string& path, const DiscordArgs& args) {
   discord::SyncReport r;
   Status s = discord::Sync(*corpus, *http, o, &r);
   progress.Done();
-  std::printf("sync discord %s: %d requests (%d retried), %d channels and threads, %lld messages new or changed, "
+  Summary(s, r.messages + r.deleted > 0, "sync discord %s: %d requests (%d retried), %d channels and threads, %lld messages new or changed, "
               "%lld deleted\n",
               args.guild.c_str(), r.requests, r.retries, r.channels, static_cast<long long>(r.messages),
               static_cast<long long>(r.deleted));
@@ -121,7 +135,7 @@ Status CmdImportWandb(const std::string& path, const WandbArgs& args) {
   wandb::ImportReport r;
   Status s = wandb::ImportFiles(*corpus, args.paths, args.project, args.repo, &r);
   for (const auto& w : r.warnings) LogWarn(w);
-  std::printf("imported %d file(s): %lld runs (%lld new or changed)\n", r.files, static_cast<long long>(r.runs),
+  Summary(s, r.runs > 0, "imported %d file(s): %lld runs (%lld new or changed)\n", r.files, static_cast<long long>(r.runs),
               static_cast<long long>(r.changed));
   if (r.changed > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
@@ -137,7 +151,7 @@ Status CmdSyncWandb(const std::string& path, const WandbArgs& args) {
   if (const char* k = std::getenv("WANDB_API_KEY"); k) o.api_key = k;
   wandb::SyncReport r;
   Status s = wandb::Sync(*corpus, *http, o, &r);
-  std::printf("sync wandb %s: %d requests (%d retried), %lld runs updated since the last sync (%lld new or changed)\n",
+  Summary(s, r.changed > 0, "sync wandb %s: %d requests (%d retried), %lld runs updated since the last sync (%lld new or changed)\n",
               args.project.c_str(), r.requests, r.retries, static_cast<long long>(r.runs),
               static_cast<long long>(r.changed));
   if (r.changed > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
@@ -154,7 +168,7 @@ Status CmdFetch(const std::string& path, const FetchArgs& args) {
   o.repo = args.repo;
   web::FetchReport r;
   Status s = web::Fetch(*corpus, *http, args.urls, o, &r);
-  std::printf("fetched %d of %zu url(s): %lld sections\n", r.pages, args.urls.size(),
+  Summary(s, r.pages > 0, "fetched %d of %zu url(s): %lld sections\n", r.pages, args.urls.size(),
               static_cast<long long>(r.sections));
   if (r.pages > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
@@ -185,7 +199,8 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   git::SyncReport r;
   Status s = git::Sync(*corpus, o, &r);
   progress.Done();
-  std::printf("sync git %s%s: %lld commits (%lld pull requests landed, %lld removed by a force-push), %lld files as "
+  const bool git_work = r.commits + r.commits_removed + r.files + r.branches > 0;
+  Summary(s, git_work, "sync git %s%s: %lld commits (%lld pull requests landed, %lld removed by a force-push), %lld files as "
               "%lld windows (%lld skipped), %lld active branches as %lld windows\n",
               r.repo.c_str(), r.full ? " (whole history)" : "", static_cast<long long>(r.commits),
               static_cast<long long>(r.pull_requests), static_cast<long long>(r.commits_removed),
@@ -199,8 +214,8 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   reason(r.missing_objects, "not in this clone (partial or damaged; tried again next sync)");
   reason(r.lfs_pointers, "Git LFS pointers");
   reason(r.submodules, "submodules");
-  if (!why.empty()) std::printf("  skipped files: %s\n", why.c_str());
-  if (r.shallow) std::printf("  a shallow clone: the history starts at its grafted commits\n");
+  if (!why.empty()) Summary(s, git_work, "  skipped files: %s\n", why.c_str());
+  if (r.shallow) Summary(s, git_work, "  a shallow clone: the history starts at its grafted commits\n");
   if (r.commits + r.commits_removed + r.files + r.branches > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
 }

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "umwelt/log.h"
 #include "umwelt/redact.h"
+#include "umwelt/suggest.h"
 #include "umwelt/text.h"
 
 namespace {
@@ -111,6 +112,61 @@ std::unique_ptr<Cli> BuildCli(const std::string& verb) {
   return c;
 }
 
+// The verbs by task: what bare `umwelt` and an unknown verb print. A verb
+// the table misses is listed under "Other", so none goes unseen.
+std::string VerbList(CLI::App& app) {
+  static const std::vector<std::pair<const char*, std::vector<std::string>>> tasks = {
+      {"Start", {"init", "status"}},
+      {"Bring records in", {"import", "sync", "fetch", "index"}},
+      {"Find", {"search", "search-multi", "context", "show", "run"}},
+      {"Write from them", {"ask", "digest", "summaries", "publish"}},
+      {"Serve a team and its agents", {"serve", "refresh", "mcp", "skills"}},
+      {"Measure", {"eval"}},
+  };
+  std::vector<CLI::App*> all = app.get_subcommands([](CLI::App*) { return true; });
+  auto line = [](CLI::App* s) {
+    std::string name = s->get_name();
+    return "  " + name + std::string(name.size() < 14 ? 14 - name.size() : 1, ' ') + s->get_description() + "\n";
+  };
+  std::string out;
+  std::vector<std::string> listed;
+  for (const auto& [task, names] : tasks) {
+    out += std::string(task) + ":\n";
+    for (const auto& n : names) {
+      for (CLI::App* s : all) {
+        if (s->get_name() == n) out += line(s), listed.push_back(n);
+      }
+    }
+  }
+  std::string other;
+  for (CLI::App* s : all) {
+    if (std::find(listed.begin(), listed.end(), s->get_name()) == listed.end()) other += line(s);
+  }
+  if (!other.empty()) out += "Other:\n" + other;
+  return out;
+}
+
+// Every name a command (and the commands above it) takes as a flag.
+std::vector<std::string> FlagNames(CLI::App* cmd) {
+  std::vector<std::string> out;
+  for (; cmd; cmd = cmd->get_parent()) {
+    for (const CLI::Option* o : cmd->get_options()) {
+      for (const auto& l : o->get_lnames()) out.push_back("--" + l);
+      for (const auto& s : o->get_snames()) out.push_back("-" + s);
+    }
+  }
+  return out;
+}
+
+// The deepest command the parse reached.
+CLI::App* Deepest(CLI::App* app) {
+  for (;;) {
+    auto parsed = app->get_subcommands();
+    if (parsed.empty()) return app;
+    app = parsed.front();
+  }
+}
+
 }  // namespace
 
 static int RunCli(int argc, char** argv) {
@@ -120,12 +176,47 @@ static int RunCli(int argc, char** argv) {
     return 0;
   }
   std::string verb = VerbOf(argc, argv);
+  bool asks_help = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    asks_help |= a == "-h" || a == "--help" || a == "--version";
+  }
   auto c = BuildCli(verb);
-  if (!verb.empty() && c->app->get_subcommands([&](CLI::App* s) { return s->get_name() == verb; }).empty()) {
-    c = BuildCli("");  // a name the table lacks: let the whole CLI answer
+  auto registered = [&](const std::string& name) {
+    return !c->app->get_subcommands([&](CLI::App* s) { return s->get_name() == name; }).empty();
+  };
+  if (!verb.empty() && !registered(verb)) c = BuildCli("");  // a name the table lacks: let the whole CLI answer
+  if (verb.empty() && !asks_help) {  // bare `umwelt`: what it can do
+    std::printf("umwelt — a searchable, citable memory of an open-source project.\n\n%s\n"
+                "`umwelt VERB --help` for a verb's flags; the corpus is --corpus, else $UMWELT_CORPUS, else %s.\n",
+                VerbList(*c->app).c_str(), cli::DefaultCorpusPath().c_str());
+    return 2;
+  }
+  if (!verb.empty() && !registered(verb)) {
+    std::vector<std::string> names;
+    for (CLI::App* s : c->app->get_subcommands([](CLI::App*) { return true; })) names.push_back(s->get_name());
+    std::fprintf(stderr, "umwelt: error: unknown verb `%s`%s\n\n%s", TerminalSafe(verb.substr(0, 64)).c_str(),
+                 TerminalSafe(DidYouMean(verb, names)).c_str(), VerbList(*c->app).c_str());
+    return 2;
   }
   try {
     c->app->parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    // An unknown flag: the nearest the command takes.
+    std::string msg = e.what();
+    std::vector<std::string> flags = FlagNames(Deepest(c->app.get()));
+    std::string hint;
+    size_t colon = msg.find(": ");
+    std::string words = colon == std::string::npos ? "" : msg.substr(colon + 2);
+    for (size_t at = 0; at < words.size() && hint.empty();) {
+      size_t end = std::min(words.find(' ', at), words.size());
+      std::string word = words.substr(at, end - at);
+      if (word.rfind('-', 0) == 0) hint = DidYouMean(word.substr(0, word.find('=')), flags);
+      at = end + 1;
+    }
+    std::fprintf(stderr, "%s%s\nRun with --help for more information.\n", TerminalSafe(e.what()).c_str(),
+                 TerminalSafe(hint).c_str());
+    return 2;
   } catch (const CLI::ParseError& e) {
     int code = c->app->exit(e);  // prints help or the usage error
     return code == 0 ? 0 : 2;    // documented: 2 for every usage error

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "umwelt/suggest.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -54,8 +55,10 @@ Status CheckString(const ParamSpec& s, const std::string& v) {
                            WithThousands(static_cast<int64_t>(v.size())) + ")");
   }
   if (!s.choices.empty() && std::find(s.choices.begin(), s.choices.end(), v) == s.choices.end()) {
-    if (s.type == ParamType::kNames) return Status::Invalid("unknown " + s.name + " " + Quoted(v) + ": one of " + OneOf(s.choices));
-    return Status::Invalid(s.name + " must be one of " + OneOf(s.choices) + ", not " + Quoted(v));
+    if (s.type == ParamType::kNames) {
+      return Status::Invalid("unknown " + s.name + " " + Quoted(v) + ": one of " + OneOf(s.choices) + DidYouMean(v, s.choices));
+    }
+    return Status::Invalid(s.name + " must be one of " + OneOf(s.choices) + ", not " + Quoted(v) + DidYouMean(v, s.choices));
   }
   return Status::Ok();
 }

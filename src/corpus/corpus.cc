@@ -98,6 +98,26 @@ Corpus::~Corpus() {
   sqlite3_close_v2(db_);
 }
 
+namespace {
+
+// `path` as an SQLite URI that opens it immutable (percent-encoding what a
+// URI path cannot hold).
+std::string ImmutableUri(const std::string& path) {
+  std::string out = "file:";
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "?immutable=1";
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Corpus>> Corpus::Open(const std::string& path, Mode mode) {
   if (path.empty()) return Status::Invalid("no corpus path given");
   std::unique_ptr<Corpus> c(new Corpus());
@@ -116,10 +136,22 @@ Status Corpus::Init(Mode mode) {
                                       : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path_.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) return SqliteError(db_, rc, path_);
-  cache_ = std::make_unique<corpus_internal::StmtCache>(db_);
   sqlite3_busy_timeout(db_, 10000);
   // Touching the schema is the first read; a non-database fails here.
-  UMWELT_RETURN_IF_ERROR(Exec(db_, "SELECT count(*) FROM sqlite_master", path_));
+  Status first = Exec(db_, "SELECT count(*) FROM sqlite_master", path_);
+  if (!first.ok() && mode == Mode::kReadOnly && (sqlite3_errcode(db_) & 0xff) == SQLITE_READONLY) {
+    // A WAL corpus in a folder this user cannot write: its -shm file cannot
+    // be made, so SQLite cannot coordinate with writers. No one can write
+    // there either, so it is read as an immutable file.
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    rc = sqlite3_open_v2(ImmutableUri(path_).c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                         nullptr);
+    if (rc != SQLITE_OK) return SqliteError(db_, rc, path_);
+    first = Exec(db_, "SELECT count(*) FROM sqlite_master", path_);
+  }
+  UMWELT_RETURN_IF_ERROR(first);
+  cache_ = std::make_unique<corpus_internal::StmtCache>(db_);
   if (mode == Mode::kReadWrite) {
     UMWELT_RETURN_IF_ERROR(Exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", path_));
     UMWELT_RETURN_IF_ERROR(corpus_internal::CreateOrMigrate(db_, path_));

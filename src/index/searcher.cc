@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "umwelt/source_traits.h"
+#include "umwelt/suggest.h"
 #include "umwelt/text.h"
 
 namespace umwelt {
@@ -232,14 +234,38 @@ Status Searcher::Refresh() {
 // Hits ranked for grouping: this many per thread asked for.
 constexpr int kGroupDepth = 4;
 
+namespace {
+
+// When nothing matched and a kind asked for is one no source declares (a
+// slip, or a reference corpus's own), says so, with the nearest known kind.
+void NoteUnknownKinds(const SearchOptions& search, SearchResponse* out) {
+  if (!out->result.hits.empty() || search.kinds.empty()) return;
+  std::vector<std::string> known;
+  for (const auto& s : AllSourceTraits()) {
+    for (const auto& k : s.kinds) known.emplace_back(k.kind);
+  }
+  for (const auto& kind : search.kinds) {
+    if (std::find(known.begin(), known.end(), kind) != known.end()) continue;
+    out->result.notes.push_back("no source declares kind `" + std::string(TruncateUtf8(kind, 64)) + "`" +
+                                DidYouMean(kind, known));
+  }
+}
+
+}  // namespace
+
 Result<SearchResponse> Searcher::Search(const SearchRequest& request) {
   UMWELT_RETURN_IF_ERROR(ValidateSearchRequest(request));
-  if (!request.group_threads) return SearchFlat(request);
+  if (!request.group_threads) {
+    UMWELT_ASSIGN_OR_RETURN(SearchResponse out, SearchFlat(request));
+    NoteUnknownKinds(request.search, &out);
+    return out;
+  }
   SearchRequest deeper = request;
   deeper.search.k = std::min(1000, request.search.k * kGroupDepth);
   UMWELT_ASSIGN_OR_RETURN(SearchResponse out, SearchFlat(deeper));
   out.grouped = true;
   out.threads = GroupByThread(out.result.hits, static_cast<size_t>(request.search.k));
+  NoteUnknownKinds(request.search, &out);
   return out;
 }
 

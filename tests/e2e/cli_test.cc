@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +56,64 @@ TEST(Cli, HelpOnEveryVerbAndUsageErrors) {
   EXPECT_EQ(Umwelt({"fetch", "file:///etc/passwd"}).code, 1);
   EXPECT_EQ(Umwelt({"sync", "discord", "123"}).code, 2);   // no DISCORD_TOKEN
   EXPECT_EQ(Umwelt({"sync", "wandb", "acme/x"}).code, 2);  // no WANDB_API_KEY
+}
+
+// The slips a new user makes get a way forward: the verbs by task, the
+// nearest verb or flag, the expected export named, no success line for a
+// failure, and reads that work where nothing may be written.
+TEST(Cli, SlipsGetAWayForward) {
+  RunResult bare = Umwelt({});
+  EXPECT_EQ(bare.code, 2);
+  for (const char* want : {"Start:", "Find:", "  search", "  ask", "  serve", "--help"}) {
+    EXPECT_NE(bare.out.find(want), std::string::npos) << want << "\n" << bare.out;
+  }
+  RunResult verb = Umwelt({"serach", "foo"});
+  EXPECT_EQ(verb.code, 2);
+  EXPECT_EQ(verb.err.substr(0, verb.err.find('\n')), "umwelt: error: unknown verb `serach`; did you mean `search`?");
+  EXPECT_NE(verb.err.find("Find:"), std::string::npos) << verb.err;
+  RunResult flag = Umwelt({"search", "foo", "--kindd", "issue"});
+  EXPECT_EQ(flag.code, 2);
+  EXPECT_NE(flag.err.find("did you mean `--kind`?"), std::string::npos) << flag.err;
+  RunResult source = Umwelt({"search", "foo", "--source", "gitub"});
+  EXPECT_EQ(source.code, 2);
+  EXPECT_NE(source.err.find("did you mean `github`?"), std::string::npos) << source.err;
+
+  testing::TempDir dir;
+  std::string db = dir.File("c.db");
+  testing::WriteFile(dir.File("package.json"), R"({"name": "left-pad", "version": "1.3.0", "scripts": {}})");
+  RunResult gh = Umwelt({"--corpus", db, "import", "github", dir.File("package.json")});
+  EXPECT_EQ(gh.code, 1);
+  EXPECT_NE(gh.err.find("package.json: not GitHub API output"), std::string::npos) << gh.err;
+  EXPECT_NE(gh.err.find("found a JSON object with keys name, version, scripts"), std::string::npos) << gh.err;
+  EXPECT_EQ(gh.out, "");
+  RunResult wb = Umwelt({"--corpus", db, "import", "wandb", dir.File("package.json")});
+  EXPECT_EQ(wb.code, 1);
+  EXPECT_NE(wb.err.find("no W&B runs found"), std::string::npos) << wb.err;
+  std::filesystem::create_directories(dir.File("notgit"));
+  RunResult git = Umwelt({"--corpus", db, "sync", "git", dir.File("notgit")});
+  EXPECT_NE(git.code, 0);
+  EXPECT_EQ(git.out, "") << "a success-looking line before the error";
+  EXPECT_EQ(git.err.find("commits"), std::string::npos) << git.err;
+
+  // A corpus in a folder its reader cannot write (run as nobody when root).
+  std::string ro = dir.File("ro");
+  std::filesystem::create_directories(ro);
+  ASSERT_EQ(Umwelt({"--corpus", ro + "/c.db", "import", "github", UMWELT_SOURCE_DIR "/examples/github/issues.json"}).code, 0);
+  RunResult kind = Umwelt({"--corpus", ro + "/c.db", "search", "MFU", "--kind", "isue"});
+  EXPECT_EQ(kind.code, 0) << kind.err;
+  EXPECT_NE(kind.err.find("no source declares kind `isue`; did you mean `issue`?"), std::string::npos) << kind.err;
+  std::filesystem::remove(ro + "/c.db.kwidx");
+  ASSERT_EQ(::chmod(ro.c_str(), 0555), 0);
+  ASSERT_EQ(::chmod((ro + "/c.db").c_str(), 0444), 0);
+  std::filesystem::create_directories(dir.File("home"));
+  ASSERT_EQ(::chmod(dir.File("home").c_str(), 0777), 0);  // the index goes to its cache there
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+  std::string as = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups -- " : "";
+  RunResult read = testing::RunShell("cd / && HOME=" + testing::Quote(dir.File("home")) + " " + as + UMWELT_BINARY +
+                                     " --corpus " + testing::Quote(ro + "/c.db") + " search MFU -k 3");
+  EXPECT_EQ(read.code, 0) << read.err;
+  EXPECT_NE(read.out.find("tinylm"), std::string::npos) << read.out << read.err;
+  ::chmod(ro.c_str(), 0755);
 }
 
 // The process starts without the heavy libraries: they load in the verbs that

@@ -55,7 +55,7 @@ TEST(Parameters, EveryFrontDoorRefusesABadOneInTheSameWords) {
        "k must be a whole number from 1 to 1,000"},
       {{"search", "loss", "--source", "gihub"}, "/api/search?q=loss&source=gihub", "", "search",
        {{"query", "loss"}, {"source", "gihub"}},
-       "unknown source `gihub`: one of github, git, discord, code, wandb, web, narrative"},
+       "unknown source `gihub`: one of github, git, discord, code, wandb, web, narrative; did you mean `github`?"},
       {{"search", "loss", "--since", "last tuesday"}, "/api/search?q=loss&since=last%20tuesday", "", "search",
        {{"query", "loss"}, {"since", "last tuesday"}},
        "since must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `last tuesday`"},

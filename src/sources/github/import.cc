@@ -2,6 +2,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "store.h"
 #include "umwelt/file.h"
 #include "umwelt/github.h"
@@ -50,6 +52,25 @@ std::string ContextFromName(const std::string& path, std::string_view text) {
   return "/repos/" + std::string(r[1]) + "/issues/" + number + "/" + kind;
 }
 
+// What a JSON file holds, in a few words, for an error about its shape:
+// "a JSON object with keys name, version, scripts".
+std::string ShapeOf(const std::string& text) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (j.is_discarded()) return "JSON Lines or several documents";
+  auto keys = [](const nlohmann::ordered_json& o) {
+    std::string out;
+    int n = 0;
+    for (auto it = o.begin(); it != o.end() && n < 6; ++it, ++n) out += (out.empty() ? "" : ", ") + it.key();
+    return o.size() > 6 ? out + ", ..." : out;
+  };
+  if (j.is_object()) return "a JSON object with keys " + keys(j);
+  if (j.is_array() && !j.empty() && j[0].is_object()) {
+    return "an array of " + std::to_string(j.size()) + " objects with keys " + keys(j[0]);
+  }
+  if (j.is_array()) return "an array of " + std::to_string(j.size()) + " values";
+  return "a JSON " + std::string(j.type_name());
+}
+
 Status ParseFile(const std::string& path, const std::string& text, Records* out) {
   std::string_view head = text;
   while (!head.empty() && (head[0] == ' ' || head[0] == '\n' || head[0] == '\r' || head[0] == '\t')) {
@@ -70,6 +91,12 @@ Status ParseFile(const std::string& path, const std::string& text, Records* out)
   for (size_t i = 0; i < values.size(); ++i) {
     std::string origin = values.size() == 1 ? path : path + " page " + std::to_string(i + 1);
     UMWELT_RETURN_IF_ERROR(ParsePage(values[i], api_path, origin, out));
+  }
+  // Saved API output holds records; a file of other things is another file.
+  if (out->records.empty() && out->threads.empty() && out->skipped > 0) {
+    return Status::Corrupt(path + ": not GitHub API output — expected issues, pull requests, comments or reviews "
+                                  "(`gh api --paginate` output, JSON Lines or a recording); found " +
+                           ShapeOf(text));
   }
   return Status::Ok();
 }

@@ -1,4 +1,5 @@
 // The W&B source: run nodes to chunks, file import, GraphQL sync.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -232,7 +233,15 @@ void CollectNodes(const json& j, std::vector<json>* out) {
       return;
     }
     if (j.contains("node") && j["node"].is_object()) return out->push_back(j["node"]);
-    if (j.contains("name")) out->push_back(j);
+    // A run object: a name and something only a run has (package.json has
+    // a name too).
+    static const char* const kRunFields[] = {"state",     "config",    "summaryMetrics", "summary",  "createdAt",
+                                             "created_at", "displayName", "display_name", "heartbeatAt", "jobType",
+                                             "sweep",     "runInfo",   "historyKeys"};
+    if (j.contains("name") && std::any_of(std::begin(kRunFields), std::end(kRunFields),
+                                          [&](const char* f) { return j.contains(f); })) {
+      out->push_back(j);
+    }
   }
 }
 
