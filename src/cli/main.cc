@@ -125,7 +125,7 @@ std::string VerbList(CLI::App& app) {
   };
   std::vector<CLI::App*> all = app.get_subcommands([](CLI::App*) { return true; });
   auto line = [](CLI::App* s) {
-    std::string name = s->get_name();
+    const std::string& name = s->get_name();
     return "  " + name + std::string(name.size() < 14 ? 14 - name.size() : 1, ' ') + s->get_description() + "\n";
   };
   std::string out;

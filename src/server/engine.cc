@@ -34,12 +34,12 @@ void SearchPool::Work() {
       turns_.push_back(std::move(client));  // its next task waits for everyone else's turn
     }
     t->started = true;
-    progress_.notify_all();
+    t->progress->notify_one();  // only its caller waits on it
     lock.unlock();
     (*t->fn)();
     lock.lock();
     t->done = true;
-    progress_.notify_all();
+    t->progress->notify_one();
   }
 }
 
@@ -51,8 +51,11 @@ size_t SearchPool::queued() {
 }
 
 Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns, const std::string& client) {
+  // Each call waits on a condition of its own, so a task's start or end
+  // wakes its caller alone, not every connection waiting on the pool.
+  std::condition_variable progress;
   std::vector<Task> tasks(fns.size());
-  for (size_t i = 0; i < fns.size(); ++i) tasks[i].fn = &fns[i];
+  for (size_t i = 0; i < fns.size(); ++i) tasks[i] = {&fns[i], &progress};
   MutexLock lock(mu_);
   if (stop_) return Status::Unavailable("the server is shutting down");
   if (tasks.empty()) return Status::Ok();
@@ -63,11 +66,15 @@ Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns, const s
   }
   if (mine.empty()) turns_.push_back(client);
   for (auto& t : tasks) mine.push_back(&t);
-  cv_.notify_all();
+  if (tasks.size() == 1) {
+    cv_.notify_one();
+  } else {
+    cv_.notify_all();
+  }
   // The tasks' flags are written under mu_ (Work), so reading them here, with
   // mu_ held, is safe; the lambdas below only run inside the waits.
   auto deadline = std::chrono::steady_clock::now() + max_wait_;
-  bool all_started = progress_.wait_until(lock.native(), deadline, [&] {
+  bool all_started = progress.wait_until(lock.native(), deadline, [&] {
     return std::all_of(tasks.begin(), tasks.end(), [](const Task& t) { return t.started; });
   });
   if (!all_started) {  // drop those not started; the started ones finish before their stack goes
@@ -80,7 +87,7 @@ Status SearchPool::RunAll(const std::vector<std::function<void()>>& fns, const s
       }
     }
   }
-  progress_.wait(lock.native(), [&] {
+  progress.wait(lock.native(), [&] {
     return std::all_of(tasks.begin(), tasks.end(), [](const Task& t) { return t.done || !t.started; });
   });
   if (!all_started) {

@@ -52,12 +52,12 @@ class SearchPool {
  private:
   struct Task {
     const std::function<void()>* fn;
+    std::condition_variable* progress;  // its caller's: a task started or finished
     bool started = false, done = false;
   };
   void Work() EXCLUDES(mu_);
   Mutex mu_;
   std::condition_variable cv_;        // work arrived, or stopping
-  std::condition_variable progress_;  // a task started or finished
   // Each client's waiting tasks (they live on their callers' stacks), and the
   // clients with any, in the order they take turns.
   std::map<std::string, std::deque<Task*>> queues_ GUARDED_BY(mu_);
