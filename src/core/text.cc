@@ -222,7 +222,7 @@ std::string FormatIsoTime(int64_t t) {
   const unsigned d = doy - (153 * mp + 2) / 5 + 1;
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
   y += m <= 2;
-  char buf[32];
+  char buf[64];  // room for any year the types can hold
   std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02d:%02d:%02dZ", static_cast<long long>(y), m,
                 d, static_cast<int>(rem / 3600), static_cast<int>(rem % 3600 / 60),
                 static_cast<int>(rem % 60));

@@ -211,7 +211,9 @@ TEST_F(AuthTest, BearerTokensGithubOrgAllowlistExpiryRevocation) {
       std::string detail = Json(r)["detail"];
       EXPECT_NE(detail.find(c.says), std::string::npos) << detail;
       EXPECT_NE(detail.find("ask in #infra"), std::string::npos) << detail;
-      if (c.status == 401) EXPECT_EQ(r->get_header_value("WWW-Authenticate"), "Bearer realm=\"umwelt\"");
+      if (c.status == 401) {
+        EXPECT_EQ(r->get_header_value("WWW-Authenticate"), "Bearer realm=\"umwelt\"");
+      }
     }
   }
   // The snapshot is behind auth too; summaries and health are open.
@@ -604,7 +606,9 @@ TEST_F(ServerTest, ReadersKeepServingWhileTheCorpusIsWritten) {
                                                       "zanzibar measurement " + n, "zoe", "2026-11-29T00:00:00Z")})
                     .ok());
     ASSERT_TRUE((*b)->Commit().ok());
-    if (i % 10 == 9) ASSERT_TRUE(server_->SyncNow().ok());
+    if (i % 10 == 9) {
+      ASSERT_TRUE(server_->SyncNow().ok());
+    }
   }
   ASSERT_TRUE(server_->SyncNow().ok());
   done = true;

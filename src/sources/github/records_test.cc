@@ -130,7 +130,9 @@ TEST(ParsePage, ALinkOfTheWrongTypeIsAbsentNotAnException) {
   Status s = ParsePage(json::array({review}).dump(), "/repos/o/r/pulls/comments", "rc.json", &r);
   // Which PR it belongs to is unknown: the record is refused or skipped,
   // named, never stored half-read.
-  if (!s.ok()) EXPECT_NE(s.message().find("rc.json"), std::string::npos) << s.message();
+  if (!s.ok()) {
+    EXPECT_NE(s.message().find("rc.json"), std::string::npos) << s.message();
+  }
   EXPECT_TRUE(r.records.empty());
 }
 
