@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
-UMWELT=build/src/cli/umwelt
+scripts/build.sh --product
+UMWELT=build-product/src/cli/umwelt
 CORPUS=out/demo.db
 mkdir -p out
 rm -f "$CORPUS" "$CORPUS"-wal "$CORPUS"-shm "$CORPUS".kwidx

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Installs what umwelt needs to build and test, from Debian's packages;
-# with --tests also the test-only npm packages (tests/mcp).
+# Installs from Debian's packages what umwelt needs to build and run; with
+# --tests also what only the tests, checks and benchmarks need (GoogleTest,
+# Chromium, clang-tidy, wrk, ...) and the test-only npm packages (tests/mcp).
 # Runs apt-get as root (directly, or through sudo).
 set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
-  libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev libmicrohttpd-dev
+  libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libcli11-dev libxxhash-dev libmicrohttpd-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libfasttext-dev libeigen3-dev
   libgit2-dev libgumbo-dev libstemmer-dev libre2-dev libpoppler-cpp-dev libssl-dev
-  clang clang-tidy libclang-rt-14-dev binutils sqlite3
-  katex nodejs chromium fonts-liberation wrk python3 python3-numpy
+  katex nodejs
 )
+TEST_PACKAGES=(
+  libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
+  clang clang-tidy libclang-rt-14-dev binutils sqlite3
+  chromium fonts-liberation wrk python3 python3-numpy
+)
+[ "${1:-}" = "--tests" ] && PACKAGES+=("${TEST_PACKAGES[@]}")
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,18 +25,18 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 if [ ${#missing[@]} -ne 0 ] || [ "${UMWELT_FORCE_APT:-0}" = 1 ]; then
-  $SUDO apt-get update
-  $SUDO apt-get install -y --no-install-recommends "${PACKAGES[@]}"
-fi
-# npm comes with some builds of nodejs and separately in Debian's.
-if ! command -v npm >/dev/null; then
-  $SUDO apt-get update
-  $SUDO apt-get install -y --no-install-recommends npm
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"
 fi
 # With --tests: the official MCP SDK the MCP tests drive umwelt with, pinned
 # by the lock file, from the npm registry (test-only; nothing at build or run
-# time, so the demo never needs it).
+# time, so the demo never needs it). npm comes with some builds of nodejs and
+# separately in Debian's.
 [ "${1:-}" = "--tests" ] || exit 0
+if ! command -v npm >/dev/null; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends npm
+fi
 cd "$(dirname "$0")/../tests/mcp"
 if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.umwelt-lock; then
   npm ci --no-audit --no-fund --loglevel=error
