@@ -447,9 +447,9 @@ Status Gatherer::Load(Digest* d) {
   UMWELT_ASSIGN_OR_RETURN(chunks_, corpus_.ChunksInPeriod(from_, to_));
   // Code windows are snapshots, web pages fetches and summaries our own
   // words: none is activity. Parts after the first repeat their record.
-  std::erase_if(chunks_, [](const Chunk& c) {
-    Role r = RoleOf(c.source, c.kind);
-    return c.part > 0 || r == Role::kNote || r == Role::kCode || r == Role::kPage;
+  std::erase_if(chunks_, [](const Chunk& c) {  // by source: a reference corpus's code has kinds of its own
+    return c.part > 0 || HasRole(c.source, Role::kNote) || HasRole(c.source, Role::kCode) ||
+           HasRole(c.source, Role::kPage);
   });
   UMWELT_ASSIGN_OR_RETURN(changed_, corpus_.ThreadsChangedIn(from_, to_));
   if (!corpus_.native()) d->notes.push_back("the corpus has no thread metadata: no states, epics or labels");
