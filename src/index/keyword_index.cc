@@ -34,6 +34,9 @@ std::string CacheDir(const std::string& override_dir) {
   return "/tmp/umwelt-cache";
 }
 
+struct QueryChannel;
+struct QueryTerms;
+
 class MappedIndex final : public KeywordIndex {
  public:
   // Maps `path`; returns NotFound when absent, Corrupt when unusable.
@@ -71,7 +74,17 @@ class MappedIndex final : public KeywordIndex {
   }
 
  private:
+  // The query's channels, its filters, then one of the two rankings.
   Result<std::vector<ScoredDoc>> Score(const SearchOptions& o, size_t limit, bool exhaustive) const;
+  // The query's postings lists, in the order the scores are summed.
+  std::vector<QueryChannel> Channels(const SearchOptions& o, const QueryTerms& q, const ii::Fields& text,
+                                     const ii::Fields& syms) const;
+  // MaxScore in two tiers (exact matches, then expansion only).
+  std::vector<ScoredDoc> RankPruned(const std::vector<QueryChannel>& channels,
+                                    const std::function<bool(uint32_t)>& pass, size_t limit) const;
+  // Every posting into dense accumulators: the reference.
+  std::vector<ScoredDoc> RankAccumulated(const std::vector<QueryChannel>& channels,
+                                         const std::function<bool(uint32_t)>& pass, size_t limit) const;
 
   // Per-document accumulators for one search (the exhaustive path). They are corpus-sized, so
   // zeroing (and faulting in) a fresh pair per query costs more than the
@@ -336,7 +349,6 @@ class TopUrls {
  public:
   TopUrls(size_t limit, const uint32_t* url_ids) : limit_(limit), url_ids_(url_ids) {}
   bool full() const { return by_url_.size() >= limit_; }
-  size_t size() const { return by_url_.size(); }
   // The worst kept; only when full().
   const Cand& worst() {
     Clean();
@@ -512,19 +524,22 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
                            "` has no searchable words");
   }
   if (words.size() > 64) words.resize(64);  // a pasted page is not 10,000 terms
-  QueryTerms q = TermsOf(o.query, words);
-
   UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
-  if (f.NonePass()) return std::vector<ScoredDoc>{};  // e.g. a code lane over a corpus without code
+  if (f.NonePass() || limit == 0) return std::vector<ScoredDoc>{};  // e.g. a code lane over a corpus without code
+  const KeywordTuning& t = o.tuning;
+  const Fields text{Sec<uint32_t>(ii::kLenBody), Sec<uint32_t>(ii::kLenTitle), h_.avg_len_body, h_.avg_len_title, &t};
+  const Fields syms{Sec<uint32_t>(ii::kLenSyms), nullptr, h_.avg_len_syms, 1, &t};
+  std::vector<QueryChannel> channels = Channels(o, TermsOf(o.query, words), text, syms);
   auto pass = [&](uint32_t d) { return f.Pass(d); };
+  return exhaustive ? RankAccumulated(channels, pass, limit) : RankPruned(channels, pass, limit);
+}
 
+std::vector<QueryChannel> MappedIndex::Channels(const SearchOptions& o, const QueryTerms& q, const Fields& text,
+                                                const Fields& syms) const {
   const uint32_t n = h_.n_docs;
   const uint32_t* docs = Sec<uint32_t>(ii::kPostDocs);
   const uint16_t* tfs = Sec<uint16_t>(ii::kPostTf);
   const uint8_t* title_tfs = Sec<uint8_t>(ii::kPostTitleTf);
-  const KeywordTuning& t = o.tuning;
-  const Fields text{Sec<uint32_t>(ii::kLenBody), Sec<uint32_t>(ii::kLenTitle), h_.avg_len_body, h_.avg_len_title, &t};
-  const Fields syms{Sec<uint32_t>(ii::kLenSyms), nullptr, h_.avg_len_syms, 1, &t};
   // Robertson-Sparck Jones idf as FTS5 computes it: words in more than half
   // the documents ("the", "what") weigh next to nothing, not a little.
   auto idf = [&](uint64_t df) { return std::max(1e-6, std::log((n - df + 0.5) / (df + 0.5))); };
@@ -539,7 +554,7 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
     const ii::TermEntry* e = Find(stem);
     return e ? e->exact_n : 0;
   };
-  const double xw = t.expanded_weight;
+  const double xw = o.tuning.expanded_weight;
   std::vector<QueryChannel> channels;
   for (const auto& [stem, count] : q.stems) {
     if (const ii::TermEntry* e = Find(stem)) channels.push_back({text_channel(*e, count), &text, true, e->exact_max});
@@ -566,40 +581,46 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
     }
   }
   std::erase_if(channels, [](const QueryChannel& c) { return c.c.n == 0; });
-  if (limit == 0) return std::vector<ScoredDoc>{};
+  return channels;
+}
+
+std::vector<ScoredDoc> MappedIndex::RankPruned(const std::vector<QueryChannel>& channels,
+                                               const std::function<bool(uint32_t)>& pass, size_t limit) const {
   const uint32_t* url_ids = Sec<uint32_t>(ii::kUrlIds);
   const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);
   std::vector<ScoredDoc> out;
-
-  if (!exhaustive) {
-    std::vector<size_t> exact, expanded;
-    for (size_t j = 0; j < channels.size(); ++j) (channels[j].exact ? exact : expanded).push_back(j);
-    // The exact tier: documents holding an exact stem, scored with every channel.
-    TopUrls top(limit, url_ids);
-    Prune(channels, exact, expanded, true, pass, [](uint32_t) { return false; }, &top);
-    for (const Cand& c : top.Sorted()) out.push_back({chunk_ids[c.doc], c.score, true});
-    // Fewer urls than asked for: the second tier, documents that match only
-    // through expansion, at urls the first left free. (The first tier then
-    // pruned nothing: every exact match was scored and kept.)
-    if (out.size() < limit && !expanded.empty()) {
-      std::vector<Cursor> in_exact;
-      for (size_t j : exact) in_exact.push_back({&channels[j]});
-      auto holds_exact = [&](uint32_t d) {
-        for (auto& cur : in_exact) {
-          cur.SkipTo(d);
-          if (cur.doc() == d) return true;
-        }
-        return false;
-      };
-      auto taken = [&](uint32_t d) { return holds_exact(d) || top.HasUrl(url_ids[d]); };
-      TopUrls rest(limit - out.size(), url_ids);
-      Prune(channels, expanded, {}, false, pass, taken, &rest);
-      for (const Cand& c : rest.Sorted()) out.push_back({chunk_ids[c.doc], c.score, false});
-    }
-    return out;
+  std::vector<size_t> exact, expanded;
+  for (size_t j = 0; j < channels.size(); ++j) (channels[j].exact ? exact : expanded).push_back(j);
+  // The exact tier: documents holding an exact stem, scored with every channel.
+  TopUrls top(limit, url_ids);
+  Prune(channels, exact, expanded, true, pass, [](uint32_t) { return false; }, &top);
+  for (const Cand& c : top.Sorted()) out.push_back({chunk_ids[c.doc], c.score, true});
+  // Fewer urls than asked for: the second tier, documents that match only
+  // through expansion, at urls the first left free. (The first tier then
+  // pruned nothing: every exact match was scored and kept.)
+  if (out.size() < limit && !expanded.empty()) {
+    std::vector<Cursor> in_exact;
+    for (size_t j : exact) in_exact.push_back({&channels[j]});
+    auto holds_exact = [&](uint32_t d) {
+      for (auto& cur : in_exact) {
+        cur.SkipTo(d);
+        if (cur.doc() == d) return true;
+      }
+      return false;
+    };
+    auto taken = [&](uint32_t d) { return holds_exact(d) || top.HasUrl(url_ids[d]); };
+    TopUrls rest(limit - out.size(), url_ids);
+    Prune(channels, expanded, {}, false, pass, taken, &rest);
+    for (const Cand& c : rest.Sorted()) out.push_back({chunk_ids[c.doc], c.score, false});
   }
+  return out;
+}
 
-  struct Lease {  // the scratch goes back to the pool however Score returns
+std::vector<ScoredDoc> MappedIndex::RankAccumulated(const std::vector<QueryChannel>& channels,
+                                                    const std::function<bool(uint32_t)>& pass, size_t limit) const {
+  const uint32_t* url_ids = Sec<uint32_t>(ii::kUrlIds);
+  const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);
+  struct Lease {  // the scratch goes back to the pool however this returns
     const MappedIndex* index;
     std::unique_ptr<Scratch> s;
     ~Lease() { index->Return(std::move(s)); }
@@ -620,6 +641,7 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
     if (acc_exact[d] == 0 && pass(d)) cands.push_back({d, false, acc_expanded[d]});
   }
   // Take a margin above `limit` so one-hit-per-url still fills it; widen if not.
+  std::vector<ScoredDoc> out;
   size_t want = std::min(cands.size(), limit * 4 + 16);
   while (true) {
     std::partial_sort(cands.begin(), cands.begin() + static_cast<long>(want), cands.end(), Better);
@@ -635,7 +657,6 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
   }
   return out;
 }
-
 
 std::string KeywordIndex::PathFor(const Corpus& corpus, const std::string& cache_dir) {
   const std::string& p = corpus.path();
