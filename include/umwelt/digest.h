@@ -83,6 +83,9 @@ struct LandedChange {
   int64_t files = -1, added = -1, removed = -1;
   int discussion = 0;  // comments and reviews on it in the period
   int links = 0;       // other threads of the period that reference it
+  std::string area;    // the area it works in, as a heading names it ("" none)
+  double generated = 0;  // the share of its files that are generated, vendored or lock files
+  std::string summary; // its description's first sentences, when it says more than the title
   int64_t size() const { return added < 0 ? -1 : added + removed; }
 };
 
@@ -229,6 +232,16 @@ struct DigestCheck {
   int junk = 0;                           // quoted lines in M that are not statements
   std::vector<std::string> unsafe_links;  // links to private hosts or carrying credentials
   int check_problems = 0;                 // strict citation-check errors and warnings of M
+  // How it reads (each should be 0, "Other" at most a fifth):
+  int landed_changes = 0;                 // landed changes listed (PRs and lone commits)
+  int landed_in_other = 0;                // of them, in "Other activity"
+  bool largest_in_other = false;          // the period's largest change among them
+  std::vector<std::string> cut_titles;    // titles shortened inside a word ("Validat…")
+  std::vector<std::string> title_quotes;  // quotes that repeat their record's title
+  std::vector<std::string> fragment_quotes;  // quotes that are no whole sentence
+  std::vector<std::string> bare_numbers;  // measures listed without the quantity they measure
+  std::vector<std::string> noise_areas;   // headings that name no area ("Ez", the project, ".claude")
+  std::vector<std::string> attribution_links;  // shared links that only credit a tool, or boilerplate
 };
 Result<DigestCheck> CheckDigest(const Digest& d, Corpus& corpus, int top_notable = 20);
 

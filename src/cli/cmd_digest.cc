@@ -167,8 +167,12 @@ Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::st
         }
       }
     }
+    // "Other" holds at most a fifth of what landed, and never the largest change.
+    bool other_ok = c.landed_in_other * 5 <= c.landed_changes && !c.largest_in_other;
     bad += static_cast<int>(c.bad_links.size()) + !c.xs_ok + !c.s_ok + static_cast<int>(c.landed_missing.size()) +
-           c.junk + static_cast<int>(c.unsafe_links.size()) + c.check_problems + static_cast<int>(unseen.size());
+           c.junk + static_cast<int>(c.unsafe_links.size()) + c.check_problems + static_cast<int>(unseen.size()) +
+           !other_ok + static_cast<int>(c.cut_titles.size() + c.title_quotes.size() + c.fragment_quotes.size() +
+                                        c.bare_numbers.size() + c.noise_areas.size() + c.attribution_links.size());
     rows.push_back({{"period", period.id()}, {"quiet", d.quiet}, {"extractive", d.extractive},
                     {"links", c.links}, {"bad_links", c.bad_links}, {"notable", c.notable}, {"covered", c.covered},
                     {"coverage", c.notable ? static_cast<double>(c.covered) / c.notable : 1.0}, {"missed", c.missed},
@@ -177,6 +181,12 @@ Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::st
                     {"landed", c.landed}, {"landed_in_m", c.landed_in_m}, {"landed_missing", c.landed_missing},
                     {"top", c.top}, {"top_in_s", c.top_in_s}, {"junk", c.junk}, {"unsafe_links", c.unsafe_links},
                     {"check_problems", c.check_problems}, {"expected_unseen", unseen},
+                    {"landed_in_other", c.landed_in_other}, {"largest_in_other", c.largest_in_other},
+                    {"landed_changes", c.landed_changes},
+                    {"other_share", c.landed_changes ? static_cast<double>(c.landed_in_other) / c.landed_changes : 0.0},
+                    {"cut_titles", c.cut_titles}, {"title_quotes", c.title_quotes},
+                    {"fragment_quotes", c.fragment_quotes}, {"bare_numbers", c.bare_numbers},
+                    {"noise_areas", c.noise_areas}, {"attribution_links", c.attribution_links},
                     {"llm_calls", d.usage.calls}, {"seconds", d.seconds}});
   }
   // The reference tiers' shape, for comparison.
@@ -212,15 +222,23 @@ Status CmdEvalDigest(const std::string& path, const DigestArgs& a, const std::st
   if (as_json) {
     std::printf("%s\n", json{{"digests", rows}, {"reference", ref}}.dump(1).c_str());
   } else {
-    std::printf("%-23s %6s %5s %9s %8s %9s %10s %8s %8s %9s %6s %5s %7s %6s\n", "period", "links", "bad", "coverage", "xs_chars",
-                "s_bullets", "m_sections", "m_chars", "max_s", "landed_m", "top_s", "junk", "unsafe", "check");
+    std::printf("%-23s %6s %5s %9s %8s %9s %10s %8s %8s %9s %6s %5s %7s %6s %6s %5s %7s %5s %5s %7s\n", "period", "links", "bad",
+                "coverage", "xs_chars", "s_bullets", "m_sections", "m_chars", "max_s", "landed_m", "top_s", "junk", "unsafe",
+                "check", "other", "cut", "quotes", "bare", "noise", "credit");
     for (const auto& r : rows) {
-      std::printf("%-23s %6d %5zu %4d/%-4d %8d %9d %10d %8d %8d %4d/%-4d %2d/%-3d %5d %7zu %6d\n", r["period"].get<std::string>().c_str(),
-                  r["links"].get<int>(), r["bad_links"].size(), r["covered"].get<int>(), r["notable"].get<int>(),
-                  r["xs_chars"].get<int>(), r["s_bullets"].get<int>(), r["m_sections"].get<int>(),
-                  r["m_chars"].get<int>(), r["max_bullet_chars"].get<int>(), r["landed_in_m"].get<int>(),
-                  r["landed"].get<int>(), r["top_in_s"].get<int>(), r["top"].get<int>(), r["junk"].get<int>(),
-                  r["unsafe_links"].size(), r["check_problems"].get<int>());
+      std::printf("%-23s %6d %5zu %4d/%-4d %8d %9d %10d %8d %8d %4d/%-4d %2d/%-3d %5d %7zu %6d %5.0f%% %5zu %7zu %5zu %5zu %7zu\n",
+                  r["period"].get<std::string>().c_str(), r["links"].get<int>(), r["bad_links"].size(),
+                  r["covered"].get<int>(), r["notable"].get<int>(), r["xs_chars"].get<int>(), r["s_bullets"].get<int>(),
+                  r["m_sections"].get<int>(), r["m_chars"].get<int>(), r["max_bullet_chars"].get<int>(),
+                  r["landed_in_m"].get<int>(), r["landed"].get<int>(), r["top_in_s"].get<int>(), r["top"].get<int>(),
+                  r["junk"].get<int>(), r["unsafe_links"].size(), r["check_problems"].get<int>(),
+                  100 * r["other_share"].get<double>(), r["cut_titles"].size(),
+                  r["title_quotes"].size() + r["fragment_quotes"].size(), r["bare_numbers"].size(),
+                  r["noise_areas"].size(), r["attribution_links"].size());
+      if (r["largest_in_other"].get<bool>()) std::printf("  the period's largest change is in Other activity\n");
+      for (const char* key : {"cut_titles", "title_quotes", "fragment_quotes", "bare_numbers", "noise_areas", "attribution_links"}) {
+        for (const auto& b : r[key]) std::printf("  %s: %s\n", key, b.get<std::string>().c_str());
+      }
       for (const auto& b : r["landed_missing"]) std::printf("  landed, not in M: %s\n", b.get<std::string>().c_str());
       for (const auto& b : r["unsafe_links"]) std::printf("  unsafe link: %s\n", b.get<std::string>().c_str());
       for (const auto& b : r["expected_unseen"]) std::printf("  expected, not in M: %s\n", b.get<std::string>().c_str());

@@ -36,6 +36,60 @@ std::string WeeklyChartSvg(const std::vector<WeekTotal>& weeks);
 // The legend under a strip.
 std::string ActivityLegendHtml();
 
+// areas.cc: what a change works on, named as a person would.
+// A name's key: lower case, runs of other characters one "_" ("[Simple-FSDP]"
+// and simple_fsdp/ meet).
+std::string AreaKey(std::string_view name);
+// The area a path is in: its module under the package ("models" for
+// src/levanter/models/llama.py), the project inside a folder of projects
+// (experiments/rl/… is "rl"), tests, docs, config, ci, agents (.claude/,
+// CLAUDE.md), dev_environment, tooling (other dot-folders); "" for the
+// repository's own top-level files.
+std::string AreaOfPath(std::string_view path, const std::string& package);
+// A path's folders and file stem as keys, to match a title's tag against.
+std::vector<std::string> PathComponents(std::string_view path);
+// Tags that name no area: change types, workflow markers ([ez], [WIP],
+// [reland], [1/n]), the project's own name and owner.
+bool NoiseTag(const std::string& key, const std::string& project);
+struct TitleTag {
+  std::string key, shown;  // "rl", "RL"
+};
+// The area tags a title opens with: "[ez] [RL] …" -> RL; "fix(ckpt): …" ->
+// ckpt; noise dropped.
+std::vector<TitleTag> TitleTags(std::string_view title, const std::string& project);
+// An area's heading: the capitalised spelling the project writes
+// (`spellings`, from tags and folders), else its words with acronyms
+// upper-cased ("simple_fsdp" -> "Simple FSDP"); tool folders by what they
+// hold ("Agent instructions (.claude)").
+std::string AreaName(const std::string& key, const std::vector<std::string>& spellings);
+// A title without its trailing "(#N)" (and its leading tags, unless kept),
+// at most `max_bytes`, shortened at a word boundary (never inside a word)
+// with an ellipsis.
+std::string ShortTitle(std::string_view title, size_t max_bytes, bool drop_tags = true);
+// Whether a path is generated, vendored or a lock file: its lines say
+// little of the work.
+bool GeneratedPath(std::string_view path);
+
+// sentences.cc: what a digest may quote.
+// The sentences of a text as written: a paragraph's wrapped lines joined;
+// headings, tables, code and quoted lines left out; list items apart.
+std::vector<std::string> ProseSentences(std::string_view text);
+// Whether it reads as a whole sentence: a capital (or digit, quote) first,
+// an end mark last, brackets closed; 25 to 400 bytes.
+bool WholeSentence(std::string_view sentence);
+// Whether most of its words are the title's (tags and "(#N)" aside).
+bool RepeatsTitle(std::string_view sentence, std::string_view title);
+// The measures it states, each a quantity's name with its value ("mfu
+// 28.56%", "loss 2.41"); numbers without a name are not measures.
+std::vector<std::string> Measures(std::string_view sentence);
+// Whether it states a result, a decision or a measure.
+bool SaysSomething(std::string_view sentence);
+// Whether a line credits a tool or a co-author rather than sharing a link
+// to read ("Generated with [Claude Code](…)", "Co-authored-by:").
+bool Attribution(std::string_view line);
+// Badges, licences, contribution guides: links no one shares to be read.
+bool BoilerplateLink(std::string_view url);
+
 // gather.cc: the period's activity into `d`'s sections, evidence ranked
 // (quiet when there is none).
 Status Gather(Corpus& corpus, const DigestOptions& options, Digest* d);

@@ -27,7 +27,8 @@ struct Unit {
   std::vector<Evidence> events;  // state changes, as evidence citing the thread
   int activity = 0;
   bool epic = false;
-  std::string area;  // the code area its commits touch most ("" none)
+  std::string area;       // the area it works in, an AreaKey ("" none)
+  std::string path_area;  // the area most of its files are in
 };
 
 bool Tracker(const std::string& source) {
@@ -105,59 +106,6 @@ std::string Slug(const std::string& s) {
 
 bool Has(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-// The area of the code a path is in: its module under the package ("models"
-// for src/levanter/models/llama.py, "trainer" for src/pkg/trainer.py), or
-// tests, docs, ci, config; "" for the repository's own top-level files.
-std::string AreaOfPath(std::string_view path, const std::string& package) {
-  std::vector<std::string> parts;
-  for (size_t i = 0; i <= path.size();) {
-    size_t e = path.find('/', i);
-    if (e == std::string_view::npos) e = path.size();
-    if (e > i) parts.emplace_back(path.substr(i, e - i));
-    i = e + 1;
-  }
-  if (parts.empty()) return "";
-  size_t at = 0;
-  if (parts.size() > 1 && (parts[0] == "src" || parts[0] == "lib" || parts[0] == "python" || parts[0] == "pkg" ||
-                           parts[0] == "packages")) {
-    ++at;
-  }
-  bool in_package = false;
-  if (parts.size() > at + 1 && ToLower(parts[at]) == package) {
-    ++at;
-    in_package = true;
-  }
-  std::string first = ToLower(parts[at]);
-  bool file = at + 1 == parts.size();
-  if (file && !in_package) return "";  // README.md, pyproject.toml, setup.py
-  if (first == "tests" || first == "test" || first.rfind("test_", 0) == 0) return "tests";
-  if (first == "docs" || first == "doc") return "docs";
-  if (first == ".github" || first == ".circleci" || first == ".buildkite") return "ci";
-  if (first == "config" || first == "configs") return "config";
-  if (file) first = first.substr(0, first.find('.'));
-  return first == "__init__" ? "" : first;
-}
-
-// A title's own area: "[MoE] …" -> moe, "fix(ckpt): …" -> ckpt, "serve: …"
-// -> serve; "" for none, and for a bare change type ("fix:", "chore:").
-std::string AreaOfTitle(const std::string& title) {
-  static const Pattern bracket(R"(^\s*\[([A-Za-z][\w\- /]{0,24})\])");
-  static const Pattern conventional(R"(^\s*([a-z][\w\-]{0,20})(\(([\w\-/ ]{1,24})\))?!?:\s)");
-  static const std::set<std::string> kTypes = {"fix", "feat", "feature", "chore", "refactor", "perf", "style", "build",
-                                               "revert", "wip", "bug", "bugfix", "hotfix", "minor", "misc", "deps"};
-  umwelt::Groups m;
-  if (bracket.Search(title, &m)) return ToLower(std::string(m[1]));
-  if (conventional.Search(title, &m)) {
-    if ((m[3].data() != nullptr)) return ToLower(std::string(m[3]));
-    std::string type = ToLower(std::string(m[1]));
-    if (type == "test" || type == "tests") return "tests";
-    if (type == "doc" || type == "docs") return "docs";
-    if (type == "ci") return "ci";
-    if (!kTypes.count(type)) return type;
-  }
-  return "";
-}
-
 // The size a chunk's or thread's facts give a landed change.
 bool SizeFrom(const std::string& facts, LandedChange* l) {
   std::optional<ChangeSize> c = ChangeOf(facts);
@@ -168,41 +116,64 @@ bool SizeFrom(const std::string& facts, LandedChange* l) {
   return true;
 }
 
-std::string AreaTitle(const std::string& area) {
-  std::string t = area;
-  std::replace(t.begin(), t.end(), '_', ' ');
-  std::replace(t.begin(), t.end(), '-', ' ');
-  if (!t.empty()) t[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(t[0])));
-  if (t == "Ci") t = "CI";
-  return t;
-}
-
-
 std::string PackageOf(const std::string& repo) {
   return ToLower(repo.substr(repo.rfind('/') == std::string::npos ? 0 : repo.rfind('/') + 1));
 }
 
-// The area a set of commits works in: a title's own tag wins; else the area
-// most of their files are in (tests, docs and config count for less).
-std::string AreaOfCommits(const std::string& title, const std::vector<const Chunk*>& chunks) {
-  if (std::string a = AreaOfTitle(title); !a.empty()) return a;
-  std::map<std::string, double> votes;
+// What a change's title and files say of the area it works in.
+struct AreaFacts {
+  std::vector<TitleTag> tags;            // non-noise title tags, in order
+  std::map<std::string, double> paths;   // area -> votes of its files
+  std::set<std::string> components;      // folder and file names of its files
+  std::map<std::string, std::string> folders;  // tool area -> the folder named (".claude")
+
+  std::string PathArea() const {
+    std::string best;
+    double most = 0;
+    for (const auto& [a, v] : paths) {
+      if (v > most) most = v, best = a;
+    }
+    return best;
+  }
+  // A tag names the area when the change's own files are in it, or when
+  // other changes of the period carry it too (`seen`); else the files'
+  // area; else the first tag.
+  std::string Choose(const std::map<std::string, int>& seen) const {
+    for (const auto& t : tags) {
+      auto it = seen.find(t.key);
+      if (components.count(t.key) || paths.count(t.key) || (it != seen.end() && it->second >= 2)) return t.key;
+    }
+    std::string path = PathArea();
+    if (!path.empty()) return path;
+    return tags.empty() ? "" : tags.front().key;
+  }
+};
+
+// `tails`: a long record's last part by its base ref (where a commit's
+// Files: line is).
+AreaFacts FactsOf(const std::string& title, const std::vector<const Chunk*>& chunks, const std::string& project,
+                  const std::map<std::string, std::string>& tails) {
+  AreaFacts f;
+  f.tags = TitleTags(title, project);
   for (const Chunk* c : chunks) {
     if (!Change(*c)) continue;
-    if (std::string a = AreaOfTitle(c->title); !a.empty()) votes[a] += 2;
+    for (auto& t : TitleTags(c->title, project)) {  // its commits' tags, after the title's own
+      bool known = std::any_of(f.tags.begin(), f.tags.end(), [&](const TitleTag& x) { return x.key == t.key; });
+      if (!known) f.tags.push_back(std::move(t));
+    }
     std::string package = PackageOf(RepoOf(c->source, c->ref));
-    for (const auto& path : ChangedFiles(c->source, c->text)) {
+    auto tail = tails.find(BaseRef(c->ref));
+    for (const auto& path : ChangedFiles(c->source, tail == tails.end() ? c->text : tail->second)) {
+      for (auto& k : PathComponents(path)) f.components.insert(std::move(k));
       std::string a = AreaOfPath(path, package);
       if (a.empty()) continue;
-      votes[a] += a == "tests" ? 0.25 : (a == "docs" || a == "config") ? 0.5 : 1.0;
+      if (a == "agents" || a == "tooling") f.folders.emplace(a, path.substr(0, path.find('/')));
+      // Tests, docs, config and tooling go with the work they serve.
+      bool serving = a == "docs" || a == "config" || a == "ci" || a == "tooling" || a == "dev_environment";
+      f.paths[a] += a == "tests" ? 0.25 : serving ? 0.5 : 1.0;
     }
   }
-  std::string best;
-  double most = 0;
-  for (const auto& [a, v] : votes) {
-    if (v > most) most = v, best = a;
-  }
-  return best;
+  return f;
 }
 
 // The units of the period, sorted into what becomes which section.
@@ -239,6 +210,7 @@ class Gatherer {
   DigestSection Section(const std::string& slug, const std::string& kind, const std::string& heading,
                         const std::vector<int>& members);
   std::vector<LandedChange> Landed(const std::vector<int>& members) const;
+  double GeneratedShare(const std::vector<const Chunk*>& changes) const;
 
   Corpus& corpus_;
   const DigestOptions& o_;
@@ -253,6 +225,8 @@ class Gatherer {
   std::vector<Unit> units_;
   std::map<std::string, int> unit_of_;  // thread ref -> index in units_
   std::vector<Link> links_;
+  std::map<std::string, std::vector<std::string>> spellings_;
+  std::map<std::string, std::string> tails_;  // base ref -> the last part of a record in parts  // area key -> how titles and folders write it
   int next_id_ = 0;
 };
 
@@ -353,6 +327,49 @@ DigestSection Gatherer::Section(const std::string& slug, const std::string& kind
   return s;
 }
 
+// The share of the files `changes` touch that are generated, vendored or
+// lock files.
+double Gatherer::GeneratedShare(const std::vector<const Chunk*>& changes) const {
+  int files = 0, generated = 0;
+  for (const Chunk* c : changes) {
+    auto tail = tails_.find(BaseRef(c->ref));
+    for (const auto& path : ChangedFiles(c->source, tail == tails_.end() ? c->text : tail->second)) {
+      ++files;
+      generated += GeneratedPath(path);
+    }
+  }
+  return files ? static_cast<double>(generated) / files : 0;
+}
+
+// What a change's description says beyond its title: the first whole
+// statements of its PR body, or of its landing's message (a squash or merge
+// commit's body), at most about 300 bytes; "" when nothing says more.
+std::string Description(const std::string& title, const std::vector<const Chunk*>& records) {
+  for (const Chunk* c : records) {
+    std::string out;
+    for (const auto& s : ProseSentences(c->text)) {
+      // Links and requests ("Please see [the doc](…)") are not what it does.
+      bool link = s.find("http") != std::string::npos || s.find("](") != std::string::npos;
+      if (!research::IsStatement(s) || !WholeSentence(s) || RepeatsTitle(s, title) || Attribution(s) || link ||
+          s.rfind("Please ", 0) == 0) {
+        continue;
+      }
+      if (!out.empty() && out.size() + s.size() > 300) break;
+      out += (out.empty() ? "" : " ") + s;
+      if (out.size() > 160) break;
+    }
+    if (!out.empty() && out.size() <= 400) return out;
+  }
+  return "";
+}
+
+// Whether a unit landed anything: a merged thread, or commits made to the
+// branch directly.
+bool LandedSomething(const Unit& u) {
+  if (u.t.kind == "commits") return true;
+  return std::any_of(u.events.begin(), u.events.end(), [](const Evidence& e) { return e.thread_state == "merged"; });
+}
+
 // What landed among `members`: each merged PR (its size from the stored
 // facts of its landing), and each commit made to the default branch
 // directly; biggest first.
@@ -372,6 +389,9 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
     const Unit& u = units_[i];
     int discussion = 0;
     for (const Chunk* c : u.chunks) discussion += !Change(*c);
+    const std::string& key = u.area.empty() ? u.path_area : u.area;
+    auto spelled = spellings_.find(key);
+    std::string area = key.empty() ? "" : AreaName(key, spelled == spellings_.end() ? std::vector<std::string>{} : spelled->second);
     if (u.t.kind == "commits") {
       for (const Chunk* c : u.chunks) {
         // Merging the default branch into a topic branch lands nothing.
@@ -383,7 +403,10 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
         l.url = c->url;
         l.author = c->author;
         l.date = c->date;
+        l.area = area;
         SizeFrom(c->facts, &l);
+        l.generated = GeneratedShare({c});
+        l.summary = Description(l.title, {c});
         out.push_back(std::move(l));
       }
       continue;
@@ -397,6 +420,7 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
       l.url = u.t.url;
       l.date = e.date;
       l.author = u.t.author;
+      l.area = area;
       l.discussion = discussion;
       if (auto it = cited_by.find(u.t.ref); it != cited_by.end()) l.links = static_cast<int>(it->second.size());
       // Its size: from its row (a PR the git history knows), else from the
@@ -411,6 +435,14 @@ std::vector<LandedChange> Gatherer::Landed(const std::vector<int>& members) cons
         if (!l.author.empty()) break;
         if (Change(*c) && ChangeOf(c->facts)) l.author = c->author;
       }
+      std::vector<const Chunk*> changes, said;
+      for (const Chunk* c : u.chunks) {
+        if (Change(*c)) changes.push_back(c);
+        if (RoleOf(c->source, c->kind) == Role::kOpening) said.push_back(c);  // the PR's own description first
+      }
+      said.insert(said.end(), changes.begin(), changes.end());
+      l.generated = GeneratedShare(changes);
+      l.summary = Description(l.title, said);
       out.push_back(std::move(l));
     }
   }
@@ -436,6 +468,19 @@ Status Gatherer::Run(Digest* d) {
   FixedSections(g, d);
   UMWELT_RETURN_IF_ERROR(SharedReading(d));
   if (!g.runs.empty()) d->sections.push_back(Section("runs", "runs", "Runs", g.runs));
+  // A commit with its pull request's title is that PR's (a branch commit the
+  // history did not tie to it): the PR lists it.
+  std::set<std::string> prs;
+  for (const auto& s : d->sections) {
+    for (const auto& l : s.landed) {
+      if (!l.label.empty() && l.label[0] == '#') prs.insert(CollapseWhitespace(l.title));
+    }
+  }
+  for (auto& s : d->sections) {
+    std::erase_if(s.landed, [&](const LandedChange& l) {
+      return (l.label.empty() || l.label[0] != '#') && prs.count(CollapseWhitespace(l.title));
+    });
+  }
   return Status::Ok();
 }
 
@@ -446,7 +491,17 @@ Status Gatherer::Load(Digest* d) {
   to_ = DayString(*DayStart(o_.period.to) + 86400) + "T00:00:00Z";
   UMWELT_ASSIGN_OR_RETURN(chunks_, corpus_.ChunksInPeriod(from_, to_));
   // Code windows are snapshots, web pages fetches and summaries our own
-  // words: none is activity. Parts after the first repeat their record.
+  // words: none is activity. Parts after the first repeat their record
+  // (the last one ends with what a change's files were).
+  std::map<std::string, int> last_part;
+  for (const auto& c : chunks_) {
+    if (c.part == 0 || !Change(c)) continue;
+    std::string base = BaseRef(c.ref);
+    if (auto it = last_part.find(base); it == last_part.end() || it->second < c.part) {
+      last_part[base] = c.part;
+      tails_[base] = "\n" + c.text;  // its Files: line may open it
+    }
+  }
   std::erase_if(chunks_, [](const Chunk& c) {  // by source: a reference corpus's code has kinds of its own
     return c.part > 0 || HasRole(c.source, Role::kNote) || HasRole(c.source, Role::kCode) ||
            HasRole(c.source, Role::kPage);
@@ -468,6 +523,11 @@ void Gatherer::GuessProject() {
   };
   for (const auto& c : chunks_) count(c.source, c.parent);
   for (const auto& t : changed_) count(t.source, t.ref);
+  if (repos.empty()) {  // no tracker: the repository the changes are in
+    for (const auto& c : chunks_) {
+      if (std::string repo = RepoOf(c.source, c.ref); !repo.empty()) ++repos[repo];
+    }
+  }
   int best = 0;
   for (const auto& [r, n] : repos) {
     if (n > best) best = n, project_ = r;
@@ -518,7 +578,7 @@ Status Gatherer::UnitsFromChunks() {
       } else if (pr != commit_pr.end()) {
         ref = pr->second;
       } else {  // the repository's other commits, one unit per area they work in
-        std::string area = AreaOfCommits(c.title, {&c});
+        std::string area = FactsOf(c.title, {&c}, project_, tails_).Choose({});
         ref = "commits:" + (repo.empty() ? c.ref : repo) + (area.empty() ? "" : ":" + area);
       }
     }
@@ -679,13 +739,27 @@ std::map<int, std::vector<int>> Gatherer::Cluster(Groups* g) {
     }
     for (size_t k = 1; k < members.size(); ++k) uf.Join(members[0], members[k]);
   }
-  // Changes to the same area of the code are one workstream.
-  std::map<std::string, int> by_area;
+  // Changes to the same area are one workstream: a title's tag when other
+  // changes carry it or the change's files are in it, else its files' area.
+  std::vector<AreaFacts> facts(units_.size());
+  std::map<std::string, int> seen;  // area key -> units naming it
   for (int i : g->unassigned) {
     Unit& u = units_[i];
     // An issue's title names a problem, not the area of its fix.
     bool issue = RoleOf(u.t.source, u.t.kind) == Role::kOpening && !Proposal(u.t.source, u.t.kind);
-    u.area = AreaOfCommits(issue ? "" : u.t.title, u.chunks);
+    facts[i] = FactsOf(issue ? "" : u.t.title, u.chunks, project_, tails_);
+    std::set<std::string> keys;
+    for (const auto& t : facts[i].tags) keys.insert(t.key);
+    if (std::string p = facts[i].PathArea(); !p.empty()) keys.insert(p);
+    for (const auto& k : keys) ++seen[k];
+  }
+  std::map<std::string, int> by_area;
+  for (int i : g->unassigned) {
+    Unit& u = units_[i];
+    u.area = facts[i].Choose(seen);
+    u.path_area = facts[i].PathArea();
+    for (const auto& t : facts[i].tags) spellings_[t.key].push_back(t.shown);
+    for (const auto& [a, folder] : facts[i].folders) spellings_[a].push_back(folder);
     if (u.area.empty()) continue;
     auto [it, fresh] = by_area.try_emplace(u.area, i);
     if (!fresh) uf.Join(it->second, i);
@@ -695,13 +769,17 @@ std::map<int, std::vector<int>> Gatherer::Cluster(Groups* g) {
   return clusters;
 }
 
-// Epics and clusters by activity; beyond `max_workstreams`, and lone
-// comments on old threads, go to "Other activity".
+// Epics and clusters by activity. A lone change in an area of its own joins
+// the area its files are in, or is listed under "Also landed" with its
+// area's name (unless it is among the period's largest); beyond
+// `max_workstreams` landed changes go there too, and what landed nothing
+// (lone comments on old threads) goes to "Other activity".
 Status Gatherer::WorkSections(Groups* g, Digest* d) {
   struct Candidate {
     std::string slug, kind, heading;
     std::vector<int> members;
     int activity = 0;
+    std::string area;  // its AreaKey, for a workstream named by its area
   };
   std::vector<Candidate> work;
   for (auto& [epic, members] : g->epics) {
@@ -722,7 +800,8 @@ Status Gatherer::WorkSections(Groups* g, Digest* d) {
     }
     auto area = std::max_element(areas.begin(), areas.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     if (area != areas.end()) {
-      work.push_back({"area-" + Slug(area->first), "workstream", AreaTitle(area->first), members, 0});
+      work.push_back({"area-" + Slug(area->first), "workstream", AreaName(area->first, spellings_[area->first]), members,
+                      0, area->first});
       continue;
     }
     // Commits and git-only PRs in no area of the code fit nowhere: a
@@ -738,25 +817,70 @@ Status Gatherer::WorkSections(Groups* g, Digest* d) {
     std::string slug = Slug(Tracker(lead.t.source) ? lead.t.ref : heading);
     work.push_back({slug.empty() ? "workstream" : slug, "workstream", heading, members, 0});
   }
+  // The period's three largest landed changes keep sections of their own.
+  std::vector<std::pair<int64_t, int>> sizes;
+  for (const auto& c : work) {
+    for (int i : c.members) {
+      if (!LandedSomething(units_[i])) continue;
+      std::vector<LandedChange> l = Landed({i});
+      sizes.push_back({l.empty() ? -1 : l.front().size(), i});
+    }
+  }
+  std::sort(sizes.rbegin(), sizes.rend());
+  std::set<int> largest;
+  for (size_t k = 0; k < sizes.size() && k < 3; ++k) largest.insert(sizes[k].second);
+  auto lone = [&](const Candidate& c) {
+    if (c.kind != "workstream" || c.members.size() != 1 || largest.count(c.members[0])) return false;
+    const Unit& u = units_[c.members[0]];
+    int discussion = 0, changes = 0;
+    for (const Chunk* ch : u.chunks) discussion += !Change(*ch), changes += Change(*ch);
+    // One change: a merged thread, or a single direct commit.
+    return LandedSomething(u) && discussion < 3 && (u.t.kind != "commits" || changes == 1);
+  };
+  std::map<std::string, size_t> by_area;
+  for (size_t k = 0; k < work.size(); ++k) {
+    if (!work[k].area.empty()) by_area.emplace(work[k].area, k);
+  }
+  std::set<size_t> receivers;
+  for (size_t k = 0; k < work.size(); ++k) {
+    Candidate& c = work[k];
+    if (!lone(c) || receivers.count(k)) continue;
+    const Unit& u = units_[c.members[0]];
+    auto to = by_area.find(u.path_area);
+    if (u.path_area.empty() || to == by_area.end() || to->second == k || work[to->second].members.empty()) continue;
+    work[to->second].members.push_back(c.members[0]);
+    receivers.insert(to->second);
+    c.members.clear();
+  }
+  std::erase_if(work, [](const Candidate& c) { return c.members.empty(); });
   for (auto& c : work) {
     for (int i : c.members) c.activity += units_[i].activity;
   }
   std::stable_sort(work.begin(), work.end(), [](const Candidate& a, const Candidate& b) {
     return a.kind == "epic" && b.kind != "epic" ? a.activity * 2 > b.activity : a.activity > b.activity;
   });
-  std::vector<int> other;
+  std::vector<int> other, also;
   std::set<std::string> slugs;
   int shown = 0;
   for (auto& c : work) {
-    bool small = c.kind == "other" || (c.kind != "epic" && c.activity < 2);
-    if (shown >= cfg_.max_workstreams || small) {
-      other.insert(other.end(), c.members.begin(), c.members.end());
+    bool big = std::any_of(c.members.begin(), c.members.end(), [&](int i) { return largest.count(i) > 0; });
+    bool small = c.kind == "other" || (c.kind != "epic" && c.activity < 2 && !big);
+    if (shown >= cfg_.max_workstreams || small || lone(c)) {
+      for (int i : c.members) {
+        bool named = !units_[i].area.empty() || !units_[i].path_area.empty();
+        (LandedSomething(units_[i]) && named ? also : other).push_back(i);
+      }
       continue;
     }
     std::string slug = c.slug;
     for (int n = 2; !slugs.insert(slug).second; ++n) slug = c.slug + "-" + std::to_string(n);
     d->sections.push_back(Section(slug, c.kind, c.heading, c.members));
     ++shown;
+  }
+  if (!also.empty()) {
+    DigestSection s = Section("also-landed", "also", "Also landed", also);
+    std::stable_sort(s.landed.begin(), s.landed.end(), [](const LandedChange& a, const LandedChange& b) { return a.area < b.area; });
+    d->sections.push_back(std::move(s));
   }
   if (!other.empty()) d->sections.push_back(Section("other", "other", "Other activity", other));
   return Status::Ok();
@@ -803,8 +927,21 @@ Status Gatherer::SharedReading(Digest* d) {
   std::set<std::string> shown;
   for (const auto& u : urls) {
     std::string shareable = ShareableUrl(u, project_);
-    if (shareable.empty() || !shown.insert(shareable).second) continue;
-    auto sharer = std::find_if(chunks_.begin(), chunks_.end(), [&](const Chunk& c) { return c.text.find(u) != std::string::npos; });
+    if (shareable.empty() || BoilerplateLink(shareable) || !shown.insert(shareable).second) continue;
+    // Who shared it to be read: a line that only credits a tool or a
+    // co-author ("Generated with [Claude Code](…)") shares nothing.
+    auto shared_on = [&](const Chunk& c) {
+      for (size_t at = c.text.find(u); at != std::string::npos; at = c.text.find(u, at + 1)) {
+        size_t start = c.text.rfind('\n', at);
+        start = start == std::string::npos ? 0 : start + 1;
+        size_t end = c.text.find('\n', at);
+        if (!Attribution(std::string_view(c.text).substr(start, end == std::string::npos ? std::string::npos : end - start))) {
+          return true;
+        }
+      }
+      return false;
+    };
+    auto sharer = std::find_if(chunks_.begin(), chunks_.end(), shared_on);
     if (sharer == chunks_.end()) continue;
     Evidence e;
     e.id = "E" + std::to_string(++next_id_);

@@ -209,6 +209,120 @@ Status PostDigest(const Digest& d, const std::string& kind, const std::string& w
   return Status::Ok();
 }
 
+namespace {
+
+std::vector<std::string> Lines(std::string_view text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    size_t nl = text.find('\n', i);
+    if (nl == std::string_view::npos) nl = text.size();
+    out.emplace_back(text.substr(i, nl - i));
+    i = nl + 1;
+  }
+  return out;
+}
+
+std::string Unescaped(std::string s) {
+  std::erase(s, '\\');
+  return s;
+}
+
+// How the digest reads: see DigestCheck.
+void ReadingChecks(const Digest& d, const std::string& m, const std::string& s_md, Corpus& corpus, DigestCheck* c) {
+  // What landed where; the titles a shortened one must come from.
+  int64_t largest = -1;
+  std::string largest_section;
+  std::vector<std::string> titles;
+  for (const auto& s : d.sections) {
+    for (const auto& l : s.landed) {
+      titles.push_back(CollapseWhitespace(l.title));
+      ++c->landed_changes;
+      if (s.kind == "other") ++c->landed_in_other;
+      if (l.size() > largest) largest = l.size(), largest_section = s.kind;
+    }
+    for (const auto& t : s.threads) titles.push_back(CollapseWhitespace(t.title));
+  }
+  c->largest_in_other = largest >= 0 && largest_section == "other";
+  // A word before an ellipsis that no title holds whole was cut.
+  std::string all = Unescaped(d.xs + "\n" + s_md + "\n" + m);
+  const std::string ellipsis = "\xE2\x80\xA6";
+  for (size_t at = all.find(ellipsis); at != std::string::npos; at = all.find(ellipsis, at + 1)) {
+    size_t start = at;
+    while (start > 0 && (std::isalnum(static_cast<unsigned char>(all[start - 1])) || all[start - 1] == '_')) --start;
+    if (start == at) continue;
+    std::string word = all.substr(start, at - start);
+    bool whole = false, prefix = false;
+    for (const auto& t : titles) {
+      for (size_t p = t.find(word); p != std::string::npos && !whole; p = t.find(word, p + 1)) {
+        bool before = p == 0 || !(std::isalnum(static_cast<unsigned char>(t[p - 1])) || t[p - 1] == '_');
+        size_t e = p + word.size();
+        bool after = e == t.size() || !(std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_');
+        if (before && after) whole = true;
+        else if (before) prefix = true;
+      }
+      if (whole) break;
+    }
+    if (prefix && !whole) c->cut_titles.push_back(all.substr(start > 40 ? start - 40 : 0, at - (start > 40 ? start - 40 : 0)) + ellipsis);
+  }
+  // Quotes: whole sentences that say more than their title.
+  for (const auto& s : d.sections) {
+    std::map<std::string, const Evidence*> record;  // url -> the record quoted
+    for (const auto& e : s.evidence) record.emplace(e.url, &e);
+    auto letters = [](std::string_view t) {
+      std::string out;
+      for (char ch : t) {
+        if (std::isalnum(static_cast<unsigned char>(ch))) out += ch;
+      }
+      return out;
+    };
+    for (const auto& line : Lines(s.body)) {
+      if (line.rfind("> ", 0) != 0) continue;
+      size_t cite = line.find(" \xE2\x80\x94 [");
+      if (cite == std::string::npos) continue;
+      std::string quote = Unescaped(line.substr(2, cite - 2));
+      std::vector<std::string> links = di::MarkdownLinks(line.substr(cite));
+      auto it = links.empty() ? record.end() : record.find(links.front());
+      const Evidence* e = it == record.end() ? nullptr : it->second;
+      // A record quoted whole is no fragment, whatever its punctuation.
+      bool whole = e && letters(quote) == letters(e->text);
+      if (e && di::RepeatsTitle(quote, e->title)) c->title_quotes.push_back(quote);
+      else if (!whole && !di::WholeSentence(quote)) c->fragment_quotes.push_back(quote);
+    }
+  }
+  // Measures: a bold value opens with the quantity's name.
+  bool measures = false;
+  for (const auto& line : Lines(m)) {
+    if (line.rfind("## ", 0) == 0) measures = false;
+    if (line == "Measures stated:" || line == "Numbers stated:") measures = true;
+    if (measures && line.rfind("- **", 0) == 0 && line.size() > 4 && !std::isalpha(static_cast<unsigned char>(line[4]))) {
+      c->bare_numbers.push_back(line.substr(0, line.find("**", 4) + 2));
+    }
+  }
+  // Headings: noise tags, the project's own name, raw dot-folders.
+  for (const auto& s : d.sections) {
+    if (s.kind != "workstream" && s.kind != "epic") continue;
+    std::string key = di::AreaKey(s.heading);
+    if (di::NoiseTag(key, d.project) || (!s.heading.empty() && s.heading[0] == '.')) c->noise_areas.push_back(s.heading);
+  }
+  // Shared links: none that only credits a tool or is boilerplate.
+  std::string from = d.period.from + "T00:00:00Z";
+  std::string to = di::DayString(*di::DayStart(d.period.to) + 86400) + "T00:00:00Z";
+  auto chunks = corpus.ChunksInPeriod(from, to);
+  for (const auto& url : d.shared_links) {
+    bool credited = di::BoilerplateLink(url), read = false;
+    if (!credited && chunks.ok()) {
+      for (const auto& ch : *chunks) {
+        for (const auto& line : Lines(ch.text)) {
+          if (line.find(url) != std::string::npos) (di::Attribution(line) ? credited : read) = true;
+        }
+      }
+    }
+    if (credited && !read) c->attribution_links.push_back(url);
+  }
+}
+
+}  // namespace
+
 Result<DigestCheck> CheckDigest(const Digest& d, Corpus& corpus, int top_notable) {
   DigestCheck c;
   // Links: each must be a corpus chunk or thread of the period, or a shared
@@ -322,6 +436,7 @@ Result<DigestCheck> CheckDigest(const Digest& d, Corpus& corpus, int top_notable
   for (const auto& url : di::MarkdownLinks(m)) {
     if (di::ShareableUrl(url, d.project) != url) c.unsafe_links.push_back(url);
   }
+  ReadingChecks(d, m, s_md, corpus, &c);
   std::string page = "# " + d.title + "\n\n" + m + di::Provenance(d);
   // A quiet week says only that nothing happened: there is nothing to cite.
   c.check_problems = d.quiet ? 0 : static_cast<int>(CheckCitations(page, &corpus).size());

@@ -23,6 +23,13 @@ using research::BestSentence;
 using research::Numbers;
 using research::Sentences;
 
+bool Decision(std::string_view text) {
+  static const Pattern words(
+      R"(\b(decided|decision|we will|we'll|agreed|going with|settled on|plan is|conclusion|concluded|let's go with|switching to|resolved by|root cause)\b)",
+      Pattern::kIgnoreCase);
+  return words.Search(text);
+}
+
 // --- write: extractive --------------------------------------------------------
 
 std::string Cite(const Evidence& e) {
@@ -101,7 +108,7 @@ std::string Lead(const DigestSection& s, std::vector<std::string>* states) {
     std::string label = LabelOf(*e);
     changes.push_back(ThreadLink(*e, label) + " " + e->thread_state +
                       (e->thread_state == "opened" && !e->author.empty() ? " by " + Inline(e->author, 40) : "") +
-                      (label == e->title ? "" : " (" + Inline(e->title, 90) + ")"));
+                      (label == e->title ? "" : " (" + Inline(ShortTitle(e->title, 90, false), 120) + ")"));
     states->push_back(label + " " + e->thread_state);
   }
   if (!rest.empty()) {
@@ -112,17 +119,42 @@ std::string Lead(const DigestSection& s, std::vector<std::string>* states) {
   return changes.empty() ? "" : Join(changes, "; ", "; ") + ".\n\n";
 }
 
-// What to quote of a record: its best statement; what it reports, for a
-// record that reports a result (a run's final numbers).
+// What to quote of a record: a short record whole (a comment, a chat
+// message, when it is a statement that says something); else a whole
+// sentence of it that states a result, a decision or a measure and does
+// not repeat the record's title (a measure or a decision first); what it
+// reports, for a record that reports a result (a run's final numbers); ""
+// when nothing adds.
 std::string Quotable(const Evidence& e) {
   if (std::string reported = Reported(e.source, e.text); !reported.empty()) return reported;
-  return BestSentence(e.text, {});
+  Role role = RoleOf(e.source, e.kind);
+  std::string whole = CollapseWhitespace(e.text);
+  bool chat = role == Role::kMessage;
+  if (whole.size() >= 25 && whole.size() <= 300 && e.text.find("\n\n") == std::string::npos &&
+      research::IsStatement(whole) && !RepeatsTitle(whole, e.title) && !Attribution(whole) &&
+      (chat || SaysSomething(whole) || !Numbers(whole).empty())) {
+    return whole;
+  }
+  std::string best;
+  int best_score = 0;
+  for (const auto& s : ProseSentences(e.text)) {
+    if (!research::IsStatement(s) || !WholeSentence(s) || RepeatsTitle(s, e.title) || !SaysSomething(s) ||
+        Attribution(s) || research::SpeaksOfTarget(s)) {
+      continue;
+    }
+    int score = 1 + 2 * !Measures(s).empty() + 2 * Decision(s);
+    if (score > best_score) best_score = score, best = s;
+  }
+  return best;
 }
+
+std::set<const LandedChange*> Described(const DigestSection& s);
 
 // The section's best statements, quoted with author, date and link in one
 // paragraph; one per thread first, none quoted by an earlier section.
 std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quoted) {
-  std::string md;
+  std::string md, said;
+  for (const LandedChange* l : Described(s)) said += l->summary + "\n";
   int n = 0;
   std::set<std::string> threads;
   for (const auto& e : s.evidence) {
@@ -130,12 +162,12 @@ std::string Quotes(const DigestSection& s, int max, std::set<std::string>* quote
     if (e.kind == "state" || !Citable(e.url) || quoted->count(e.url)) continue;
     if (!threads.insert(e.thread).second && threads.size() < s.threads.size()) continue;
     std::string sentence = Quotable(e);
-    if (sentence.size() < 25) continue;
+    if (sentence.size() < 25 || said.find(sentence) != std::string::npos) continue;  // the landed list says it
     if (HasRole(e.source, Role::kRun)) {  // a run's final numbers, reported, not quoted as something said
       md += "Final numbers of " + ThreadLink(e, e.title) + ": " + Inline(sentence.substr(sentence.find(": ") + 2), 360) +
             " (" + Cite(e) + ")\n\n";
     } else {
-      md += "> " + Inline(sentence, 360) + " — " + Cite(e) + (e.closeout ? " (the thread's close-out)" : "") + "\n\n";
+      md += "> " + Inline(sentence, 400) + " — " + Cite(e) + (e.closeout ? " (the thread's close-out)" : "") + "\n\n";
     }
     quoted->insert(e.url);
     ++n;
@@ -150,61 +182,100 @@ std::string SizeText(const LandedChange& l) {
          (l.files > 0 ? " in " + std::to_string(l.files) + " file" + (l.files == 1 ? "" : "s") : "");
 }
 
-// A landed change on one line: link, title, who, size.
-std::string LandedLine(const LandedChange& l) {
+// A landed change on one line: link, title (its tags kept, never cut
+// inside a word), who, size; `area` names its area first.
+std::string LandedLine(const LandedChange& l, bool area = false) {
   std::string link = Citable(l.url) ? "[" + Inline(l.label, 40) + "](" + l.url + ")" : Inline(l.label, 40);
   std::string size = SizeText(l);
-  return link + " " + Inline(l.title, 120) + (l.author.empty() ? "" : " — " + Inline(l.author, 60)) +
+  return (area && !l.area.empty() ? "**" + Inline(l.area, 60) + "**: " : "") + link + " " +
+         Inline(ShortTitle(l.title, 140, false), 160) + (l.author.empty() ? "" : " — " + Inline(l.author, 60)) +
          (size.empty() ? "" : ", " + size);
 }
 
+double Importance(const LandedChange& l);
+
 // Everything that landed, biggest first: every merged PR and every commit
-// made to the branch directly.
+// made to the branch directly; the three most important say what their
+// description adds to their title.
+std::set<const LandedChange*> Described(const DigestSection& s) {
+  if (s.kind == "also") return {};
+  std::vector<const LandedChange*> ranked;
+  for (const auto& l : s.landed) ranked.push_back(&l);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const LandedChange* a, const LandedChange* b) { return Importance(*a) > Importance(*b); });
+  if (ranked.size() > 3) ranked.resize(3);
+  std::erase_if(ranked, [](const LandedChange* l) { return l->summary.empty(); });
+  return {ranked.begin(), ranked.end()};
+}
+
 std::string LandedList(const DigestSection& s) {
+  std::set<const LandedChange*> described = Described(s);
   std::string md;
-  for (const auto& l : s.landed) md += "- " + LandedLine(l) + "\n";
+  for (const auto& l : s.landed) {
+    md += "- " + LandedLine(l, s.kind == "also") + "\n";
+    if (described.count(&l)) md += "  " + Inline(l.summary, 400) + "\n";
+  }
   return md.empty() ? "" : md + "\n";
 }
 
-// The most important changes (size, discussion, references from the
-// period's other threads, PRs before lone commits),
-// as plain text: "Add Olmo2 (#914, +1181 −0)".
-std::vector<std::string> TopChanges(const std::vector<const LandedChange*>& landed, size_t max) {
+// How much a reader would care about a landed change: its size (generated,
+// vendored and lock files discounted), files, references from the period's
+// other threads, discussion, a reviewed PR over a lone commit, a feature
+// over a fix over a chore, a revert least.
+double Importance(const LandedChange& l) {
+  static const Pattern feature(R"(^\s*(\[[^\]]*\]\s*)*(feat\b|add|adds|added|support|implement|introduce|enable|new)\b)", Pattern::kIgnoreCase);
+  static const Pattern fix(R"(\b(fix|fixes|fixed|bug|crash|regression)\b)", Pattern::kIgnoreCase);
+  static const Pattern chore(R"(^\s*(\[?(chore|ci|build|deps?|lint|style|typo|docs?|tests?)\]?[:(\s])|\b(bump|typo|pin|upgrade|update dependency)\b)", Pattern::kIgnoreCase);
+  static const Pattern revert(R"(^\s*(\[[^\]]*\]\s*)*revert\b)", Pattern::kIgnoreCase);
+  double size = static_cast<double>(std::max<int64_t>(l.size(), 0)) * (1.0 - 0.9 * l.generated);
+  double w = std::log1p(size) + 0.3 * std::log1p(static_cast<double>(std::max<int64_t>(l.files, 0))) +
+             0.6 * std::min(l.links, 4) + 0.4 * std::sqrt(static_cast<double>(l.discussion));
+  if (!l.label.empty() && l.label[0] == '#') w += 6;  // a reviewed PR before any lone commit
+  if (revert.Search(l.title)) w -= 2;
+  else if (chore.Search(l.title)) w -= 1;
+  else if (feature.Search(l.title)) w += 0.7;
+  else if (fix.Search(l.title)) w += 0.2;
+  return w;
+}
+
+// A change as plain text: "Add Olmo2 (#914, +1181 −0)", its title without
+// tags and at most `title_bytes`.
+std::string ChangeText(const LandedChange& l, size_t title_bytes) {
+  std::string size = l.added < 0 ? "" : ", +" + std::to_string(l.added) + " \xE2\x88\x92" + std::to_string(l.removed);
+  return ShortTitle(l.title, title_bytes) + " (" + CollapseWhitespace(l.label) + size + ")";  // plain text: escaped where rendered
+}
+
+// The most important changes (see Importance), as plain text.
+std::vector<std::string> TopChanges(const std::vector<const LandedChange*>& landed, size_t max, size_t title_bytes = 70) {
   std::vector<const LandedChange*> v = landed;
-  auto weight = [](const LandedChange* l) {
-    return std::log1p(static_cast<double>(std::max<int64_t>(l->size(), 0))) + 2.0 * l->discussion + 1.5 * l->links +
-           (!l->label.empty() && l->label[0] == '#' ? 4.0 : 0.0);  // a reviewed PR over a lone commit
-  };
-  std::stable_sort(v.begin(), v.end(), [&](const LandedChange* a, const LandedChange* b) { return weight(a) > weight(b); });
+  std::stable_sort(v.begin(), v.end(), [&](const LandedChange* a, const LandedChange* b) { return Importance(*a) > Importance(*b); });
   std::vector<std::string> out;
-  for (size_t i = 0; i < v.size() && out.size() < max; ++i) {
-    std::string size = v[i]->added < 0 ? "" : ", +" + std::to_string(v[i]->added) + " \xE2\x88\x92" + std::to_string(v[i]->removed);
-    std::string title = CollapseWhitespace(v[i]->title);
-    if (title.size() > 70) title = std::string(TruncateUtf8(title, 67)) + "…";
-    out.push_back(title + " (" + CollapseWhitespace(v[i]->label) + size + ")");  // plain text: escaped where rendered
-  }
+  for (size_t i = 0; i < v.size() && out.size() < max; ++i) out.push_back(ChangeText(*v[i], title_bytes));
   return out;
 }
 
-// The numbers stated in the period that no quote above carries, each with
-// the statement it is in: "- **451k**: Throughput is 451k tokens/s now. (who, date)".
+// The measures stated in the period that no quote above carries, each
+// with the sentence it is in: "- **mfu 28.56%**, tflops 282.50: no AC: … (who,
+// date)". A number without the quantity it measures is left out.
 std::string NumbersList(const DigestSection& s, const std::set<std::string>& quoted, size_t max) {
   std::string md;
   std::set<std::string> numbers;
+  size_t n = 0;
   for (const auto& e : s.evidence) {
-    if (numbers.size() >= max) break;
+    if (n >= max) break;
     if (e.kind == "state" || HasRole(e.source, Role::kRun) || !Citable(e.url) || quoted.count(e.url)) continue;
-    for (const auto& sentence : Sentences(e.text)) {
+    for (const auto& sentence : ProseSentences(e.text)) {
       if (!research::IsStatement(sentence) || research::SpeaksOfTarget(sentence)) continue;
-      std::vector<std::string> found = Numbers(sentence);
-      // A number with its unit says something; a bare count rarely does.
-      auto it = std::find_if(found.begin(), found.end(), [](const std::string& n) { return !research::UnitOf(n).empty(); });
-      if (it == found.end() || !numbers.insert(*it).second) continue;
-      md += "- **" + Inline(*it, 30) + "**: " + Inline(sentence, 200) + " (" + Cite(e) + ")\n";
+      std::vector<std::string> found = Measures(sentence);
+      if (found.empty() || !numbers.insert(ToLower(found.front())).second) continue;
+      if (found.size() > 3) found.resize(3);
+      md += "- **" + Inline(found.front(), 40) + "**";
+      for (size_t k = 1; k < found.size(); ++k) md += ", " + Inline(found[k], 40);
+      md += ": " + Inline(sentence, 400) + " (" + Cite(e) + ")\n";
+      ++n;
       break;
     }
   }
-  return md.empty() ? "" : "Numbers stated:\n\n" + md + "\n";
+  return md.empty() ? "" : "Measures stated:\n\n" + md + "\n";
 }
 
 // A chat section: the most active channels and the most reacted message.
@@ -243,10 +314,58 @@ std::string StillOpen(const DigestSection& s) {
   std::vector<std::string> open;
   for (const auto& t : s.threads) {
     if (t.state == "open" && Http(t.url) && t.ref.find('#') != std::string::npos && open.size() < 5) {
-      open.push_back("[" + Inline(t.label, 40) + "](" + t.url + ") " + Inline(t.title, 90));
+      open.push_back("[" + Inline(t.label, 40) + "](" + t.url + ") " + Inline(ShortTitle(t.title, 90, false), 120));
     }
   }
   return open.empty() ? "" : "Still open: " + Join(open, "; ", "; ") + ".\n";
+}
+
+// The section's first sentence, from the facts: how many changes landed,
+// led by the most important and who made it, and how many were fixes.
+std::string Opening(const DigestSection& s) {
+  if (s.landed.empty() || s.kind == "also" || s.kind == "other") return "";
+  const LandedChange* lead = &s.landed.front();
+  for (const auto& l : s.landed) {
+    if (Importance(l) > Importance(*lead)) lead = &l;
+  }
+  std::string link = Citable(lead->url) ? "[" + Inline(lead->label, 40) + "](" + lead->url + ")" : Inline(lead->label, 40);
+  std::string size = lead->added < 0 ? "" : ", +" + std::to_string(lead->added) + " \xE2\x88\x92" + std::to_string(lead->removed);
+  std::string what = "\xE2\x80\x9C" + Inline(ShortTitle(lead->title, 100), 120) + "\xE2\x80\x9D (" + link + size + ")" +
+                     (lead->author.empty() ? "" : " from " + Inline(lead->author, 60));
+  size_t n = s.landed.size();
+  std::string out = n == 1 ? "One change landed: " + what : std::to_string(n) + " changes landed, led by " + what;
+  static const Pattern fix(R"(\b(fix|fixes|fixed)\b)", Pattern::kIgnoreCase);
+  size_t fixes = std::count_if(s.landed.begin(), s.landed.end(), [](const LandedChange& l) { return fix.Search(l.title); });
+  if (n > 1 && fixes == n) out += "; all of them fixes";
+  else if (n > 1 && fixes > 0) out += "; " + std::to_string(fixes) + (fixes == 1 ? " of them a fix" : " of them fixes");
+  std::set<std::string> people;
+  for (const auto& l : s.landed) {
+    if (!l.author.empty()) people.insert(l.author);
+  }
+  if (people.size() > 1) out += ", from " + std::to_string(people.size()) + " people";
+  return out + ".\n\n";
+}
+
+// S: the section's most important changes, as many as fit in about 120
+// bytes, titles shortened at word boundaries; else its state changes or
+// counts.
+std::string Bullet(const DigestSection& s, const std::vector<std::string>& states, const std::string& counts) {
+  constexpr size_t kMax = 120;
+  std::vector<const LandedChange*> landed;
+  for (const auto& l : s.landed) landed.push_back(&l);
+  if (!landed.empty()) {
+    std::string tail = s.landed.size() > 1 ? "; " + std::to_string(s.landed.size()) + " landed" : "";
+    auto chars = [](const std::string& t) {  // characters, not bytes
+      return static_cast<size_t>(std::count_if(t.begin(), t.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+    };
+    for (size_t title = 60; title >= 40 && landed.size() > 1; title -= 10) {  // two when they fit, titles readable
+      std::vector<std::string> two = TopChanges(landed, 2, title);
+      if (chars(Join(two, ", ", " and ") + tail) <= kMax) return Join(two, ", ", " and ") + tail;
+    }
+    return TopChanges(landed, 1, 80).front() + tail;
+  }
+  std::string bullet = states.empty() ? counts : Join(states, ", ", ", ") + (counts.empty() ? "" : "; " + counts);
+  return bullet.size() <= kMax ? bullet : ShortTitle(bullet, kMax);
 }
 
 void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::string>* quoted) {
@@ -260,6 +379,7 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
     return;
   }
   std::vector<std::string> states;
+  md += Opening(*s);
   md += Lead(*s, &states);
   std::string counts = Counts(*s), people = People(*s, 4);
   std::string who = counts.empty() ? "" : counts + (people.empty() ? "" : " from " + people);
@@ -274,15 +394,20 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
     while (!last.empty() && (last.back() == '.' || last.back() == ':')) last.pop_back();
     md += "Last week: " + last + ". This week:\n\n";
   }
-  if (!s->landed.empty()) md += "Landed:\n\n" + LandedList(*s);
+  if (!s->landed.empty()) md += (s->kind == "also" ? "" : "Landed:\n\n") + LandedList(*s);
   if (!who.empty() && !quotes.empty()) {
     md += who + "; among what was said:\n\n";
   } else if (!who.empty() && s->landed.empty()) {
-    const SectionThread* top = nullptr;
+    // The counts link to the busiest thread, else to a record of it: a
+    // line that cites nothing says nothing.
+    std::string url;
     for (const auto& t : s->threads) {
-      if (!top && Citable(t.url)) top = &t;
+      if (url.empty() && Citable(t.url)) url = t.url;
     }
-    md += (top ? "[" + counts + "](" + top->url + ")" + (people.empty() ? "" : " from " + people) : who) + ".\n\n";
+    for (const auto& e : s->evidence) {
+      if (url.empty() && Citable(e.url)) url = e.url;
+    }
+    if (!url.empty()) md += "[" + counts + "](" + url + ")" + (people.empty() ? "" : " from " + people) + ".\n\n";
   }
   md += quotes;
   md += NumbersList(*s, *quoted, 5);
@@ -291,13 +416,7 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
   while (!md.empty() && md.back() == '\n') md.pop_back();
   md += "\n";
   if (states.size() > 3) states.resize(3), states.back() += " and more";
-  std::vector<const LandedChange*> landed;
-  for (const auto& l : s->landed) landed.push_back(&l);
-  std::vector<std::string> top = TopChanges(landed, 2);
-  std::string bullet = !top.empty()   ? Join(top, ", ", " and ") + (s->landed.size() > top.size() ? "; " + std::to_string(s->landed.size()) + " landed" : "")
-                       : states.empty() ? counts
-                                        : Join(states, ", ", ", ") + (counts.empty() ? "" : "; " + counts);
-  s->bullet = std::string(TruncateUtf8(bullet, 117)) + (bullet.size() > 117 ? "…" : "");
+  s->bullet = Bullet(*s, states, counts);
 }
 
 std::string ExtractiveXs(const Digest& d) {
@@ -309,11 +428,19 @@ std::string ExtractiveXs(const Digest& d) {
   if (!landed.empty()) {
     std::string tail = "; " + std::to_string(landed.size()) + " landed, " + std::to_string(d.stats.contributors) +
                        " contributors.";
-    std::vector<std::string> top = TopChanges(landed, 4);
-    while (top.size() > 2 && Join(top, ", ", " and ").size() + tail.size() > 270) top.pop_back();
-    std::string xs = "Top changes: " + Join(top, ", ", " and ") + tail;
-    if (xs.size() > 280) xs = std::string(TruncateUtf8(xs, 276)) + "…";
-    return CollapseWhitespace(xs);
+    // As many of the most important as fit in 280 bytes, titles shortened
+    // at word boundaries.
+    // Four when they fit, else three.
+    std::vector<std::string> top;
+    for (size_t want : {4, 3}) {
+      for (size_t title = 70; title >= 30; title -= 10) {
+        top = TopChanges(landed, want, title);
+        if (13 + Join(top, ", ", " and ").size() + tail.size() <= 280) break;
+      }
+      if (13 + Join(top, ", ", " and ").size() + tail.size() <= 280) break;
+    }
+    while (top.size() > 1 && 13 + Join(top, ", ", " and ").size() + tail.size() > 280) top.pop_back();
+    return CollapseWhitespace("Top changes: " + Join(top, ", ", " and ") + tail);
   }
   std::string head = std::to_string(d.stats.chunks) + " updates, " + std::to_string(d.stats.contributors) +
                      " contributors";

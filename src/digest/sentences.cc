@@ -1,0 +1,162 @@
+// What a digest may quote: whole sentences as people wrote them, that say
+// something the title does not, and numbers with what they measure.
+#include <set>
+
+#include "digest_internal.h"
+#include "umwelt/claims.h"
+#include "umwelt/pattern.h"
+#include "umwelt/text.h"
+
+namespace umwelt::digest_internal {
+
+namespace {
+
+bool StartsItem(std::string_view line) {
+  if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') return true;
+  size_t d = 0;
+  while (d < line.size() && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
+  return d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ';
+}
+
+std::set<std::string> Words(std::string_view text) {
+  std::set<std::string> out;
+  std::string w;
+  for (char c : std::string(text) + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      if (w.size() > 2) out.insert(w);
+      w.clear();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> ProseSentences(std::string_view text) {
+  std::vector<std::string> blocks;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty()) blocks.push_back(cur);
+    cur.clear();
+  };
+  bool code = false;
+  for (size_t i = 0; i <= text.size();) {
+    size_t nl = text.find('\n', i);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string line = CollapseWhitespace(text.substr(i, nl - i));
+    bool indented = nl > i && (text[i] == '\t' || text.substr(i, std::min<size_t>(4, nl - i)) == "    ");
+    i = nl + 1;
+    if (line.rfind("```", 0) == 0) {
+      code = !code;
+      flush();
+      continue;
+    }
+    if (code || line.empty() || indented) {
+      flush();
+      continue;
+    }
+    if (line[0] == '#' || line[0] == '|' || line[0] == '>' || line[0] == '<') {  // headings, tables, quotes, html
+      flush();
+      continue;
+    }
+    if (StartsItem(line)) {
+      flush();
+      line.erase(0, line.find(' ') + 1);
+    }
+    // "Changed: …", "Co-authored-by: …", "Reply to: …": a field, not prose
+    // to run on into.
+    static const Pattern field(R"(^[A-Z][A-Za-z\-]{1,24}( [a-z]{1,12})?: )");
+    if (field.Search(line)) {
+      flush();
+      blocks.push_back(line);
+      continue;
+    }
+    cur += (cur.empty() ? "" : " ") + line;
+  }
+  flush();
+  std::vector<std::string> out;
+  for (const auto& b : blocks) {
+    for (auto& s : research::Sentences(b)) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+bool WholeSentence(std::string_view s) {
+  if (s.size() < 25 || s.size() > 400) return false;
+  unsigned char first = static_cast<unsigned char>(s[0]);
+  if (!(std::isupper(first) || std::isdigit(first) || s[0] == '"' || s[0] == '`' || s[0] == '\'')) return false;
+  size_t end = s.size();
+  while (end > 0 && std::string_view(")\"'`*_").find(s[end - 1]) != std::string_view::npos) --end;
+  if (end == 0 || std::string_view(".!?").find(s[end - 1]) == std::string_view::npos) return false;
+  // Brackets and quotes left open say it stops short.
+  int open = 0;
+  for (char c : s) open += c == '(' ? 1 : c == ')' ? -1 : 0;
+  return open == 0 && std::count(s.begin(), s.end(), '`') % 2 == 0;
+}
+
+bool RepeatsTitle(std::string_view sentence, std::string_view title) {
+  std::string t = ShortTitle(title, 1000);
+  std::set<std::string> said = Words(sentence), named = Words(t);
+  if (said.empty()) return true;
+  size_t shared = 0;
+  for (const auto& w : said) shared += named.count(w);
+  // Most of what it says is the title's own words.
+  return shared * 10 >= said.size() * 6;
+}
+
+std::vector<std::string> Measures(std::string_view sentence) {
+  // "mfu: 28.56%", "loss = 2.41", "throughput of 451k tokens/s", "MFU went
+  // to 38.5%": a quantity's name, then its value.
+  static const Pattern named(
+      R"(\b([a-z][a-z0-9_\-/]{1,24}(?: [a-z][a-z0-9_\-/]{1,24})?)\s*(?::|=|\bis\b|\bwas\b|\bof\b|\bat\b|\breached\b|\bwent (?:from [0-9.,]+\S* )?to\b|\bdropped to\b|\brose to\b|\bimproved to\b)\s*(-?[0-9][0-9,]*(?:\.[0-9]+)?\s?(?:%|[kmgt]i?b\b|x\b|×|ms\b|s\b|k\b|m\b)?(?:\s?(?:tokens/s|tok/s|it/s|samples/s|steps/s|tokens)\b)?))", Pattern::kIgnoreCase);
+  static const std::set<std::string> kNotQuantities = {
+      "it", "this", "that", "which", "there", "here", "step", "steps", "version", "issue", "pr", "commit", "line",
+      "lines", "page", "item", "items", "number", "the", "and", "or", "in", "on", "for", "with", "by", "from", "to",
+      "up", "set", "size", "each", "one", "all", "total", "batch", "seq", "id", "epoch", "port", "pid", "python",
+      "cuda", "torch", "node", "nodes", "rank", "ranks", "gpu", "gpus", "ep", "tp", "pp", "dp", "cp"};
+  // "40% of time in normalization": a share of something, named after it.
+  static const Pattern share(R"(\b([0-9]+(?:\.[0-9]+)?%) of (?:the |all )?([a-z][a-z_\-]{2,24}))", Pattern::kIgnoreCase);
+  std::vector<std::string> out;
+  share.ForEach(sentence, [&](const Groups& g) {
+    out.push_back(std::string(g[2]) + " " + std::string(g[1]));
+    return out.size() < 4;
+  });
+  named.ForEach(sentence, [&](const Groups& g) {
+    std::string name = CollapseWhitespace(g[1]);
+    std::string last = ToLower(name.substr(name.rfind(' ') == std::string::npos ? 0 : name.rfind(' ') + 1));
+    std::string first = ToLower(name.substr(0, name.find(' ')));
+    if (kNotQuantities.count(last) || kNotQuantities.count(first)) {
+      if (name.find(' ') == std::string::npos || kNotQuantities.count(last)) return true;
+      name = name.substr(name.find(' ') + 1);  // "the loss" -> "loss"
+    }
+    std::string value = CollapseWhitespace(g[2]);
+    // A value of its own (a version, a date, a ref) is no measure.
+    if (value.find('.') != value.rfind('.')) return true;
+    out.push_back(name + " " + value);
+    return out.size() < 4;
+  });
+  return out;
+}
+
+bool SaysSomething(std::string_view sentence) {
+  static const Pattern result(
+      R"(\b(decided|agreed|going with|settled on|concluded|root cause|because|caused by|due to|improv\w*|faster|slower|speed-?ups?|reduc\w*|increas\w*|decreas\w*|match(es|ed)?|converg\w*|outperform\w*|regress\w*|saves?|saved|results? in|resolv\w*|fix(es|ed)? (the|a|an)\b|now (runs|supports|works|uses|matches)|no longer|instead of|replac\w*|enables?|allows?|so that|which means)\b)", Pattern::kIgnoreCase);
+  if (result.Search(sentence)) return true;
+  return !Measures(sentence).empty();
+}
+
+bool Attribution(std::string_view line) {
+  static const Pattern said(
+      R"((generated|created|made|written|authored|assisted|powered|built|produced|drafted)\s+(with|by|using|in)\b|co-authored-by|signed-off-by|\bvia\s+\[?(claude|cursor|copilot|codex|devin|aider)|🤖)", Pattern::kIgnoreCase);
+  return said.Search(line);
+}
+
+bool BoilerplateLink(std::string_view url) {
+  static const Pattern boiler(
+      R"(^https?://([^/]*\.)?(shields\.io|badge\.fury\.io|badgen\.net|codecov\.io|coveralls\.io|travis-ci\.(org|com)|circleci\.com|readthedocs\.org/projects/[^/]+/badge|contributor-covenant\.org|choosealicense\.com|opensource\.org/licenses?|creativecommons\.org/licenses)|/(license|licence|licenses|copying|contributing|code_of_conduct)(\.(md|txt|rst))?(#.*)?$|/badge\.svg|/badges?/|\.svg(\?.*)?$)", Pattern::kIgnoreCase);
+  return boiler.Search(url);
+}
+
+}  // namespace umwelt::digest_internal
