@@ -337,6 +337,10 @@ TEST_F(DigestTest, SiteFeedAndCorpusRoundTrip) {
   // The first page learned of its next neighbour after it was written.
   std::string first = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-09_2026-11-15.html");
   EXPECT_NE(first.find("href=\"summary-2026-11-16_2026-11-22.html\""), std::string::npos);
+  // Neighbours are linked only when they exist: the first page has no arrow back.
+  EXPECT_EQ(first.find("\xE2\x86\x90"), std::string::npos) << "a bare left arrow on the first page";
+  std::string last = testing::ReadFileOrEmpty(site + "/summaries/summary-2026-11-23_2026-11-29.html");
+  EXPECT_EQ(last.find("\xE2\x86\x92"), std::string::npos) << "a bare right arrow on the last page";
   for (const char* f : {".md", ".s.md", ".xs.md", ".json"}) {
     EXPECT_TRUE(std::filesystem::exists(site + "/summaries/summary-2026-11-16_2026-11-22" + f)) << f;
   }
@@ -433,7 +437,11 @@ TEST_F(DigestTest, NextWeekContinuesFromLastWeeksSection) {
   ASSERT_FALSE(next->sections.empty());
   EXPECT_EQ(next->sections[0].slug, "epic-acme-widget-1");
   EXPECT_FALSE(next->sections[0].previous.empty());
-  EXPECT_NE(next->sections[0].body.find("Last week: "), std::string::npos);
+  size_t at = next->sections[0].body.find("Last week: ");
+  ASSERT_NE(at, std::string::npos);
+  // Last week's words as a reader saw them, not its Markdown source.
+  std::string line = next->sections[0].body.substr(at, next->sections[0].body.find('\n', at) - at);
+  EXPECT_EQ(line.find("]("), std::string::npos) << line;
 }
 
 TEST_F(DigestTest, QuietFutureAndPartialWeeks) {

@@ -107,10 +107,10 @@ bool RepeatsTitle(std::string_view sentence, std::string_view title) {
 }
 
 std::vector<std::string> Measures(std::string_view sentence) {
-  // "mfu: 28.56%", "loss = 2.41", "throughput of 451k tokens/s", "MFU went
-  // to 38.5%": a quantity's name, then its value.
+  // "mfu: 28.56%", "throughput of 451k tokens/s", "MFU went to 38.5%": a
+  // quantity's name, then its value ("TP=2" is a setting, not a measure).
   static const Pattern named(
-      R"(\b([a-z][a-z0-9_\-/]{1,24}(?: [a-z][a-z0-9_\-/]{1,24})?)\s*(?::|=|\bis\b|\bwas\b|\bof\b|\bat\b|\breached\b|\bwent (?:from [0-9.,]+\S* )?to\b|\bdropped to\b|\brose to\b|\bimproved to\b)\s*(-?[0-9][0-9,]*(?:\.[0-9]+)?\s?(?:%|[kmgt]i?b\b|x\b|×|ms\b|s\b|k\b|m\b)?(?:\s?(?:tokens/s|tok/s|it/s|samples/s|steps/s|tokens)\b)?))", Pattern::kIgnoreCase);
+      R"(\b([a-z][a-z0-9_\-/]{1,24}(?: [a-z][a-z0-9_\-/]{1,24})?)\s*(?::|\bis\b|\bwas\b|\bof\b|\bat\b|\breached\b|\bwent (?:from [0-9.,]+\S* )?to\b|\bdropped to\b|\brose to\b|\bimproved to\b)\s*(-?[0-9](?:[0-9,]*[0-9])?(?:\.[0-9]+)?\s?(?:%|[kmgt]i?b\b|x\b|×|ms\b|s\b|k\b|m\b)?(?:\s?(?:tokens/s|tok/s|it/s|samples/s|steps/s|tokens)\b)?))", Pattern::kIgnoreCase);
   static const std::set<std::string> kNotQuantities = {
       "it", "this", "that", "which", "there", "here", "step", "steps", "version", "issue", "pr", "commit", "line",
       "lines", "page", "item", "items", "number", "the", "and", "or", "in", "on", "for", "with", "by", "from", "to",

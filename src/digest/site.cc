@@ -295,13 +295,13 @@ std::vector<DayActivity> DaysOf(const json& section) {
 Result<std::string> RenderPage(const std::vector<PeriodFile>& all, size_t i, Corpus* corpus, int64_t generated_at) {
   const json& j = all[i].j;
   std::string md = StrField(j, "page_markdown");  // a file of the site folder: read leniently
+  // Neighbours are linked only when they exist.
   std::string nav;
-  nav += i > 0 ? "[← " + ShortWeek(all[i - 1].period.substr(0, 10)) + "](" + PageName(all[i - 1].period) + ")"
-               : std::string("←");
-  nav += " · [All summaries](../index.html) · ";
-  nav += i + 1 < all.size()
-             ? "[" + ShortWeek(all[i + 1].period.substr(0, 10)) + " →](" + PageName(all[i + 1].period) + ")"
-             : std::string("→");
+  if (i > 0) nav += "[← " + ShortWeek(all[i - 1].period.substr(0, 10)) + "](" + PageName(all[i - 1].period) + ") · ";
+  nav += "[All summaries](../index.html)";
+  if (i + 1 < all.size()) {
+    nav += " · [" + ShortWeek(all[i + 1].period.substr(0, 10)) + " →](" + PageName(all[i + 1].period) + ")";
+  }
   size_t at = md.find(kNavToken);
   if (at != std::string::npos) md.replace(at, std::string(kNavToken).size(), nav);
   PublishOptions po;

@@ -266,7 +266,9 @@ std::string NumbersList(const DigestSection& s, const std::set<std::string>& quo
     for (const auto& sentence : ProseSentences(e.text)) {
       if (!research::IsStatement(sentence) || research::SpeaksOfTarget(sentence)) continue;
       std::vector<std::string> found = Measures(sentence);
-      if (found.empty() || !numbers.insert(ToLower(found.front())).second) continue;
+      // A sentence whole, or a line of values (a training log's step line).
+      if (found.empty() || (!WholeSentence(sentence) && found.size() < 2)) continue;
+      if (!numbers.insert(ToLower(found.front())).second) continue;
       if (found.size() > 3) found.resize(3);
       md += "- **" + Inline(found.front(), 40) + "**";
       for (size_t k = 1; k < found.size(); ++k) md += ", " + Inline(found[k], 40);
@@ -358,7 +360,7 @@ std::string Bullet(const DigestSection& s, const std::vector<std::string>& state
     auto chars = [](const std::string& t) {  // characters, not bytes
       return static_cast<size_t>(std::count_if(t.begin(), t.end(), [](char c) { return (c & 0xC0) != 0x80; }));
     };
-    for (size_t title = 60; title >= 40 && landed.size() > 1; title -= 10) {  // two when they fit, titles readable
+    for (size_t title = 60; title >= 50 && landed.size() > 1; title -= 10) {  // two when they fit, titles readable
       std::vector<std::string> two = TopChanges(landed, 2, title);
       if (chars(Join(two, ", ", " and ") + tail) <= kMax) return Join(two, ", ", " and ") + tail;
     }
@@ -366,6 +368,23 @@ std::string Bullet(const DigestSection& s, const std::vector<std::string>& state
   }
   std::string bullet = states.empty() ? counts : Join(states, ", ", ", ") + (counts.empty() ? "" : "; " + counts);
   return bullet.size() <= kMax ? bullet : ShortTitle(bullet, kMax);
+}
+
+// Our own Markdown as the words a reader saw: links to their text, escapes,
+// emphasis and quote marks gone ("[\\#12](u) **landed**" -> "#12 landed").
+std::string PlainText(std::string_view md) {
+  static const Pattern link(R"(\[((?:[^\]\\]|\\.)*)\]\([^)\s]*\))");
+  std::string out = link.ReplaceAll(md, "\\1");
+  std::string plain;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == '\\' && i + 1 < out.size() && std::ispunct(static_cast<unsigned char>(out[i + 1]))) continue;
+    if (out[i] == '*' && i + 1 < out.size() && out[i + 1] == '*') {
+      ++i;
+      continue;
+    }
+    plain += out[i];
+  }
+  return plain;
 }
 
 void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::string>* quoted) {
@@ -388,9 +407,9 @@ void WriteExtractive(DigestSection* s, const DigestConfig& cfg, std::set<std::st
   // line is not a claim of its own.
   // Continuity: last week's first sentence introduces this week's record
   // (our own earlier words, so nothing to cite; the colon says what follows).
-  std::vector<std::string> prev = Sentences(s->previous);
+  std::vector<std::string> prev = Sentences(PlainText(s->previous));
   if (!prev.empty() && (!s->landed.empty() || !quotes.empty())) {
-    std::string last = Inline(prev.front(), 240);
+    std::string last = Inline(ShortTitle(prev.front(), 240, false), 300);
     while (!last.empty() && (last.back() == '.' || last.back() == ':')) last.pop_back();
     md += "Last week: " + last + ". This week:\n\n";
   }
@@ -428,18 +447,29 @@ std::string ExtractiveXs(const Digest& d) {
   if (!landed.empty()) {
     std::string tail = "; " + std::to_string(landed.size()) + " landed, " + std::to_string(d.stats.contributors) +
                        " contributors.";
-    // As many of the most important as fit in 280 bytes, titles shortened
-    // at word boundaries.
-    // Four when they fit, else three.
-    std::vector<std::string> top;
-    for (size_t want : {4, 3}) {
-      for (size_t title = 70; title >= 30; title -= 10) {
-        top = TopChanges(landed, want, title);
-        if (13 + Join(top, ", ", " and ").size() + tail.size() <= 280) break;
-      }
-      if (13 + Join(top, ", ", " and ").size() + tail.size() <= 280) break;
+    // The three largest (generated files discounted) and the most
+    // important of the rest, most important first: four when they fit in
+    // 280 bytes, titles shortened at word boundaries, else three.
+    std::vector<const LandedChange*> by_size = landed, picked;
+    auto lines = [](const LandedChange* l) { return static_cast<double>(std::max<int64_t>(l->size(), 0)) * (1.0 - 0.9 * l->generated); };
+    std::stable_sort(by_size.begin(), by_size.end(), [&](const LandedChange* a, const LandedChange* b) { return lines(a) > lines(b); });
+    picked.assign(by_size.begin(), by_size.begin() + std::min<size_t>(3, by_size.size()));
+    std::vector<const LandedChange*> rest = landed;
+    std::stable_sort(rest.begin(), rest.end(), [](const LandedChange* a, const LandedChange* b) { return Importance(*a) > Importance(*b); });
+    for (const LandedChange* l : rest) {
+      if (picked.size() >= 4) break;
+      if (std::find(picked.begin(), picked.end(), l) == picked.end()) picked.push_back(l);
     }
-    while (top.size() > 1 && 13 + Join(top, ", ", " and ").size() + tail.size() > 280) top.pop_back();
+    std::vector<std::string> top;
+    auto fits = [&] { return 13 + Join(top, ", ", " and ").size() + tail.size() <= 280; };
+    // Four with readable titles, else three (shortening more), and so on.
+    for (auto [want, shortest] : std::vector<std::pair<size_t, size_t>>{{4, 50}, {3, 30}, {2, 30}, {1, 30}}) {
+      for (size_t title = 70; title >= shortest; title -= 10) {
+        top = TopChanges(std::vector<const LandedChange*>(picked.begin(), picked.begin() + std::min(want, picked.size())), want, title);
+        if (fits()) break;
+      }
+      if (fits()) break;
+    }
     return CollapseWhitespace("Top changes: " + Join(top, ", ", " and ") + tail);
   }
   std::string head = std::to_string(d.stats.chunks) + " updates, " + std::to_string(d.stats.contributors) +
@@ -470,9 +500,10 @@ std::string ExtractiveXs(const Digest& d) {
 
 const char* kSectionSystem =
     "You write one section of a weekly summary of a software project's activity, from evidence quoted from its "
-    "record. Rules: (1) dense plain prose, 1-3 short paragraphs, no headings, no lists; (2) lead with what "
-    "landed, the biggest changes first, naming who did them (then what closed, opened or finished), then the "
-    "numbers with their units and what they measure; (3) cite every "
+    "record. Rules: (1) dense plain prose, 1-3 short paragraphs, no headings, no lists; (2) open with one "
+    "sentence of what landed, led by the most important change and who drove it, then the other changes "
+    "that matter (then what closed, opened or finished), then the numbers with the quantity and unit they "
+    "measure (never a bare number); whole sentences, titles without their [tags]; (3) cite every "
     "thread or message you mention as a Markdown link [text](url) using only urls from the evidence, copied "
     "exactly; write issue and PR numbers as #N only when the evidence names them; (4) every number you state "
     "must appear in the evidence you cite for it; targets and proposals are not results; (5) name people as "
@@ -500,6 +531,7 @@ std::string LandedBlock(const DigestSection& s) {
     std::string size = SizeText(l);
     out += "- " + l.label + " " + l.title + (l.author.empty() ? "" : " — " + l.author) + (size.empty() ? "" : ", " + size) +
            " <" + l.url + ">\n";
+    if (!l.summary.empty()) out += "  " + l.summary + "\n";
   }
   return out + "\n";
 }

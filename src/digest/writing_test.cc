@@ -104,6 +104,8 @@ TEST(DigestWriting, MeasuresCarryTheirQuantity) {
   EXPECT_TRUE(di::Measures("Training results (CP=2, compile, 100 steps, 8 GPUs):").empty());
   EXPECT_TRUE(di::Measures("FSDP+TP+PP+compile with torchcomms (8 GPU).").empty());
   EXPECT_TRUE(di::Measures("Bumps torch to version 2.5.1.").empty());
+  EXPECT_EQ(di::Measures("Loss: 2,410, then 2.2.")[0], "Loss 2,410") << "no trailing comma";
+  EXPECT_TRUE(di::Measures("Llama3-8B FSDP=4, TP=2, EP=8.").empty()) << "settings are no measures";
 }
 
 TEST(DigestWriting, CreditsAndBoilerplateAreNotReading) {
