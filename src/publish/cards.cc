@@ -48,7 +48,10 @@ std::optional<Card> LookupCard(Corpus& corpus, const std::string& url) {
     card.state = thread->state;
     card.title = thread->title;
     card.owner = thread->assignees.empty() ? thread->author : thread->assignees.front();
-    if (!thread->description.empty()) card.description = thread->description;
+    // A comment's permalink shows that comment; the thread's own permalink
+    // (or a record without text) its description.
+    bool own_text = chunk && RoleOf(chunk->source, chunk->kind) != Role::kOpening && !card.description.empty();
+    if (!thread->description.empty() && !own_text) card.description = thread->description;
     return card;
   }
   if (!chunk) return std::nullopt;

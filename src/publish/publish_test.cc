@@ -93,6 +93,13 @@ TEST_F(PublishTest, PageStructure) {
   EXPECT_NE(h.find("<span class=\"badge badge-done\">closed</span>"), std::string::npos);
   EXPECT_NE(h.find("<span class=\"card-title\">Loss spike at step 2k</span>"), std::string::npos);
   EXPECT_NE(h.find("comment by bo, 2024-03-02"), std::string::npos);
+  // ... and that comment's words, not the opening text.
+  size_t card = h.find("comment by bo, 2024-03-02");
+  size_t end = h.find("</span></span>", card);
+  ASSERT_NE(end, std::string::npos);
+  std::string comment_card = h.substr(h.rfind("<span class=\"card\"", card), end - h.rfind("<span class=\"card\"", card));
+  EXPECT_NE(comment_card.find("Fixed by lowering the learning rate to 3e-4."), std::string::npos) << comment_card;
+  EXPECT_EQ(comment_card.find("The loss jumps at step 2000."), std::string::npos) << comment_card;
   EXPECT_EQ(r.cards, r.links);
   // Footnote -> numbered citation with a card, and a references list.
   EXPECT_NE(h.find("<sup class=\"cite-ref\"><span class=\"cite\"><a href=\"#fn-1\""), std::string::npos);
