@@ -29,6 +29,11 @@ bool ContainsNumber(std::string_view haystack, std::string_view digits);
 // The targets of a Markdown text's links ("](target)"), then its bare
 // http(s) urls, in order.
 std::vector<std::string> MarkdownLinks(std::string_view md);
+// Whether `text` states `number` (as Numbers() gives it: "45%", "451k",
+// "2.41"): the same unit, and a value that rounds to it at the precision it
+// is written with ("38%" is grounded by "38.4%", not by "38.5 ms" nor
+// "45%").
+bool Grounded(const std::string& number, std::string_view text);
 // Whether a sentence speaks of a target, goal or plan rather than a result.
 bool SpeaksOfTarget(std::string_view sentence);
 // The unit of a number Numbers() found ("38.5%" -> "%", "64 H100s" ->

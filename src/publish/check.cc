@@ -2,10 +2,13 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
+#include <map>
 #include <mutex>
 
 #include "cards.h"
 #include "document.h"
+#include "umwelt/claims.h"
+#include "umwelt/pattern.h"
 #include "umwelt/publish.h"
 #include "umwelt/source_traits.h"
 #include "umwelt/text.h"
@@ -123,6 +126,76 @@ void CheckLink(Corpus* corpus, const std::string& url, int line, const std::stri
   Add(out, S::kError, line, url, "web source neither fetched into the corpus nor listed in the provenance");
 }
 
+// What a link cites, as text: its record and the thread it is in (title,
+// description, records), or the thread the url names; "" when the corpus
+// holds neither. Cached per url.
+const std::string& CitedText(Corpus& corpus, const std::string& url, std::map<std::string, std::string>* cache) {
+  auto [it, fresh] = cache->try_emplace(url);
+  if (!fresh) return it->second;
+  constexpr size_t kMax = 1 << 20;  // a record is read no further
+  std::string& out = it->second;
+  std::string ref;
+  if (auto c = corpus.ChunkByUrl(url); c.ok() && c->has_value()) {
+    // A comment's permalink opens its thread: what the thread states is
+    // what the reader finds there.
+    ref = (*c)->parent.empty() ? BaseRef((*c)->ref) : (*c)->parent;
+    out = (*c)->title + "\n" + (*c)->text + "\n";
+  } else if (auto t = corpus.ThreadByUrl(url.substr(0, url.find('#'))); t.ok() && t->has_value()) {
+    ref = (*t)->ref;
+    out = (*t)->title + "\n" + (*t)->description + "\n";
+  }
+  if (ref.empty()) return out;
+  if (auto all = corpus.ThreadChunks(ref); all.ok()) {
+    for (const auto& c : *all) {
+      if (out.size() > kMax) break;
+      out += c.text + "\n";
+    }
+  }
+  return out;
+}
+
+// A cited paragraph's measures (numbers with a unit) must be stated by what
+// it cites: the same unit, within rounding. A target is not checked.
+// `notes`: the links of the document's footnotes, which a paragraph citing
+// a footnote cites too.
+void CheckNumbers(cmark_node* paragraph, const std::string& text, Corpus& corpus, int line,
+                  const std::vector<std::string>& notes, std::map<std::string, std::string>* cache,
+                  std::vector<CheckProblem>* out) {
+  std::string cited;
+  auto cite = [&](const char* url) {
+    if (url && (pi::IsCorpusLink(url) || std::string_view(url).rfind("git+file://", 0) == 0)) {
+      cited += CitedText(corpus, url, cache);
+    }
+  };
+  cmark_iter* it = cmark_iter_new(paragraph);
+  cmark_event_type ev;
+  while ((ev = cmark_iter_next(it)) != CMARK_EVENT_DONE) {
+    cmark_node* n = cmark_iter_get_node(it);
+    if (ev != CMARK_EVENT_ENTER) continue;
+    if (cmark_node_get_type(n) == CMARK_NODE_LINK) cite(cmark_node_get_url(n));
+    if (cmark_node_get_type(n) == CMARK_NODE_FOOTNOTE_REFERENCE) {
+      for (const auto& u : notes) cite(u.c_str());
+    }
+  }
+  cmark_iter_free(it);
+  if (CollapseWhitespace(cited).empty()) return;  // nothing it cites is in the corpus: CheckLink says so
+  // An estimate says it is one ("about 20 days", "my conversion"): the
+  // writer's arithmetic, not a record's statement.
+  static const Pattern estimate(
+      R"((^|\W)(about|around|roughly|approximately|approx\.|an estimated|estimates?|estimated|my (conversion|estimate|arithmetic)|computed from|derived from|[~≈]))",
+      Pattern::kIgnoreCase);
+  for (const auto& sentence : research::Sentences(text)) {
+    if (research::SpeaksOfTarget(sentence) || estimate.Search(sentence)) continue;
+    for (const auto& n : research::Numbers(sentence)) {
+      if (research::UnitOf(n).empty() || research::Grounded(n, cited)) continue;
+      Add(out, CheckProblem::Severity::kWarning, line, "",
+          "states " + n + ", which no record it cites states (in that unit, within rounding): \"" +
+              std::string(TruncateUtf8(CollapseWhitespace(sentence), 70)) + "…\"");
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CheckProblem> CheckCitations(std::string_view markdown, Corpus* corpus) {
@@ -143,6 +216,21 @@ std::vector<CheckProblem> CheckCitations(std::string_view markdown, Corpus* corp
   cmark_node* root = cmark_parser_finish(parser);
 
   std::string heading;
+  std::map<std::string, std::string> cited_text;  // url -> what it cites
+  std::vector<std::string> notes;                  // the footnotes' links
+  {
+    cmark_iter* fi = cmark_iter_new(root);
+    int depth = 0;
+    cmark_event_type e;
+    while ((e = cmark_iter_next(fi)) != CMARK_EVENT_DONE) {
+      cmark_node* n = cmark_iter_get_node(fi);
+      if (cmark_node_get_type(n) == CMARK_NODE_FOOTNOTE_DEFINITION) depth += e == CMARK_EVENT_ENTER ? 1 : -1;
+      if (depth > 0 && e == CMARK_EVENT_ENTER && cmark_node_get_type(n) == CMARK_NODE_LINK && cmark_node_get_url(n)) {
+        notes.emplace_back(cmark_node_get_url(n));
+      }
+    }
+    cmark_iter_free(fi);
+  }
   cmark_iter* it = cmark_iter_new(root);
   cmark_event_type ev;
   int footnote_depth = 0;
@@ -175,6 +263,8 @@ std::vector<CheckProblem> CheckCitations(std::string_view markdown, Corpus* corp
       if (!token && LooksFactual(p) && !HasCitation(n)) {
         std::string excerpt(TruncateUtf8(CollapseWhitespace(p), 70));
         Add(&out, CheckProblem::Severity::kWarning, line, "", "uncited claim: \"" + excerpt + "…\"");
+      } else if (!token && corpus) {
+        CheckNumbers(n, p, *corpus, line, notes, &cited_text, &out);
       }
     }
   }

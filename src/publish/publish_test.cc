@@ -188,6 +188,44 @@ TEST_F(PublishTest, CheckCatchesBadLinksAndUncitedClaims) {
   EXPECT_TRUE(r.has_errors());
 }
 
+// Issue 34, item 5: a measure must be stated by a record the sentence
+// cites: the same unit, within rounding.
+TEST_F(PublishTest, NumbersMustBeStatedByWhatTheyCite) {
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk("o/r#7/c2", "o/r#7", "comment",
+                                                      "https://github.com/o/r/issues/7#issuecomment-2",
+                                                      "After the fix MFU went to 38.5% on 64 H100s, and a step takes 410 ms.",
+                                                      "cy", "2024-03-03T00:00:00Z")})
+                    .ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  const std::string cite = "([cy](https://github.com/o/r/issues/7#issuecomment-2))";
+  auto flagged = [&](const std::string& sentence) {
+    for (const auto& p : CheckCitations(sentence + " " + cite + "\n", corpus_.get())) {
+      if (p.message.find("which no record it cites states") != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(flagged("MFU went to 45% after the fix."));
+  EXPECT_TRUE(flagged("A step takes 410 s now."));  // another unit
+  EXPECT_TRUE(flagged("MFU reached 38.7% after the fix."));  // more precise than what it cites
+  EXPECT_FALSE(flagged("MFU went to 38.5% after the fix."));
+  EXPECT_FALSE(flagged("MFU is about 38% after the fix."));  // rounded
+  EXPECT_FALSE(flagged("It ran on 64 H100s with 410 ms steps."));
+  EXPECT_FALSE(flagged("The target is 45% MFU."));  // a target, not a result
+  EXPECT_FALSE(flagged("At that rate the rest takes about 20 days."));  // an estimate says so
+  // A paragraph citing only what the corpus lacks fails on that link, not this.
+  for (const auto& p : CheckCitations("MFU went to 45% after the fix ([x](https://github.com/o/r/issues/99)).\n", corpus_.get())) {
+    EXPECT_EQ(p.message.find("which no record it cites states"), std::string::npos) << p.message;
+  }
+  // Through publish: a warning among the page's problems (which --strict fails on).
+  PublishResult r = Run("# T\n\nMFU went to 45% after the fix " + cite + ".\n");
+  bool warned = false;
+  for (const auto& p : r.problems) warned |= p.severity == CheckProblem::Severity::kWarning && p.message.find("45%") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
 TEST_F(PublishTest, WithoutACorpusCorpusLinksAreErrors) {
   auto problems = CheckCitations("See [#7](https://github.com/o/r/issues/7).\n", nullptr);
   ASSERT_EQ(problems.size(), 1u);
