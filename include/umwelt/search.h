@@ -151,6 +151,13 @@ std::vector<ThreadGroup> GroupByThread(const std::vector<Hit>& hits, size_t limi
 // `_` (and a `.` between digits), as the index tokenizes them.
 std::vector<std::string> Tokenize(std::string_view text);
 
+// The joined forms of a text's compounds, lower-case: "z-loss", "z_loss"
+// and "Z-Loss" give "zloss", as "zloss" and "ZLoss" tokenize; two or three
+// parts with a letter among them, not a date, a path or a longer chain. The
+// index stores them beside the words and a query searches them too, so each
+// spelling finds the others.
+std::vector<std::string> CompoundTerms(std::string_view text);
+
 // The index term of a token: its English stem (Snowball's Porter2: "retries"
 // and "retrying" give "retri") for a word of three or more ASCII letters, the
 // token itself otherwise (identifiers with `_`, numbers, other scripts).

@@ -9,8 +9,9 @@ namespace umwelt::index_internal {
 
 inline constexpr char kMagic[8] = {'U', 'M', 'W', 'K', 'W', 'I', 'D', 'X'};
 // 3: a pull request's commits share one id; 4: stems, body and title apart
-// (BM25F); 5: each term's highest score, for pruning
-inline constexpr uint32_t kFormatVersion = 5;
+// (BM25F); 5: each term's highest score, for pruning; 6: compounds' joined
+// forms ("z-loss" -> zloss)
+inline constexpr uint32_t kFormatVersion = 6;
 
 enum Section : int {
   kChunkIds = 0,   // int64[n_docs]

@@ -143,6 +143,12 @@ Status Collect(Corpus& corpus, Collected* out) {
       ++(title ? title_tf : body_tf);
       ++total;
     }
+    // A compound's joined form ("z-loss" -> zloss) beside its parts; the
+    // length counts the words as written.
+    for (auto& t : CompoundTerms(text)) {
+      auto& [body_tf, title_tf] = tf_exact[stem_id(t)];
+      ++(title ? title_tf : body_tf);
+    }
     return total;
   };
 

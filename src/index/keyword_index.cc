@@ -299,6 +299,8 @@ QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words
     Count(&q.stems, StemWord(w), 1);
     Count(&q.spellings, w, 1);
   }
+  // "z-loss" also asks for zloss, which every spelling of it indexes as.
+  for (const auto& c : CompoundTerms(query)) Count(&q.stems, StemWord(c), 1);
   // Parts come from the original spelling so camelCase survives lower-casing.
   size_t i = 0;
   while (i < query.size() && q.part_spellings.size() <= 64) {

@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <set>
 
 #include "example_project.h"
 #include "test_util.h"
@@ -307,6 +308,30 @@ TEST_F(KeywordTest, ProximityPutsWordsThatStandTogetherFirst) {
   o.query = "checkpoint";
   EXPECT_EQ(Refs(o).size(), 2u);
   EXPECT_TRUE(ParseKeywordTuning("prox=50,prox_weight=0.3").ok());
+}
+
+// Issue 34, item 1: the spellings of a compound find each other.
+TEST(CompoundTerms, JoinTwoOrThreePartsAndLeaveDatesAndPathsAlone) {
+  EXPECT_EQ(CompoundTerms("add z-loss and Z_Loss"), (std::vector<std::string>{"zloss", "zloss"}));
+  EXPECT_EQ(CompoundTerms("Mixture-of-Experts (MoE)"), std::vector<std::string>{"mixtureofexperts"});
+  EXPECT_EQ(CompoundTerms("gpt-4 and llama-3"), (std::vector<std::string>{"gpt4", "llama3"}));
+  EXPECT_TRUE(CompoundTerms("on 2024-01-15 at 10-20").empty());
+  EXPECT_TRUE(CompoundTerms("src/z-loss/x.py and a-b-c-d").empty());
+  EXPECT_TRUE(CompoundTerms("zloss ZLoss").empty());
+}
+
+TEST_F(KeywordTest, EverySpellingOfACompoundFindsTheOthers) {
+  Load({{"pr", "issue", "add zloss", "a small auxiliary loss on the logits", "2024-01-01"},
+        {"code", "comment", "", "loss = ce + 1e-4 * z_loss(logits)", "2024-01-02"},
+        {"doc", "comment", "", "Z-Loss keeps the logits from drifting", "2024-01-03"},
+        {"camel", "comment", "", "class ZLoss applies the penalty", "2024-01-04"},
+        {"noise", "issue", "fix normalization in loss", "the loss was normalized twice", "2024-01-05"}});
+  for (const char* q : {"z-loss", "zloss", "z_loss", "ZLoss"}) {
+    auto refs = Refs({.query = q});
+    ASSERT_GE(refs.size(), 4u) << q;
+    std::set<std::string> top(refs.begin(), refs.begin() + 4);
+    EXPECT_EQ(top, (std::set<std::string>{"pr", "code", "doc", "camel"})) << q;
+  }
 }
 
 }  // namespace

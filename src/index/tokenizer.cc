@@ -42,6 +42,46 @@ std::vector<std::string> Tokenize(std::string_view s) {
   return out;
 }
 
+std::vector<std::string> CompoundTerms(std::string_view s) {
+  // A compound: two or three runs of letters and digits joined by `-` or
+  // `_` and nothing else ("z-loss", "z_loss", "mixture-of-experts").
+  std::vector<std::string> out;
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || Digit(c); };
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    if (!alnum(s[i]) || (i > 0 && (alnum(s[i - 1]) || s[i - 1] == '-' || s[i - 1] == '_' || s[i - 1] == '.' ||
+                                   s[i - 1] == '/'))) {
+      ++i;  // a compound starts after a space or punctuation, not inside a path or a number
+      continue;
+    }
+    std::string joined;
+    int parts = 0;
+    bool letters = false;
+    size_t j = i;
+    while (true) {
+      size_t start = j;
+      while (j < n && alnum(s[j])) {
+        letters |= !Digit(s[j]);
+        joined += static_cast<char>(s[j] >= 'A' && s[j] <= 'Z' ? s[j] - 'A' + 'a' : s[j]);
+        ++j;
+      }
+      if (j == start) break;
+      ++parts;
+      if (j + 1 < n && (s[j] == '-' || s[j] == '_') && alnum(s[j + 1])) {
+        ++j;
+        continue;
+      }
+      break;
+    }
+    // Dates and version ranges (all digits), paths and long identifiers are
+    // not terms a person spells another way.
+    bool followed = j < n && (s[j] == '/' || s[j] == '.' || s[j] == '-' || s[j] == '_') && j + 1 < n && alnum(s[j + 1]);
+    if (parts >= 2 && parts <= 3 && letters && !followed && joined.size() <= 32) out.push_back(joined);
+    i = j;
+  }
+  return out;
+}
+
 std::string StemWord(std::string_view token) {
   if (token.size() < 3 || token.size() > 64) return std::string(token);
   for (char c : token) {
