@@ -84,7 +84,22 @@ std::vector<std::string> KeyConstraints(std::string_view question);
 // are dropped: the project's own name ("levanter" in
 // github.com/marin-community/levanter/…) tells no record from another.
 std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence);
-// Whether `text` mentions every constraint.
+// Text as constraints are looked for in it: lower-case, `-` and `_` read as
+// spaces, whitespace collapsed, and the joined forms of its compounds
+// ("Z-Loss" reads "z loss … zloss").
+std::string MatchForm(std::string_view text);
+// A constraint with its other spellings, "|"-separated: the words as
+// written ("mixture of expert"), joined ("mixtureofexpert"), and the
+// acronym or expansion `texts` (what retrieval found) pair with it
+// ("Mixture of Experts (MoE)", "FSDP (fully sharded data parallel)").
+std::vector<std::string> WithVariants(const std::vector<std::string>& keys, const std::vector<std::string>& texts);
+// Each record's title and text, for WithVariants.
+std::vector<std::string> EvidenceTexts(const std::vector<Evidence>& evidence);
+// Whether a MatchForm text holds one of a constraint's spellings.
+bool Mentions(std::string_view match_form, const std::string& key);
+// A constraint as the question wrote it (its first spelling).
+std::string Shown(const std::string& key);
+// Whether `text` mentions every constraint (any of its spellings).
 bool MentionsAll(std::string_view text, const std::vector<std::string>& constraints);
 
 struct VerifiedClaims {

@@ -595,7 +595,7 @@ void AskRun::Judge() {
   // Abstain when no record names the question's key constraints together
   // (a metric and a hardware name, say): the closest records are related,
   // not an answer.
-  keys = research::WithoutProjectNames(research::KeyConstraints(question), ev);
+  keys = research::WithVariants(research::WithoutProjectNames(research::KeyConstraints(question), ev), research::EvidenceTexts(ev));
   if (found) {
     bool together = keys.empty();
     for (const auto& e : ev) {

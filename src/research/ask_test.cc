@@ -151,6 +151,32 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_TRUE(research::MentionsAll("H100 MFU is 41%", {"mfu", "h100"}));
 }
 
+// Issue 34, item 1: a constraint meets its other spellings, and the
+// acronym or expansion the found records pair with it.
+TEST(Statements, ConstraintsMeetTheirSpellingsAcronymsAndExpansions) {
+  using research::MentionsAll;
+  using research::WithVariants;
+  auto z = WithVariants({"z-loss"}, {});
+  for (const char* text : {"add zloss", "loss = z_loss(x)", "class ZLoss:", "Z-Loss keeps logits small"}) {
+    EXPECT_TRUE(MentionsAll(text, z)) << text;
+  }
+  EXPECT_FALSE(MentionsAll("fix normalization in loss", z));
+  EXPECT_TRUE(MentionsAll("adds zloss", WithVariants({"zloss"}, {})));
+  EXPECT_TRUE(MentionsAll("We use z-loss now", WithVariants({"zloss"}, {})));
+  // Learned from what was found, no list per project.
+  std::vector<std::string> found = {"MoE (mixture-of-experts) routing lands", "Support MoE layers in the trainer"};
+  auto moe = WithVariants({"mixture-of-expert"}, found);
+  EXPECT_TRUE(MentionsAll("Support MoE layers in the trainer", moe));
+  EXPECT_TRUE(MentionsAll("a Mixture of Experts model", moe));
+  EXPECT_FALSE(MentionsAll("Support MoE layers in the trainer", WithVariants({"mixture-of-expert"}, {})))
+      << "without a record pairing them, the acronym is not assumed";
+  auto fsdp = WithVariants({"fsdp"}, {"We shard with fully sharded data parallel (FSDP) on TPUs."});
+  EXPECT_TRUE(MentionsAll("fully sharded data parallel wraps each block", fsdp));
+  EXPECT_EQ(research::Shown(fsdp[0]), "fsdp");
+  auto flex = WithVariants({"flexattention"}, {});
+  EXPECT_TRUE(MentionsAll("FlexAttention with document masking", flex));
+}
+
 // Issue 16: statements are chosen by the kind of answer asked for.
 TEST(Statements, AnswerTypesAndTheNumbersThatAnswer) {
   using research::AnswerType;

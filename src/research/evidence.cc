@@ -8,6 +8,7 @@
 #include <set>
 
 #include "umwelt/redact.h"
+#include "umwelt/search.h"
 #include "umwelt/text.h"
 
 namespace umwelt::research {
@@ -362,10 +363,146 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
   return constraints;
 }
 
+std::string MatchForm(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (l == '-' || l == '_' || std::isspace(static_cast<unsigned char>(l))) l = ' ';
+    if (l == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += l;
+  }
+  for (const auto& j : CompoundTerms(text)) out += " " + j;  // "z-loss" is also zloss
+  return out;
+}
+
+bool Mentions(std::string_view match_form, const std::string& key) {
+  for (size_t at = 0; at <= key.size();) {
+    size_t bar = key.find('|', at);
+    if (bar == std::string::npos) bar = key.size();
+    if (bar > at && match_form.find(key.substr(at, bar - at)) != std::string_view::npos) return true;
+    at = bar + 1;
+  }
+  return false;
+}
+
+std::string Shown(const std::string& key) { return key.substr(0, key.find('|')); }
+
+namespace {
+
+bool SmallWord(const std::string& w) {
+  static const std::set<std::string> k = {"of", "the", "and", "for", "in", "on", "to", "a", "an", "with"};
+  return k.count(w) > 0;
+}
+
+std::vector<std::string> SpaceWords(const std::string& s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size();) {
+    size_t e = s.find(' ', i);
+    if (e == std::string::npos) e = s.size();
+    if (e > i) out.push_back(s.substr(i, e - i));
+    i = e + 1;
+  }
+  return out;
+}
+
+// The initials of `words`, with and without the small ones ("mixture of
+// experts": moe, me).
+std::vector<std::string> Initials(const std::vector<std::string>& words) {
+  std::string all, big;
+  for (const auto& w : words) {
+    if (w.empty() || !std::isalpha(static_cast<unsigned char>(w[0]))) return {};
+    all += w[0];
+    if (!SmallWord(w)) big += w[0];
+  }
+  std::vector<std::string> out;
+  if (all.size() >= 2) out.push_back(all);
+  if (big.size() >= 2 && big != all) out.push_back(big);
+  return out;
+}
+
+bool LettersOnly(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
+}  // namespace
+
+std::vector<std::string> WithVariants(const std::vector<std::string>& keys, const std::vector<std::string>& texts) {
+  std::vector<std::string> forms;
+  for (const auto& t : texts) forms.push_back(MatchForm(t));
+  std::vector<std::string> out;
+  for (const auto& key : keys) {
+    std::vector<std::string> alts;
+    auto add = [&](const std::string& a) {
+      if (a.size() >= 2 && std::find(alts.begin(), alts.end(), a) == alts.end()) alts.push_back(a);
+    };
+    // The key as written, with its separators as spaces, and joined.
+    std::string plain;
+    for (char c : key) plain += (c == '-' || c == '_') ? ' ' : c;
+    std::vector<std::string> words = SpaceWords(CollapseWhitespace(plain));
+    std::string as_words;
+    for (const auto& w : words) as_words += (as_words.empty() ? "" : " ") + w;
+    add(as_words);
+    if (words.size() > 1) {
+      std::string joined;
+      for (const auto& w : words) joined += w;
+      add(joined);
+    }
+    // Learned from what was found: "mixture of experts (moe)", "moe
+    // (mixture of experts)" make the acronym and the phrase one constraint.
+    if (words.size() > 1) {
+      for (const auto& acr : Initials(words)) {
+        for (const auto& f : forms) {
+          for (size_t at = f.find(as_words); at != std::string::npos; at = f.find(as_words, at + 1)) {
+            std::string after = f.substr(at + as_words.size(), acr.size() + 6);
+            if (after.find("(" + acr + ")") != std::string::npos && after.find("(" + acr + ")") <= 3) add(acr);
+          }
+          if (f.find(acr + " (" + as_words) != std::string::npos) add(acr);
+        }
+      }
+    } else if (LettersOnly(as_words) && as_words.size() >= 2 && as_words.size() <= 6) {
+      const std::string& acr = as_words;
+      for (const auto& f : forms) {
+        // "... fully sharded data parallel (fsdp)": the words before it.
+        for (size_t at = f.find("(" + acr + ")"); at != std::string::npos; at = f.find("(" + acr + ")", at + 1)) {
+          std::vector<std::string> before = SpaceWords(f.substr(at > 80 ? at - 80 : 0, at > 80 ? 80 : at));
+          for (size_t n = acr.size(); n <= acr.size() + 3 && n <= before.size(); ++n) {
+            std::vector<std::string> tail(before.end() - static_cast<long>(n), before.end());
+            auto in = Initials(tail);
+            if (std::find(in.begin(), in.end(), acr) != in.end() && !SmallWord(tail.front())) {
+              std::string p;
+              for (const auto& w : tail) p += (p.empty() ? "" : " ") + w;
+              add(p);
+              break;
+            }
+          }
+        }
+        // "fsdp (fully sharded data parallel)".
+        for (size_t at = f.find(acr + " ("); at != std::string::npos; at = f.find(acr + " (", at + 1)) {
+          size_t close = f.find(')', at);
+          if (close == std::string::npos || close - at > 90) continue;
+          std::string inside = f.substr(at + acr.size() + 2, close - at - acr.size() - 2);
+          auto in = Initials(SpaceWords(inside));
+          if (std::find(in.begin(), in.end(), acr) != in.end()) add(inside);
+        }
+      }
+    }
+    std::string joined_alts;
+    for (const auto& a : alts) joined_alts += (joined_alts.empty() ? "" : "|") + a;
+    out.push_back(joined_alts.empty() ? key : joined_alts);
+  }
+  return out;
+}
+
+std::vector<std::string> EvidenceTexts(const std::vector<Evidence>& ev) {
+  std::vector<std::string> out;
+  for (const auto& e : ev) out.push_back(e.title + "\n" + e.text);
+  return out;
+}
+
 bool MentionsAll(std::string_view text, const std::vector<std::string>& constraints) {
-  std::string lower = ToLower(text);
+  std::string form = MatchForm(text);
   for (const auto& c : constraints) {
-    if (lower.find(c) == std::string::npos) return false;
+    if (!Mentions(form, c)) return false;
   }
   return true;
 }

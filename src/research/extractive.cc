@@ -52,6 +52,7 @@ class ExtractiveReport {
         facets_(facets),
         ev_(ev),
         keys_(keys),
+        texts_(research::EvidenceTexts(ev)),
         terms_(ContentWords(question)),
         type_(research::AnswerTypeOf(question)) {}
 
@@ -94,8 +95,8 @@ class ExtractiveReport {
 
   // How many of the question's key constraints a record names.
   long NamedHere(const Evidence* e) const {
-    std::string lower = ToLower(e->author + "\n" + e->title + "\n" + e->text);
-    return std::count_if(keys_.begin(), keys_.end(), [&](const std::string& k) { return lower.find(k) != std::string::npos; });
+    std::string form = research::MatchForm(e->author + "\n" + e->title + "\n" + e->text);
+    return std::count_if(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
   }
   // Whether a record's statement is the kind of answer asked for.
   bool Fits(const Evidence* e) const {
@@ -104,9 +105,9 @@ class ExtractiveReport {
   // Whether the quoted statement itself speaks of the question (a long record
   // can name it in one place and say something else in its best sentence).
   bool OnTopic(const Evidence* e) const {
-    std::string lower = ToLower(StatementOf(e));
+    std::string form = research::MatchForm(StatementOf(e));
     const auto& words = keys_.empty() ? terms_ : keys_;
-    return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return lower.find(w) != std::string::npos; });
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return research::Mentions(form, w); });
   }
   std::string TopUrl() const { return prose_.empty() ? ev_.front().url : prose_.front()->url; }
 
@@ -138,7 +139,7 @@ class ExtractiveReport {
   // The key constraints never meet: the closest records, as related only.
   std::string Abstention() const {
     std::vector<std::string> named;
-    for (const auto& m : keys_) named.push_back(CodeSpan(m));
+    for (const auto& m : keys_) named.push_back(CodeSpan(research::Shown(m)));
     std::string list;
     for (size_t i = 0; i < named.size(); ++i) list += (i ? (i + 1 == named.size() ? " and " : ", ") : "") + named[i];
     std::string md = "The corpus does not state this. No record mentions " + list +
@@ -278,7 +279,8 @@ class ExtractiveReport {
       if (f.code) continue;
       std::string section;
       int n = 0;
-      std::vector<std::string> keys = research::WithoutProjectNames(research::KeyConstraints(f.name + " " + f.query), ev_);
+      std::vector<std::string> keys = research::WithVariants(
+          research::WithoutProjectNames(research::KeyConstraints(f.name + " " + f.query), ev_), texts_);
       bool answered = keys.empty();
       for (const auto& e : ev_) {
         if (e.facet != f.name || !e.lane.empty() || n >= 3 || quoted->count(e.url)) continue;
@@ -357,6 +359,7 @@ class ExtractiveReport {
   const std::vector<Facet>& facets_;
   const std::vector<Evidence>& ev_;
   const std::vector<std::string>& keys_;
+  std::vector<std::string> texts_;  // what was found, to learn acronyms from
   const std::vector<std::string> terms_;
   const research::AnswerType type_;
   std::vector<const Evidence*> prose_;  // records with a statement, best first
