@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <memory>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include "umwelt/clock.h"
 #include "umwelt/sources.h"
 #include "umwelt/text.h"
+#include "umwelt/vector.h"
 
 namespace umwelt::cli {
 namespace {
@@ -57,7 +59,31 @@ Status CmdStatus(const std::string& path, bool json) {
       }
     }
   }
-  std::printf("\nvector spaces: %s\n", s.spaces_json.empty() ? "none (keyword search only)" : s.spaces_json.c_str());
+  // Each vector space, and whether search can use it: a builtin model's word
+  // table lives beside the corpus and does not travel inside it.
+  nlohmann::json spaces = s.spaces_json.empty() ? nlohmann::json() : nlohmann::json::parse(s.spaces_json, nullptr, false);
+  if (!spaces.is_object() || spaces.empty()) {
+    std::printf("\nvector spaces: none (keyword search only)\n");
+    return Status::Ok();
+  }
+  std::printf("\n%-10s %-32s %5s  %-30s %s\n", "space", "model", "dim", "sources", "state");
+  for (const auto& [name, space] : spaces.items()) {
+    std::string model = space.is_object() && space.contains("model") && space["model"].is_string() ? space["model"].get<std::string>() : "";
+    int dim = space.is_object() && space.contains("dim") && space["dim"].is_number_integer() ? space["dim"].get<int>() : 0;
+    std::string sources;
+    if (space.is_object() && space.contains("sources") && space["sources"].is_array()) {
+      for (const auto& src : space["sources"]) {
+        if (src.is_string()) sources += (sources.empty() ? "" : ", ") + src.get<std::string>();
+      }
+    }
+    std::string state = "ready";
+    if (model.rfind("builtin:", 0) == 0) {
+      std::string words = BuiltinModelPath(*corpus, name);
+      if (!std::filesystem::exists(words)) state = "model file missing (" + words + "): search skips it; run `umwelt index`";
+    }
+    std::printf("%-10s %-32s %5d  %-30s %s\n", TerminalSafe(name).c_str(), TerminalSafe(model).c_str(), dim,
+                TerminalSafe(sources).c_str(), state.c_str());
+  }
   return Status::Ok();
 }
 

@@ -293,6 +293,16 @@ TEST(Cli, IndexHybridSearchMultiAndEval) {
   EXPECT_NE(again.out.find("0 chunks embedded"), std::string::npos) << again.out;
   RunResult status = Umwelt({"--corpus", db, "status", "--json"});
   EXPECT_TRUE(json::parse(status.out)["spaces"].contains("prose"));
+  RunResult table = Umwelt({"--corpus", db, "status"});
+  EXPECT_NE(table.out.find("prose      builtin:lsa-32d"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("ready"), std::string::npos) << table.out;
+  {
+    // A copy without the model file beside it: status says so, and what to run.
+    std::filesystem::copy_file(db, dir.File("copy.db"));
+    RunResult copy = Umwelt({"--corpus", dir.File("copy.db"), "status"});
+    EXPECT_NE(copy.out.find("model file missing (" + dir.File("copy.db") + ".prose.words)"), std::string::npos) << copy.out;
+    EXPECT_NE(copy.out.find("run `umwelt index`"), std::string::npos) << copy.out;
+  }
 
   RunResult hybrid = Umwelt({"--corpus", db, "search", "checkpoint restore minutes", "--json", "-k", "5"});
   ASSERT_EQ(hybrid.code, 0) << hybrid.err;
