@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "umwelt/pattern.h"
 #include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
@@ -124,6 +125,43 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
   return hits;
 }
 
+// How a code window's file serves a question in words: source and docs (0)
+// before tests (1) before data — JSON, CSV, lock files, fixtures,
+// generated or vendored files, snapshots (2).
+int FileClass(std::string_view path) {
+  static const Pattern data(
+      R"((\.(json|jsonl|ndjson|csv|tsv|lock|snap|svg|ipynb|parquet|arrow|pb|min\.js|min\.css)$)|(^|/)(fixtures?|testdata|golden|__snapshots__|vendor|vendored|third_party|node_modules|generated|dist)/|(^|/)(package-lock\.json|go\.sum)$)",
+      Pattern::kIgnoreCase);
+  static const Pattern test(R"((^|/)(tests?|e2e|spec|__tests__)/|(^|/)test_[^/]*$|_test\.[a-z]+$|\.(test|spec)\.[a-z]+$)",
+                            Pattern::kIgnoreCase);
+  if (data.Search(path)) return 2;
+  if (test.Search(path)) return 1;
+  return 0;
+}
+
+// Whether the query asks for such files itself: a path or file name, or
+// the words for them.
+bool AsksForFiles(std::string_view query) {
+  static const Pattern asks(R"([\w-]+\.[a-z]{1,5}\b|/|\b(tests?|json|csv|fixtures?|data ?files?|lock ?files?|e2e)\b)",
+                            Pattern::kIgnoreCase);
+  return asks.Search(query);
+}
+
+// The code lane as a reader wants it: one hit per file (its best window),
+// source before tests before data unless the query asks for them, at most k.
+std::vector<Hit> OrderCodeLane(std::vector<Hit> hits, std::string_view query, size_t k) {
+  std::set<std::string> files;
+  std::erase_if(hits, [&](const Hit& h) { return !files.insert(h.parent.empty() ? h.url : h.parent).second; });
+  if (!AsksForFiles(query)) {
+    std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
+      auto path = [](const Hit& h) { return std::string_view(h.title).substr(0, h.title.find(" \xE2\x80\x94 ")); };
+      return FileClass(path(a)) < FileClass(path(b));
+    });
+  }
+  if (hits.size() > k) hits.resize(k);
+  return hits;
+}
+
 }  // namespace
 
 Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, std::vector<Space>& spaces,
@@ -170,10 +208,10 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
       SearchOptions code = o.search;
       code.sources = code_sources;
       code.kinds = CodeKinds(branch);
-      code.k = o.code_k;
+      code.k = std::min(o.code_k * 4, 200);  // room for one window per file and the files a question wants first
       std::vector<std::string> lane_notes;
       auto hits = Lane(corpus, keyword, spaces, qvecs, o, code, &lane_notes);
-      if (hits.ok()) *lane = std::move(hits).value();
+      if (hits.ok()) *lane = OrderCodeLane(std::move(hits).value(), o.search.query, static_cast<size_t>(o.code_k));
     }
   }
   return result;

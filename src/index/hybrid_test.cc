@@ -7,6 +7,7 @@
 
 #include "corpus_fixtures.h"
 #include "test_util.h"
+#include "umwelt/source_traits.h"
 #include "umwelt/vector.h"
 
 namespace umwelt {
@@ -323,6 +324,62 @@ TEST_F(HybridTest, AnUnreachableEmbedderSkipsItsSpaceAndKeepsKeyword) {
   EXPECT_TRUE(none->empty());
   ASSERT_EQ(hint.size(), 1u);
   EXPECT_NE(hint[0].find("--embedder prose=openai:<base-url>#m1"), std::string::npos);
+}
+
+// Issue 34, item 6: the code lane gives one hit per file, and for a
+// question in words source before tests before data files, unless the
+// query asks for those.
+TEST(CodeLane, OneHitPerFileAndSourceBeforeTestsBeforeData) {
+  testing::TempDir dir;
+  auto c = Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok());
+  auto window = [](const std::string& path, int from, int to, const std::string& text) {
+    Chunk w;
+    w.source = "code";
+    w.kind = CodeKinds(false).front();
+    w.parent = "local/main/blob/" + path;
+    w.ref = w.parent + "#L" + std::to_string(from) + "-L" + std::to_string(to);
+    w.title = path;
+    w.url = "git+file:///r@abc:" + path + "#L" + std::to_string(from) + "-L" + std::to_string(to);
+    w.text = text;
+    w.date = "2026-11-20T00:00:00Z";
+    return w;
+  };
+  {
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({window("data/zloss_cases.json", 1, 40, "zloss penalty zloss penalty zloss penalty zloss")}).ok());
+    ASSERT_TRUE((*b)->PutRecord({window("tests/test_loss.py", 1, 40, "def test_zloss_penalty(): zloss penalty zloss")}).ok());
+    ASSERT_TRUE((*b)->PutRecord({window("src/loss.py", 1, 40, "def zloss(logits): the penalty on large logits")}).ok());
+    ASSERT_TRUE((*b)->PutRecord({window("src/loss.py", 20, 60, "return zloss penalty times the weight")}).ok());
+    ASSERT_TRUE((*b)->PutRecord({window("src/train.py", 1, 40, "loss = ce + zloss(logits)")}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto keyword = KeywordIndex::Open(**c);
+  ASSERT_TRUE(keyword.ok());
+  std::vector<Space> spaces;
+  auto files = [&](const std::string& query) {
+    HybridOptions o;
+    o.search.query = query;
+    o.search.k = 5;
+    auto r = HybridSearch(**c, **keyword, spaces, o);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    std::vector<std::string> out;
+    if (r.ok()) {
+      for (const auto& h : r->code_main) out.push_back(h.title);
+    }
+    return out;
+  };
+  std::vector<std::string> words = files("zloss penalty");
+  ASSERT_EQ(words.size(), 4u) << "one hit for the two windows of src/loss.py";
+  EXPECT_EQ(std::set<std::string>(words.begin(), words.begin() + 2), (std::set<std::string>{"src/loss.py", "src/train.py"}));
+  EXPECT_EQ(words[2], "tests/test_loss.py");
+  EXPECT_EQ(words[3], "data/zloss_cases.json");
+  // Asked for by name, the data file ranks by its words again (its many
+  // matches put it ahead of a source file).
+  std::vector<std::string> asked = files("zloss penalty json");
+  ASSERT_EQ(asked.size(), 4u);
+  auto at = std::find(asked.begin(), asked.end(), "data/zloss_cases.json") - asked.begin();
+  EXPECT_LT(at, 3) << "a data file the query asks for is not put last";
 }
 
 }  // namespace
