@@ -41,7 +41,9 @@ struct SyncOptions {
   int64_t now = 0;         // epoch seconds; 0 = the clock (tests pin it)
   int window_lines = 60;
   int window_overlap = 15;
-  std::function<void(const std::string& what, int64_t done)> progress;
+  // Each phase's progress: "history" (commits walked, no total), "commits"
+  // and "files" (done of total).
+  std::function<void(const std::string& what, int64_t done, int64_t total)> progress;
 };
 
 struct SyncReport {
@@ -53,7 +55,12 @@ struct SyncReport {
   int64_t windows = 0;
   int64_t branches = 0;          // active branches synced
   int64_t branch_windows = 0;
-  int64_t skipped_files = 0;     // binary, vendored, generated, too large, and the three below
+  int64_t skipped_files = 0;     // the sum of the reasons below
+  int64_t binary = 0;            // binary files
+  int64_t vendored = 0;          // vendored, lock and minified files by path
+  int64_t too_large = 0;         // over the size a window is cut from
+  int64_t generated = 0;         // files that say they are generated
+  int64_t not_files = 0;         // symbolic links and other tree entries that are no file
   int64_t missing_objects = 0;   // files whose blob is not in this clone (partial or damaged); retried next sync
   int64_t lfs_pointers = 0;      // Git LFS pointers (the file is not in git)
   int64_t submodules = 0;        // other repositories' commits (gitlinks)

@@ -195,7 +195,7 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   o.forge = args.forge;
   o.branch_days = args.branch_days;
   Progress progress("sync git");
-  o.progress = [&](const std::string& what, int64_t done) { progress.Update(done, 0, what); };
+  o.progress = [&](const std::string& what, int64_t done, int64_t total) { progress.Update(done, total, what); };
   git::SyncReport r;
   Status s = git::Sync(*corpus, o, &r);
   progress.Done();
@@ -211,6 +211,12 @@ Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   auto reason = [&](int64_t n, const char* what) {
     if (n > 0) why += (why.empty() ? "" : ", ") + std::to_string(n) + " " + what;
   };
+  // Every reason, with its count.
+  reason(r.binary, "binary");
+  reason(r.vendored, "vendored, lock or minified");
+  reason(r.too_large, "too large");
+  reason(r.generated, "generated");
+  reason(r.not_files, "symbolic links or other non-files");
   reason(r.missing_objects, "not in this clone (partial or damaged; tried again next sync)");
   reason(r.lfs_pointers, "Git LFS pointers");
   reason(r.submodules, "submodules");

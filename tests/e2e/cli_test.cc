@@ -759,6 +759,9 @@ TEST_F(LocalClone, ALocalCloneIsCitable) {
   Commit("Fuse keyword and vector rankings with reciprocal rank fusion", "2026-11-20T10:00:00Z", "Ann");
   auto sync = Umwelt({"--corpus", db, "sync", "git", repo});
   ASSERT_EQ(sync.code, 0) << sync.err;
+  // Progress with totals, done when it ends.
+  EXPECT_NE(sync.err.find("sync git commits: [########################] 1/1"), std::string::npos) << sync.err;
+  EXPECT_NE(sync.err.find("sync git files: [########################] 1/1"), std::string::npos) << sync.err;
   auto search = Umwelt({"--corpus", db, "search", "reciprocal rank fusion", "--json"});
   ASSERT_EQ(search.code, 0) << search.err;
   json hits = json::parse(search.out)["hits"];

@@ -149,6 +149,14 @@ TEST_F(GitRepoTest, MirrorsCommitsWindowsAndActiveBranches) {
   EXPECT_EQ((*w)->title, "src/train.py — Checkpointer");
   EXPECT_EQ((*w)->url, "https://github.com/acme/tinylm/blob/" + head + "/src/train.py#L46-L80");
   EXPECT_EQ(r.skipped_files, 4);  // vendored, generated, binary, over 1 MB
+  // Each with its reason (the sync line names every one with its count).
+  EXPECT_EQ(r.vendored, 1);
+  EXPECT_EQ(r.generated, 1);
+  EXPECT_EQ(r.binary, 1);
+  EXPECT_EQ(r.too_large, 1);
+  EXPECT_EQ(r.vendored + r.generated + r.binary + r.too_large + r.not_files + r.missing_objects + r.lfs_pointers +
+                r.submodules,
+            r.skipped_files);
   EXPECT_EQ(Count("code", "window"), 4);
 
   // Only the active branch, only its own file, tagged with branch and committer.

@@ -287,7 +287,10 @@ class GitSync {
     if (have_old_ && Git().revwalk_hide(walk.get(), &old_oid_) != 0) return GitError("git: hiding the recorded head");
     git_oid oid;
     int rc;
-    while ((rc = Git().revwalk_next(&oid, walk.get())) == 0) out->push_back(oid);
+    while ((rc = Git().revwalk_next(&oid, walk.get())) == 0) {
+      out->push_back(oid);
+      if (o_.progress && out->size() % 1000 == 0) o_.progress("history", static_cast<int64_t>(out->size()), 0);
+    }
     if (rc == GIT_ITEROVER) return Status::Ok();
     if (rc != GIT_ENOTFOUND || !Git().repository_is_shallow(repo_.get())) {
       return GitError("git: walking the history of " + o_.path);
@@ -405,7 +408,7 @@ class GitSync {
         UMWELT_RETURN_IF_ERROR(batch->Commit());
         batch.reset();
         in_batch = 0;
-        if (o_.progress) o_.progress("commits", r_.commits);
+        if (o_.progress) o_.progress("commits", r_.commits, static_cast<int64_t>(new_commits_.size()));
       }
     }
     if (!batch && (have_old_ || !prs_.empty())) {
@@ -414,6 +417,9 @@ class GitSync {
     if (have_old_) UMWELT_RETURN_IF_ERROR(DropUnreachable(*batch));
     if (batch) UMWELT_RETURN_IF_ERROR(PutPullRequests(*batch));
     if (batch) UMWELT_RETURN_IF_ERROR(batch->Commit());
+    if (o_.progress && !new_commits_.empty()) {
+      o_.progress("commits", static_cast<int64_t>(new_commits_.size()), static_cast<int64_t>(new_commits_.size()));
+    }
     return Status::Ok();
   }
 
@@ -556,6 +562,7 @@ class GitSync {
     }
     if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE) {
       r_.skipped_files++;
+      r_.not_files++;
       return Status::Ok();
     }
     BlobPtr blob;
@@ -571,6 +578,7 @@ class GitSync {
     auto size = static_cast<size_t>(Git().blob_rawsize(blob.get()));
     if (SkippedPath(path) || size > kMaxFileBytes || Git().blob_is_binary(blob.get())) {
       r_.skipped_files++;
+      ++(SkippedPath(path) ? r_.vendored : size > kMaxFileBytes ? r_.too_large : r_.binary);
       return Status::Ok();
     }
     std::string_view content(static_cast<const char*>(Git().blob_rawcontent(blob.get())), size);
@@ -581,6 +589,7 @@ class GitSync {
     }
     if (LooksGenerated(content)) {
       r_.skipped_files++;
+      r_.generated++;
       return Status::Ok();
     }
     std::string text = SanitizeUtf8(content);
@@ -630,7 +639,9 @@ class GitSync {
     std::string sha = Hex(head_oid_), date = CommitTime(head_.get());
     std::unique_ptr<WriteBatch> batch;
     int in_batch = 0;
+    int64_t done = 0;
     for (const auto& change : changes) {
+      ++done;
       if (!batch) {
         UMWELT_ASSIGN_OR_RETURN(batch, corpus_.BeginWrite());
       }
@@ -662,10 +673,11 @@ class GitSync {
         UMWELT_RETURN_IF_ERROR(batch->Commit());
         batch.reset();
         in_batch = 0;
-        if (o_.progress) o_.progress("files", r_.files);
+        if (o_.progress) o_.progress("files", done, static_cast<int64_t>(changes.size()));
       }
     }
     if (batch) UMWELT_RETURN_IF_ERROR(batch->Commit());
+    if (o_.progress && !changes.empty()) o_.progress("files", done, static_cast<int64_t>(changes.size()));
     return Status::Ok();
   }
 
