@@ -88,15 +88,8 @@ std::vector<Facet> ParseFacets(const std::string& text, int max_facets) {
 
 // Without an LLM: the question's own words, then the titles of the threads
 // the question's words find first (the project's names for its subsystems).
-std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vector<Hit>& top, int max_facets) {
-  std::vector<Facet> out;
-  std::vector<std::string> words = ContentWords(question);
-  std::string q;
-  for (const auto& w : words) q += (q.empty() ? "" : " ") + w;
-  if (q.empty()) q = question;
-  out.push_back({"Direct matches", q, {}, {}, false, 0, 0});
-  // A question of several clauses ("what X is, and how it came about") asks
-  // each of them: one facet per clause with words of its own.
+// The clauses of a question: cut at "and", "but", ";" and "?".
+std::vector<std::string> Clauses(const std::string& question) {
   std::string lower = ToLower(question);
   std::vector<std::string> clauses;
   size_t start = 0;
@@ -108,6 +101,19 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
     clauses.push_back(question.substr(start, i - start));
     start = i + 1;
   }
+  return clauses;
+}
+
+std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vector<Hit>& top, int max_facets) {
+  std::vector<Facet> out;
+  std::vector<std::string> words = ContentWords(question);
+  std::string q;
+  for (const auto& w : words) q += (q.empty() ? "" : " ") + w;
+  if (q.empty()) q = question;
+  out.push_back({"Direct matches", q, {}, {}, false, 0, 0});
+  // A question of several clauses ("what X is, and how it came about") asks
+  // each of them: one facet per clause with words of its own.
+  std::vector<std::string> clauses = Clauses(question);
   std::vector<std::string> clause_queries;
   for (const auto& c : clauses) {
     std::vector<std::string> cw = ContentWords(c);
@@ -602,7 +608,31 @@ void AskRun::Judge() {
       if (together) break;
       together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
     }
+    // A question of several clauses is answered in part when a record names
+    // one clause's subject: its key constraints, else all its words (each
+    // with its other spellings).
+    std::vector<std::string> answered, unsupported;
     if (!together) {
+      std::vector<std::string> texts = research::EvidenceTexts(ev);
+      std::vector<std::string> clauses = Clauses(question);
+      for (const auto& clause : clauses) {
+        std::vector<std::string> words = ContentWords(clause);
+        if (clauses.size() < 2 || words.size() < 2) continue;
+        std::vector<std::string> need = research::WithVariants(
+            research::WithoutProjectNames(research::KeyConstraints(clause), ev), texts);
+        if (need.empty()) need = research::WithVariants(words, texts);
+        bool met = std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
+          return e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, need);
+        });
+        (met ? answered : unsupported).push_back(CollapseWhitespace(clause));
+      }
+    }
+    if (!together && !answered.empty()) {
+      std::string parts;
+      for (const auto& u : unsupported) parts += (parts.empty() ? "" : "; ") + u;
+      result.notes.push_back("answered in part: no record names the subject of " +
+                             (parts.empty() ? std::string("the whole question") : "\"" + parts + "\""));
+    } else if (!together) {
       unanswered = true;
       result.notes.push_back("no record names " + std::to_string(keys.size()) +
                              " key terms of the question together: the report abstains");
