@@ -16,6 +16,10 @@ namespace umwelt::research {
 std::vector<std::string> ContentWords(std::string_view text);
 // Sentences of a text (split at . ! ? and line breaks), trimmed, non-empty.
 std::vector<std::string> Sentences(std::string_view text);
+// The sentences of a text as written: a paragraph's wrapped lines joined;
+// headings, tables, code, quoted lines and html left out; list items and
+// fields ("Changed: …", "Co-authored-by: …") apart.
+std::vector<std::string> ProseSentences(std::string_view text);
 // Numbers with their units ("38.5%", "451k", "64 H100s", "14 minutes");
 // years, dates, #refs and numbers inside urls are not numbers here.
 std::vector<std::string> Numbers(std::string_view text);

@@ -71,9 +71,6 @@ std::string ShortTitle(std::string_view title, size_t max_bytes, bool drop_tags 
 bool GeneratedPath(std::string_view path);
 
 // sentences.cc: what a digest may quote.
-// The sentences of a text as written: a paragraph's wrapped lines joined;
-// headings, tables, code and quoted lines left out; list items apart.
-std::vector<std::string> ProseSentences(std::string_view text);
 // Whether it reads as a whole sentence: a capital (or digit, quote) first,
 // an end mark last, brackets closed; 25 to 400 bytes.
 bool WholeSentence(std::string_view sentence);

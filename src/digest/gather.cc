@@ -347,7 +347,7 @@ double Gatherer::GeneratedShare(const std::vector<const Chunk*>& changes) const 
 std::string Description(const std::string& title, const std::vector<const Chunk*>& records) {
   for (const Chunk* c : records) {
     std::string out;
-    for (const auto& s : ProseSentences(c->text)) {
+    for (const auto& s : research::ProseSentences(c->text)) {
       // Links and requests ("Please see [the doc](…)") are not what it does.
       bool link = s.find("http") != std::string::npos || s.find("](") != std::string::npos;
       if (!research::IsStatement(s) || !WholeSentence(s) || RepeatsTitle(s, title) || Attribution(s) || link ||

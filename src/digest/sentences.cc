@@ -11,13 +11,6 @@ namespace umwelt::digest_internal {
 
 namespace {
 
-bool StartsItem(std::string_view line) {
-  if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') return true;
-  size_t d = 0;
-  while (d < line.size() && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
-  return d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ';
-}
-
 std::set<std::string> Words(std::string_view text) {
   std::set<std::string> out;
   std::string w;
@@ -33,55 +26,6 @@ std::set<std::string> Words(std::string_view text) {
 }
 
 }  // namespace
-
-std::vector<std::string> ProseSentences(std::string_view text) {
-  std::vector<std::string> blocks;
-  std::string cur;
-  auto flush = [&] {
-    if (!cur.empty()) blocks.push_back(cur);
-    cur.clear();
-  };
-  bool code = false;
-  for (size_t i = 0; i <= text.size();) {
-    size_t nl = text.find('\n', i);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string line = CollapseWhitespace(text.substr(i, nl - i));
-    bool indented = nl > i && (text[i] == '\t' || text.substr(i, std::min<size_t>(4, nl - i)) == "    ");
-    i = nl + 1;
-    if (line.rfind("```", 0) == 0) {
-      code = !code;
-      flush();
-      continue;
-    }
-    if (code || line.empty() || indented) {
-      flush();
-      continue;
-    }
-    if (line[0] == '#' || line[0] == '|' || line[0] == '>' || line[0] == '<') {  // headings, tables, quotes, html
-      flush();
-      continue;
-    }
-    if (StartsItem(line)) {
-      flush();
-      line.erase(0, line.find(' ') + 1);
-    }
-    // "Changed: …", "Co-authored-by: …", "Reply to: …": a field, not prose
-    // to run on into.
-    static const Pattern field(R"(^[A-Z][A-Za-z\-]{1,24}( [a-z]{1,12})?: )");
-    if (field.Search(line)) {
-      flush();
-      blocks.push_back(line);
-      continue;
-    }
-    cur += (cur.empty() ? "" : " ") + line;
-  }
-  flush();
-  std::vector<std::string> out;
-  for (const auto& b : blocks) {
-    for (auto& s : research::Sentences(b)) out.push_back(std::move(s));
-  }
-  return out;
-}
 
 bool WholeSentence(std::string_view s) {
   if (s.size() < 25 || s.size() > 400) return false;

@@ -137,7 +137,7 @@ std::string Quotable(const Evidence& e) {
   }
   std::string best;
   int best_score = 0;
-  for (const auto& s : ProseSentences(e.text)) {
+  for (const auto& s : research::ProseSentences(e.text)) {
     if (!research::IsStatement(s) || !WholeSentence(s) || RepeatsTitle(s, e.title) || !SaysSomething(s) ||
         Attribution(s) || research::SpeaksOfTarget(s)) {
       continue;
@@ -263,7 +263,7 @@ std::string NumbersList(const DigestSection& s, const std::set<std::string>& quo
   for (const auto& e : s.evidence) {
     if (n >= max) break;
     if (e.kind == "state" || HasRole(e.source, Role::kRun) || !Citable(e.url) || quoted.count(e.url)) continue;
-    for (const auto& sentence : ProseSentences(e.text)) {
+    for (const auto& sentence : research::ProseSentences(e.text)) {
       if (!research::IsStatement(sentence) || research::SpeaksOfTarget(sentence)) continue;
       std::vector<std::string> found = Measures(sentence);
       // A sentence whole, or a line of values (a training log's step line).

@@ -5,6 +5,7 @@
 
 #include "digest/digest_internal.h"
 #include "git_cli.h"
+#include "umwelt/claims.h"
 #include "umwelt/digest.h"
 #include "umwelt/text.h"
 
@@ -78,7 +79,7 @@ TEST(DigestWriting, QuotesAreWholeSentencesThatSayMoreThanTheTitle) {
       "This caused \"Input count mismatch: 432 inputs vs 440\n"
       "placeholders\" on DeepSeek-V3.\n\n"
       "It is hard to do the remaining changes, 1) state initialization and 2)\n";
-  std::vector<std::string> s = di::ProseSentences(message);
+  std::vector<std::string> s = research::ProseSentences(message);
   ASSERT_GE(s.size(), 2u);
   EXPECT_EQ(s[1], "This caused \"Input count mismatch: 432 inputs vs 440 placeholders\" on DeepSeek-V3.");
   EXPECT_TRUE(di::WholeSentence(s[1]));

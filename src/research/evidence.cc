@@ -288,7 +288,8 @@ double AnswerFit(std::string_view sentence, AnswerType type, const std::vector<s
 std::string BestSentence(std::string_view text, const std::vector<std::string>& terms, AnswerType type) {
   std::string best;
   double best_score = -1;
-  for (std::string s : Sentences(text)) {
+  // Sentences as written: a wrapped line is not a sentence of its own.
+  for (std::string s : ProseSentences(text)) {
     if (s.size() > 2 && (s[0] == '*' || s[0] == '-' || s[0] == '+') && s[1] == ' ') s.erase(0, 2);  // a list item
     if (!IsStatement(s)) continue;
     std::string lower = ToLower(s);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "umwelt/claims.h"
+#include "umwelt/pattern.h"
 #include "umwelt/text.h"
 
 namespace umwelt::research {
@@ -15,6 +16,13 @@ namespace {
 
 bool Digit(char c) { return c >= '0' && c <= '9'; }
 bool Alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+
+bool StartsItem(std::string_view line) {
+  if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') return true;
+  size_t d = 0;
+  while (d < line.size() && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
+  return d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ';
+}
 
 }  // namespace
 
@@ -116,6 +124,55 @@ std::string UnitOf(const std::string& number) {
   size_t i = number.find_first_not_of("0123456789.,");
   if (i == std::string::npos) return "";
   return CollapseWhitespace(ToLower(number.substr(i)));
+}
+
+std::vector<std::string> ProseSentences(std::string_view text) {
+  std::vector<std::string> blocks;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty()) blocks.push_back(cur);
+    cur.clear();
+  };
+  bool code = false;
+  for (size_t i = 0; i <= text.size();) {
+    size_t nl = text.find('\n', i);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string line = CollapseWhitespace(text.substr(i, nl - i));
+    bool indented = nl > i && (text[i] == '\t' || text.substr(i, std::min<size_t>(4, nl - i)) == "    ");
+    i = nl + 1;
+    if (line.rfind("```", 0) == 0) {
+      code = !code;
+      flush();
+      continue;
+    }
+    if (code || line.empty() || indented) {
+      flush();
+      continue;
+    }
+    if (line[0] == '#' || line[0] == '|' || line[0] == '>' || line[0] == '<') {  // headings, tables, quotes, html
+      flush();
+      continue;
+    }
+    if (StartsItem(line)) {
+      flush();
+      line.erase(0, line.find(' ') + 1);
+    }
+    // "Changed: …", "Co-authored-by: …", "Reply to: …": a field, not prose
+    // to run on into.
+    static const Pattern field(R"(^[A-Z][A-Za-z\-]{1,24}( [a-z]{1,12})?: )");
+    if (field.Search(line)) {
+      flush();
+      blocks.push_back(line);
+      continue;
+    }
+    cur += (cur.empty() ? "" : " ") + line;
+  }
+  flush();
+  std::vector<std::string> out;
+  for (const auto& b : blocks) {
+    for (auto& s : research::Sentences(b)) out.push_back(std::move(s));
+  }
+  return out;
 }
 
 // The value of a number Numbers() found, without its unit ("1,024.5 ms" ->
