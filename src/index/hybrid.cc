@@ -150,12 +150,19 @@ bool AsksForFiles(std::string_view query) {
 // The code lane as a reader wants it: one hit per file (its best window),
 // source before tests before data unless the query asks for them, at most k.
 std::vector<Hit> OrderCodeLane(std::vector<Hit> hits, std::string_view query, size_t k) {
+  // A window's file: its title before the symbol ("src/loss.py — zloss",
+  // "[branch] src/loss.py — zloss"), under its thread (a file on main; a
+  // branch's windows share the branch's thread).
+  auto path = [](const Hit& h) { return std::string_view(h.title).substr(0, h.title.find(" \xE2\x80\x94 ")); };
   std::set<std::string> files;
-  std::erase_if(hits, [&](const Hit& h) { return !files.insert(h.parent.empty() ? h.url : h.parent).second; });
+  std::erase_if(hits, [&](const Hit& h) { return !files.insert(h.parent + "\x1f" + std::string(path(h))).second; });
   if (!AsksForFiles(query)) {
-    std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) {
-      auto path = [](const Hit& h) { return std::string_view(h.title).substr(0, h.title.find(" \xE2\x80\x94 ")); };
-      return FileClass(path(a)) < FileClass(path(b));
+    std::stable_sort(hits.begin(), hits.end(), [&](const Hit& a, const Hit& b) {
+      auto file = [&](const Hit& h) {  // without a branch tag
+        std::string_view p = path(h);
+        return p.size() > 2 && p[0] == '[' && p.find("] ") != std::string_view::npos ? p.substr(p.find("] ") + 2) : p;
+      };
+      return FileClass(file(a)) < FileClass(file(b));
     });
   }
   if (hits.size() > k) hits.resize(k);

@@ -374,8 +374,31 @@ TEST(CodeLane, OneHitPerFileAndSourceBeforeTestsBeforeData) {
   EXPECT_EQ(std::set<std::string>(words.begin(), words.begin() + 2), (std::set<std::string>{"src/loss.py", "src/train.py"}));
   EXPECT_EQ(words[2], "tests/test_loss.py");
   EXPECT_EQ(words[3], "data/zloss_cases.json");
+  // A branch's windows share the branch's thread: its files stay apart.
+  {
+    auto b = (*c)->BeginWrite();
+    for (const char* path : {"src/kernel.py", "src/fused.py"}) {
+      Chunk w = window(path, 1, 40, "zloss penalty in the fused kernel");
+      w.kind = CodeKinds(true).front();
+      w.parent = "local/tree/feature/fast";
+      w.ref = w.parent + "/" + path + "#L1-L40";
+      w.title = std::string("[feature/fast] ") + path;
+      w.url = "git+file:///r@def:" + std::string(path) + "#L1-L40";
+      ASSERT_TRUE((*b)->PutRecord({w}).ok());
+    }
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto fresh = KeywordIndex::Open(**c);
+  ASSERT_TRUE(fresh.ok());
+  HybridOptions bo;
+  bo.search.query = "zloss penalty";
+  bo.search.k = 5;
+  auto br = HybridSearch(**c, **fresh, spaces, bo);
+  ASSERT_TRUE(br.ok()) << br.status().message();
+  EXPECT_EQ(br->code_branches.size(), 2u);
   // Asked for by name, the data file ranks by its words again (its many
   // matches put it ahead of a source file).
+  keyword = std::move(fresh);
   std::vector<std::string> asked = files("zloss penalty json");
   ASSERT_EQ(asked.size(), 4u);
   auto at = std::find(asked.begin(), asked.end(), "data/zloss_cases.json") - asked.begin();
