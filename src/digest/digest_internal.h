@@ -79,6 +79,8 @@ bool RepeatsTitle(std::string_view sentence, std::string_view title);
 // The measures it states, each a quantity's name with its value ("mfu
 // 28.56%", "loss 2.41"); numbers without a name are not measures.
 std::vector<std::string> Measures(std::string_view sentence);
+// Whether it states a decision ("we decided", "root cause", "going with").
+bool Decision(std::string_view text);
 // Whether it states a result, a decision or a measure.
 bool SaysSomething(std::string_view sentence);
 // Whether a line credits a tool or a co-author rather than sharing a link

@@ -84,23 +84,18 @@ std::vector<std::string> Measures(std::string_view sentence) {
   return out;
 }
 
+bool Decision(std::string_view text) {
+  static const Pattern words(
+      R"(\b(decided|decision|we will|we'll|agreed|going with|settled on|plan is|conclusion|concluded|let's go with|switching to|resolved by|root cause)\b)",
+      Pattern::kIgnoreCase);
+  return words.Search(text);
+}
+
 bool SaysSomething(std::string_view sentence) {
   static const Pattern result(
       R"(\b(decided|agreed|going with|settled on|concluded|root cause|because|caused by|due to|improv\w*|faster|slower|speed-?ups?|reduc\w*|increas\w*|decreas\w*|match(es|ed)?|converg\w*|outperform\w*|regress\w*|saves?|saved|results? in|resolv\w*|fix(es|ed)? (the|a|an)\b|now (runs|supports|works|uses|matches)|no longer|instead of|replac\w*|enables?|allows?|so that|which means)\b)", Pattern::kIgnoreCase);
   if (result.Search(sentence)) return true;
   return !Measures(sentence).empty();
-}
-
-bool Attribution(std::string_view line) {
-  static const Pattern said(
-      R"((generated|created|made|written|authored|assisted|powered|built|produced|drafted)\s+(with|by|using|in)\b|co-authored-by|signed-off-by|\bvia\s+\[?(claude|cursor|copilot|codex|devin|aider)|🤖)", Pattern::kIgnoreCase);
-  return said.Search(line);
-}
-
-bool BoilerplateLink(std::string_view url) {
-  static const Pattern boiler(
-      R"(^https?://([^/]*\.)?(shields\.io|badge\.fury\.io|badgen\.net|codecov\.io|coveralls\.io|travis-ci\.(org|com)|circleci\.com|readthedocs\.org/projects/[^/]+/badge|contributor-covenant\.org|choosealicense\.com|opensource\.org/licenses?|creativecommons\.org/licenses)|/(license|licence|licenses|copying|contributing|code_of_conduct)(\.(md|txt|rst))?(#.*)?$|/badge\.svg|/badges?/|\.svg(\?.*)?$)", Pattern::kIgnoreCase);
-  return boiler.Search(url);
 }
 
 }  // namespace umwelt::digest_internal

@@ -23,13 +23,6 @@ using research::BestSentence;
 using research::Numbers;
 using research::Sentences;
 
-bool Decision(std::string_view text) {
-  static const Pattern words(
-      R"(\b(decided|decision|we will|we'll|agreed|going with|settled on|plan is|conclusion|concluded|let's go with|switching to|resolved by|root cause)\b)",
-      Pattern::kIgnoreCase);
-  return words.Search(text);
-}
-
 // --- write: extractive --------------------------------------------------------
 
 std::string Cite(const Evidence& e) {

@@ -428,8 +428,15 @@ bool LettersOnly(const std::string& s) {
 }  // namespace
 
 std::vector<std::string> WithVariants(const std::vector<std::string>& keys, const std::vector<std::string>& texts) {
+  // The records are read only for a key that can have an acronym or an
+  // expansion, and once.
   std::vector<std::string> forms;
-  for (const auto& t : texts) forms.push_back(MatchForm(t));
+  auto read = [&]() -> const std::vector<std::string>& {
+    if (forms.empty()) {
+      for (const auto& t : texts) forms.push_back(MatchForm(t));
+    }
+    return forms;
+  };
   std::vector<std::string> out;
   for (const auto& key : keys) {
     std::vector<std::string> alts;
@@ -452,7 +459,7 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
     // (mixture of experts)" make the acronym and the phrase one constraint.
     if (words.size() > 1) {
       for (const auto& acr : Initials(words)) {
-        for (const auto& f : forms) {
+        for (const auto& f : read()) {
           for (size_t at = f.find(as_words); at != std::string::npos; at = f.find(as_words, at + 1)) {
             std::string after = f.substr(at + as_words.size(), acr.size() + 6);
             if (after.find("(" + acr + ")") != std::string::npos && after.find("(" + acr + ")") <= 3) add(acr);
@@ -462,7 +469,7 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
       }
     } else if (LettersOnly(as_words) && as_words.size() >= 2 && as_words.size() <= 6) {
       const std::string& acr = as_words;
-      for (const auto& f : forms) {
+      for (const auto& f : read()) {
         // "... fully sharded data parallel (fsdp)": the words before it.
         for (size_t at = f.find("(" + acr + ")"); at != std::string::npos; at = f.find("(" + acr + ")", at + 1)) {
           std::vector<std::string> before = SpaceWords(f.substr(at > 80 ? at - 80 : 0, at > 80 ? 80 : at));
