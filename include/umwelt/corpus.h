@@ -266,6 +266,9 @@ class Corpus {
   Result<std::vector<Thread>> ThreadsOf(const std::string& source, const std::string& kind = "");
   // Threads of `source` whose ref ends with `suffix` (exactly), at most `limit`.
   Result<std::vector<Thread>> ThreadsWithRefSuffix(const std::string& source, const std::string& suffix, int limit);
+  // The one mirrored commit whose sha starts with `sha_prefix` (7 to 40
+  // lower-case hex digits); none when no commit or several match.
+  Result<std::optional<Thread>> CommitBySha(const std::string& sha_prefix);
   Result<CorpusStats> Stats();
   Result<std::string> GetMeta(const std::string& key);
 

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -85,6 +86,21 @@ std::string_view PageScript();
 // when the corpus knows the url; a plain anchor otherwise. Only http(s) urls
 // become links.
 std::string LinkWithCard(Corpus* corpus, const std::string& url, const std::string& text);
+
+// A reference written in source text: `#12` or `owner/repo#12` (kIssue,
+// value as written), `@login` (kUser, the login), a commit sha (kCommit).
+enum class RefKind { kIssue, kUser, kCommit };
+// The url a reference links to, or "" to leave it as text.
+using SourceLinker = std::function<std::string(RefKind kind, const std::string& value)>;
+
+// Text from a source (a comment, a message, a commit message) as HTML:
+// GitHub-flavoured Markdown with hard line breaks, raw HTML dropped, unsafe
+// urls (javascript:, ...) removed, bidirectional controls dropped, and the
+// references in its text (not in code or links) linked through `link`.
+std::string RenderSourceMarkdown(std::string_view markdown, const SourceLinker& link = nullptr);
+// Markdown's text without its markers (a link keeps its text, a code span
+// its code), for places that show plain text: hover cards, titles.
+std::string MarkdownPlainText(std::string_view markdown);
 
 // Escapes &, <, >, " and ' for HTML text and attribute values.
 std::string HtmlEscape(std::string_view s);

@@ -394,6 +394,23 @@ Result<std::vector<Thread>> Corpus::ThreadsWithRefSuffix(const std::string& sour
   return out;
 }
 
+Result<std::optional<Thread>> Corpus::CommitBySha(const std::string& sha_prefix) {
+  std::optional<Thread> found;
+  bool hex = sha_prefix.size() >= 7 && sha_prefix.size() <= 40 &&
+             sha_prefix.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (!native_ || !hex) return found;
+  Stmt q(db_, (thread_select_ + " FROM threads WHERE source='git' AND kind='commit' AND ref GLOB ?1 LIMIT 2").c_str());
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, "*/commit/" + sha_prefix + "*");
+  int n = 0;
+  while (q.Step() == SQLITE_ROW) {
+    if (n++ == 0) found = ReadThread(q);
+  }
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
+  if (n > 1) found.reset();
+  return found;
+}
+
 Result<std::vector<Thread>> Corpus::ThreadsOf(const std::string& source, const std::string& kind) {
   std::vector<Thread> out;
   if (!native_) return out;

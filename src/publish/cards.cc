@@ -79,7 +79,8 @@ std::string CardHtml(const Card& c) {
   return "<span class=\"card\" role=\"tooltip\"><span class=\"card-head\">" + badge +
          "<span class=\"card-meta\">" + meta + "</span></span><span class=\"card-title\">" +
          HtmlEscape(c.title) + "</span>" + by +
-         (c.description.empty() ? "" : "<span class=\"card-desc\">" + HtmlEscape(c.description) + "</span>") +
+         (c.description.empty() ? "" : "<span class=\"card-desc\">" + HtmlEscape(CollapseWhitespace(MarkdownPlainText(c.description))) +
+                                       "</span>") +
          "</span>";
 }
 

@@ -144,7 +144,9 @@ TEST_F(PublishTest, CorpusTextIsEscapedInCards) {
   PublishResult r = Run("# T\n\nSee [#8](https://github.com/o/r/issues/8).\n");
   EXPECT_EQ(r.cards, 1);
   EXPECT_NE(r.html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
-  EXPECT_NE(r.html.find("&quot;&gt;&lt;script&gt;alert(2)&lt;/script&gt;"), std::string::npos);
+  // The description is Markdown shown as plain text: its tags are dropped,
+  // what is left is escaped.
+  EXPECT_NE(r.html.find("<span class=\"card-desc\">&quot;&gt;alert(2)</span>"), std::string::npos);
   EXPECT_EQ(r.html.find("<img src=x"), std::string::npos);
   EXPECT_EQ(r.html.find("<script>alert(2)"), std::string::npos);
 }
@@ -312,6 +314,52 @@ TEST_F(PublishTest, PagesLoadNothingFromOtherHosts) {
     warned = warned || (p.url == "https://tracker.example/pixel.png" && p.message.find("another host") != std::string::npos);
   }
   EXPECT_TRUE(warned);
+}
+
+}  // namespace
+}  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+std::string Linker(RefKind kind, const std::string& value) {
+  switch (kind) {
+    case RefKind::kIssue: return value == "#404" ? "" : "/thread?ref=" + value;
+    case RefKind::kUser: return "https://github.com/" + value;
+    case RefKind::kCommit: return "/commit/" + value;
+  }
+  return "";
+}
+
+TEST(SourceMarkdown, RendersMarkdownAndLinksReferencesOutsideCode) {
+  std::string html = RenderSourceMarkdown(
+      "Fixed in #12 and o/r#7 by @ann-b, see 3f2a9c1d.\nNext line `#13 @bob` and [#14](https://x.example/14).\n\n"
+      "```\n#15 deadbee1\n```\nNot a ref: a#16, mail@host.example, 1234567, #404.",
+      Linker);
+  EXPECT_NE(html.find("<a href=\"/thread?ref=#12\">#12</a>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<a href=\"/thread?ref=o/r#7\">o/r#7</a>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<a href=\"https://github.com/ann-b\">@ann-b</a>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<a href=\"/commit/3f2a9c1d\">3f2a9c1d</a>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<br />"), std::string::npos) << "a newline in a comment is a line break";
+  EXPECT_NE(html.find("<code>#13 @bob</code>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<a href=\"https://x.example/14\">#14</a>"), std::string::npos) << html;
+  EXPECT_NE(html.find("#15 deadbee1\n</code></pre>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("github.com/host"), std::string::npos) << "an address is not a login";
+  for (const char* not_linked : {"#16", "bob\"", "/commit/1234567", "ref=#404"}) {
+    EXPECT_EQ(html.find(std::string("\">") + not_linked), std::string::npos) << not_linked << ": " << html;
+  }
+  EXPECT_EQ(html.find("ref=#404"), std::string::npos);
+}
+
+TEST(SourceMarkdown, HostileTextStaysInert) {
+  std::string html = RenderSourceMarkdown(
+      "Text <script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3))\n\n"
+      "<style>body{display:none}</style>\n\n[y](data:text/html,hi) evil\u202Etxt.exe",
+      Linker);
+  for (const char* bad : {"<script", "<img", "onerror", "javascript:", "<style", "data:text", "\u202E"}) {
+    EXPECT_EQ(html.find(bad), std::string::npos) << bad << ": " << html;
+  }
+  EXPECT_NE(html.find("evil"), std::string::npos);
 }
 
 }  // namespace

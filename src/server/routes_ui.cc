@@ -21,12 +21,26 @@ const char* const kAskJs = R"js(
     es.addEventListener('done', function (e) {
       var d = JSON.parse(e.data);
       es.close();
-      if (d.state === 'done') {
-        var a = document.createElement('a');
-        a.href = '/jobs/' + encodeURIComponent(id) + '/report';
-        a.textContent = 'Open the report';
-        answer.appendChild(a);
-      } else { line('failed: ' + d.error); }
+      if (d.state !== 'done') { line('failed: ' + d.error); return; }
+      var base = '/jobs/' + encodeURIComponent(id) + '/report';
+      // The report is this server's own page, its source text escaped when
+      // it was published: shown here as it is, with a link to it alone.
+      fetch(base + '.part', {credentials: 'same-origin'})
+        .then(function (r) { if (!r.ok) throw new Error('the report did not load (' + r.status + ')'); return r.text(); })
+        .then(function (html) {
+          var part = document.createElement('div');
+          part.className = 'answer-part';
+          part.innerHTML = html;
+          var p = document.createElement('p'), a = document.createElement('a');
+          p.className = 'meta';
+          a.href = base;
+          a.textContent = 'The report as a page of its own';
+          p.appendChild(a);
+          answer.appendChild(part);
+          answer.appendChild(p);
+          progress.hidden = true;
+        })
+        .catch(function (err) { line(String(err.message)); });
     });
   }
   if (form) form.addEventListener('submit', function (e) {
@@ -56,20 +70,26 @@ void ServerImpl::UiRoutes() {
     f.kind = req.Param("kind");
     f.since = req.Param("since");
     f.until = req.Param("until");
+    f.author = req.Param("author");
     f.fts_only = Truthy(req.Param("fts_only"));
     f.by_thread = req.Param("group") == "thread";
-    if (CollapseWhitespace(f.q).empty()) return Html(res, 200, "Search", si::SearchBody(f, nullptr, false, "", nullptr), req);
+    f.page = PageParam(req, 1000 / si::kPageHits);
+    si::View view = View(nullptr);
+    auto page = [&](int status, const std::string& title, const std::string& error) {
+      Html(res, status, title, si::SearchBody(f, nullptr, false, error, view), req);
+    };
+    if (CollapseWhitespace(f.q).empty()) return page(200, "Search", "");
     auto r = ParseSearch(req);
-    if (!r.ok()) return Html(res, HttpStatusOf(r.status()), "Search", si::SearchBody(f, nullptr, false, r.status().message(), nullptr), req);
+    if (!r.ok()) return page(HttpStatusOf(r.status()), "Search", r.status().message());
+    // A page reads the ranking down to its own end and one past it (the
+    // facets count what was read); grouped, that many threads.
+    r->search.k = si::SearchDepth(f.page);
     auto out = engine_->Search(*r, ClientKey(req.remote_addr));
+    if (!out.ok()) return page(HttpStatusOf(out.status()), "Search", out.status().message());
     auto corpus = engine_->Connection();
-    if (!out.ok()) {
-      return Html(res, HttpStatusOf(out.status()), "Search", si::SearchBody(f, nullptr, false, out.status().message(), nullptr), req);
-    }
+    view.corpus = corpus.ok() ? *corpus : nullptr;
     Html(res, 200, f.q,
-         si::SearchBody(f, &out->result, out->hybrid, "", corpus.ok() ? *corpus : nullptr,
-                        out->grouped ? &out->threads : nullptr),
-         req);
+         si::SearchBody(f, &out->result, out->hybrid, "", view, out->grouped ? &out->threads : nullptr), req);
   });
   http_.Get("/thread", [this](const Request& req, Response& res) {
     std::string ref = req.Param("ref");
@@ -79,7 +99,7 @@ void ServerImpl::UiRoutes() {
     auto v = ViewThread(**corpus, ref, 10);
     if (!v.ok()) return Html(res, HttpStatusOf(v.status()), "Not found", si::ErrorBody(HttpStatusOf(v.status()), v.status().message()), req);
     std::string title = v->thread && !v->thread->title.empty() ? v->thread->title : v->thread_ref;
-    Html(res, 200, title, si::ThreadBody(*v, *corpus), req);
+    Html(res, 200, title, si::ThreadBody(*v, View(*corpus), PageParam(req, 1 << 20, 0)), req);
   });
   http_.Get("/ask", [this](const Request& req, Response& res) {
     Html(res, 200, "Ask", si::AskBody(), req, "/ask.js");
@@ -96,6 +116,15 @@ void ServerImpl::UiRoutes() {
     if (job->state != "done") return Html(res, 409, "Not ready", si::ErrorBody(409, "the report is " + job->state), req);
     res.SetHeader("Content-Security-Policy", Csp());
     res.SetContent(job->html, "text/html; charset=utf-8");
+  });
+  // The report without its page, for the ask page to show in place.
+  http_.Get("/jobs/{hex32}/report.part", [this](const Request& req, Response& res) {
+    auto job = jobs_.Find(req.matches[1], req.login);
+    if (!job) return Fail(res, Status::NotFound("no such job"));
+    MutexLock lock(job->mu);
+    if (job->state != "done") return Fail(res, Status::Precondition("the report is " + job->state));
+    res.SetHeader("Cache-Control", "no-store");
+    res.SetContent(si::ReportPart(job->html), "text/html; charset=utf-8");
   });
   http_.Get("/login", [this](const Request& req, Response& res) {
     Html(res, 200, "Sign in", si::LoginBody("", SafeNext(req.Param("next"))), req);
@@ -139,10 +168,12 @@ void ServerImpl::UiRoutes() {
       res.SetHeader("Location", "/summaries/" + std::string(kPagesFolder) + "/" + name);
       return;
     }
-    ServeDir(o_.summaries_dir, name, res);
+    si::Chrome nav = Chrome(req);
+    ServeDir(o_.summaries_dir, name, res, &nav);
   });
   http_.Get("/summaries/summaries/{}", [this](const Request& req, Response& res) {
-    ServeDir(o_.summaries_dir.empty() ? "" : o_.summaries_dir + "/" + kPagesFolder, req.matches[1], res);
+    si::Chrome nav = Chrome(req);
+    ServeDir(o_.summaries_dir.empty() ? "" : o_.summaries_dir + "/" + kPagesFolder, req.matches[1], res, &nav);
   });
   http_.Get("/reports/{?}", [this](const Request& req, Response& res) {
     ServeDir(o_.reports_dir, req.matches[1], res);

@@ -223,12 +223,28 @@ bool ServerImpl::SameOrigin(const Request& req, Response& res) {
 
 void ServerImpl::Html(Response& res, int status, const std::string& title, const std::string& body,
                       const Request& req, const std::string& script) {
-  si::AuthVerdict v;
-  std::string user = auth_ ? Identify(req, &v) : "";
   res.status = status;
   res.SetHeader("Content-Security-Policy", Csp());
   // An error page says what went wrong, never where this server keeps its files.
-  res.SetContent(si::UiPage(title, status >= 400 ? HideServedPaths(body) : body, user, script), "text/html; charset=utf-8");
+  res.SetContent(si::UiPage(Chrome(req), title, status >= 400 ? HideServedPaths(body) : body, script),
+                 "text/html; charset=utf-8");
+}
+
+si::Chrome ServerImpl::Chrome(const Request& req) {
+  si::Chrome c;
+  si::AuthVerdict v;
+  c.user = auth_ ? Identify(req, &v) : "";
+  c.auth = auth_ != nullptr;
+  c.summaries = !o_.summaries_dir.empty();
+  return c;
+}
+
+si::View ServerImpl::View(Corpus* corpus) const {
+  si::View v;
+  v.corpus = corpus;
+  v.now = NowEpoch();
+  v.summaries = !o_.summaries_dir.empty();
+  return v;
 }
 
 // Open: summaries, sign-in, health. Everything else needs a bearer token or
@@ -279,6 +295,12 @@ bool ServerImpl::ValidParams(const Request& req, Response& res) {
 
 bool Truthy(const std::string& v) { return v == "1" || v == "true" || v == "yes" || v == "on"; }
 
+int PageParam(const Request& req, int max, int fallback) {
+  std::string p = req.Param("page");
+  if (p.empty() || p.size() > 9 || p.find_first_not_of("0123456789") != std::string::npos) return fallback;
+  return std::clamp(std::stoi(p), 1, max);
+}
+
 ParamLookup QueryTexts(const Request& req) {
   return [&req](const ParamSpec& s) {
     std::string name = s.HttpName();
@@ -294,7 +316,7 @@ int HttpStatusOf(const Status& s) { return CodeInfoOf(s.code()).http_status; }
 
 void ServerImpl::Fail(Response& res, const Status& s) { Detail(res, HttpStatusOf(s), s.message()); }
 
-void ServerImpl::ServeDir(const std::string& dir, const std::string& name_in, Response& res) {
+void ServerImpl::ServeDir(const std::string& dir, const std::string& name_in, Response& res, const si::Chrome* nav) {
   std::string name = name_in.empty() ? "index.html" : name_in;
   if (dir.empty()) return Fail(res, Status::NotFound("nothing is published here"));
   if (!SafeName(name)) return Fail(res, Status::NotFound("no such page"));
@@ -305,7 +327,14 @@ void ServerImpl::ServeDir(const std::string& dir, const std::string& name_in, Re
   }
   auto text = ReadWholeFile(path.string());
   if (!text.ok()) return Fail(res, Status::NotFound("no such page"));
-  if (MimeOf(name).rfind("text/html", 0) == 0) res.SetHeader("Content-Security-Policy", Csp());
+  if (MimeOf(name).rfind("text/html", 0) == 0) {
+    res.SetHeader("Content-Security-Policy", Csp());
+    // A page of a site made elsewhere (the summaries) gets this server's
+    // navigation, so it leads back to search.
+    if (nav) {
+      if (size_t main = text->find("<main>\n"); main != std::string::npos) text->insert(main + 7, si::NavHtml(*nav) + "\n");
+    }
+  }
   res.SetContent(*text, MimeOf(name));
 }
 

@@ -21,6 +21,7 @@
 #include "jobs.h"
 #include "scheduler.h"
 #include "snapshot.h"
+#include "ui.h"
 #include "sessions.h"
 #include "umwelt/thread_annotations.h"
 #include "umwelt/mcp.h"
@@ -42,6 +43,8 @@ std::string SessionId(const Request& req);
 bool SafeName(const std::string& name);
 std::string MimeOf(const std::string& name);
 bool Truthy(const std::string& v);
+// The request's `page` (1 to `max`); `fallback` when absent or not a number.
+int PageParam(const Request& req, int max, int fallback = 1);
 // Where to go after signing in: a same-origin absolute path of printable
 // ASCII (no scheme, no `//` or `\\`, no control characters), else "/".
 std::string SafeNext(const std::string& next);
@@ -107,7 +110,11 @@ class ServerImpl final : public Server {
             const Request& req, const std::string& script = "");
   bool ValidParams(const Request& req, Response& res);
   Result<SearchRequest> ParseSearch(const Request& req);
-  void ServeDir(const std::string& dir, const std::string& name, Response& res);
+  // `nav`: put this server's navigation at the top of an HTML page.
+  void ServeDir(const std::string& dir, const std::string& name, Response& res, const si::Chrome* nav = nullptr);
+  // What the navigation offers `req`'s reader, and what page bodies render with.
+  si::Chrome Chrome(const Request& req);
+  si::View View(Corpus* corpus) const;
   Result<std::string> StatusJson();
   // Researches a job's question and publishes its report (on a job worker).
   void RunJob(Job& job);

@@ -4,10 +4,15 @@
 // a summary page, and keeps each page's DOM and a screenshot.
 // With AUTH_BASE and TOKEN (a server with --auth), it also signs in through
 // the form with a hostile `next` and reports where the browser landed.
+// With PAGES_FILE (a JSON list of {path, need: [selectors], ask: question}),
+// it then audits each page at 1280 and 390 px: the page's width against the
+// screen's, the elements it must show, Markdown markers left in its text, its
+// links on this server that do not answer 2xx (or point at no element on the
+// page), and anything hostile text could have made live.
 //   node --experimental-websocket cdp.mjs CHROMIUM BASE_URL SUMMARY_PATH OUT_DIR [AUTH_BASE TOKEN]
 // Prints one JSON object with what it saw.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,7 +23,7 @@ const browser = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', 
   '--remote-debugging-port=0', '--user-data-dir=' + profile, '--window-size=1280,1600', 'about:blank'],
   { stdio: ['ignore', 'ignore', 'pipe'] });
 const fail = (why) => { console.log(JSON.stringify({ error: String(why) })); browser.kill('SIGKILL'); process.exit(1); };
-setTimeout(() => fail('timed out'), 60000);
+setTimeout(() => fail('timed out'), 240000);
 
 const wsUrl = await new Promise((resolve, reject) => {
   let err = '';
@@ -123,6 +128,64 @@ if (authBase) {
   result.login_origin = await evaluate('location.origin');
   result.login_path = await evaluate('location.pathname');
   await keep('serve-login');
+}
+// 5. The page audit.
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const auditJs = `(() => {
+  const main = document.querySelector('main');
+  const shown = main ? main.cloneNode(true) : document.createElement('div');
+  // Code listings and code spans show text as written; the rest is prose.
+  for (const e of shown.querySelectorAll('.code, pre, code, kbd, textarea, input, select')) e.remove();
+  const text = shown.textContent;
+  const markers = [['a Markdown link', /\\]\\((https?:|\\/|#)/], ['bold', /\\*\\*\\S/], ['a backtick', /\u0060/],
+                   ['a heading', /(^|\\s)#{2,6} \\S/], ['an escape', /\\\\[#*_\u0060\\[\\]]/]];
+  const raw = [];
+  for (const [name, re] of markers) { const m = text.match(re); if (m) raw.push(name + ' near ' + JSON.stringify(text.substr(Math.max(0, m.index - 30), 80))); }
+  const links = [], anchors = [];
+  for (const a of document.querySelectorAll('a[href]')) {
+    const u = new URL(a.href, location.href);
+    if (u.origin !== location.origin || u.pathname === '/logout') continue;
+    if (u.pathname === location.pathname && u.search === location.search && u.hash) {
+      if (!document.getElementById(decodeURIComponent(u.hash.slice(1)))) anchors.push(u.hash);
+    } else { links.push(u.origin + u.pathname + u.search); }
+  }
+  const live = document.querySelectorAll('main script, main style, main iframe, main object, main embed, main [onerror], ' +
+                                          'main [onclick], main [onload], main a[href^="javascript"], main img[src^="x"]').length;
+  return {width: document.documentElement.scrollWidth, screen: window.innerWidth, raw, links: [...new Set(links)],
+          anchors, live, pwned: typeof window.__pwned !== 'undefined'};
+})()`;
+if (process.env.PAGES_FILE) {
+  const pages = JSON.parse(readFileSync(process.env.PAGES_FILE, 'utf8'));
+  const checked = new Map();
+  result.pages = [];
+  for (const width of [1280, 390]) {
+    await send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile: width < 600 }, sessionId);
+    for (const page of pages) {
+      await navigate(base + page.path);
+      if (page.ask) {
+        await evaluate("document.getElementById('question').value = " + JSON.stringify(page.ask));
+        await evaluate("document.querySelector('#ask button').click()");
+        for (let i = 0; i < 240 && !(await evaluate("!!document.querySelector('.answer-part')")); ++i) await sleep(250);
+      }
+      const seen = await evaluate(auditJs);
+      const missing = [];
+      for (const sel of page.need || []) if (!(await evaluate('!!document.querySelector(' + JSON.stringify(sel) + ')'))) missing.push(sel);
+      const broken = [];
+      for (const link of seen.links) {
+        if (!checked.has(link)) {
+          checked.set(link, await evaluate('fetch(' + JSON.stringify(link) + ", {credentials: 'same-origin'}).then((r) => r.status, () => 0)"));
+        }
+        const status = checked.get(link);
+        if (status < 200 || status >= 300) broken.push(link + ' ' + status);
+      }
+      for (const a of seen.anchors) broken.push(page.path + a + ' (no such element)');
+      const name = 'page-' + page.path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').slice(0, 40) + '-' + width;
+      await keep(name || 'page-root-' + width);
+      result.pages.push({ path: page.path, width, page_width: seen.width, screen: seen.screen, raw: seen.raw,
+                          missing, broken, live: seen.live, pwned: seen.pwned, links: seen.links.length });
+    }
+  }
+  result.links_checked = checked.size;
 }
 result.console_errors = consoleErrors;
 console.log(JSON.stringify(result));

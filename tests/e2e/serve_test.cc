@@ -16,9 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "corpus_fixtures.h"
 #include "serve_process.h"
 #include "test_util.h"
 #include "umwelt/file.h"
+#include "umwelt/http.h"
 
 namespace umwelt {
 namespace {
@@ -122,6 +124,35 @@ TEST(Serve, KillNineDuringAScheduledSyncThenRestart) {
   EXPECT_EQ(again.Wait(30), 0);
 }
 
+// A small repository with a 150-line file, synced into `db`, and an issue
+// whose text is an attack on the page that shows it (acme/tinylm#666).
+void AddCodeAndHostileText(testing::TempDir& dir, const std::string& db) {
+  std::string repo = dir.File("repo");
+  fs::create_directories(repo + "/src");
+  std::string code;
+  for (int i = 1; i <= 150; ++i) code += "def step_" + std::to_string(i) + "():  # `tick` <b>" + std::to_string(i) + "</b>\n";
+  testing::WriteFile(repo + "/src/loop.py", code);
+  RunResult git = testing::RunShell(
+      "cd " + testing::Quote(repo) + " && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 && git init -q -b main . && "
+      "git add -A && git -c user.name=T -c user.email=t@example.com commit -q -m 'Add the training loop' "
+      "-m 'Follows acme/tinylm#102 (see **the trace**).'");
+  ASSERT_EQ(git.code, 0) << git.err;
+  ASSERT_EQ(Umwelt({"--corpus", db, "sync", "git", repo}).code, 0);
+  auto corpus = Corpus::Open(db, Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(corpus.ok());
+  auto b = (*corpus)->BeginWrite();
+  Thread t = testing::GithubThread("acme/tinylm#666", "issue", "open", "Hostile <b>title</b>", "mallory",
+                                   "<script>window.__pwned = 1</script>");
+  ASSERT_TRUE((*b)->PutThread(t).ok());
+  ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk(
+      "acme/tinylm#666", "acme/tinylm#666", "issue", t.url,
+      "Fixes #102 averyveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryveryverylongwordwithoutanybreak."
+      "\n<script>window.__pwned = 2</script><img src=x onerror=\"window.__pwned = 3\">\n\n"
+      "[click me](javascript:window.__pwned=4) <a href=\"javascript:window.__pwned=5\" onclick=\"window.__pwned=6\">x</a>\n\n"
+      "<style>main{display:none}</style><iframe src=\"/\"></iframe> \u202Egnp.exe")}).ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+}
+
 TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
   std::string chromium;
   for (const char* p : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"}) {
@@ -134,8 +165,26 @@ TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
   }
   testing::TempDir dir;
   std::string db = ExampleCorpus(dir);
+  AddCodeAndHostileText(dir, db);
   std::string site = dir.File("site");
   ASSERT_EQ(Umwelt({"--corpus", db, "digest", "--week", "2026-11-16", "--out", site}).code, 0);
+  RunResult code_hit = Umwelt({"--corpus", db, "search", "step_120", "--source", "code", "--json", "--fts-only"});
+  json code_json = json::parse(code_hit.out, nullptr, false);
+  ASSERT_TRUE(code_json.is_object() && !code_json["hits"].empty()) << code_hit.out << code_hit.err;
+  std::string code_path = "/thread?url=" + UrlEncode(code_json["hits"][0]["url"].get<std::string>());
+  // Each page the UI has, with what it is for; the audit runs them at 1280 and 390 px.
+  json pages = json::array({
+      {{"path", "/"}, {"need", {"#q", "nav.site-nav a[href='/summaries/']"}}},
+      {{"path", "/?q=MFU+H100"}, {"need", {"ol.hits li", "mark", ".facets a", "#mode", "time[title]"}}},
+      {{"path", "/?q=MFU+H100&group=thread"}, {"need", {"ol.threads li"}}},
+      {{"path", "/thread?ref=acme/tinylm%23102"}, {"need", {".chunk .body p", "time[title]", ".body a[href^='/thread']"}}},
+      {{"path", "/thread?ref=acme/tinylm%23666"}, {"need", {".chunk .body"}}},
+      {{"path", code_path}, {"need", {".code .l.hit", ".code a.n"}}},
+      {{"path", "/summaries/"}, {"need", {"nav.site-nav a[href='/']"}}},
+      {{"path", "/summaries/summaries/summary-2026-11-16_2026-11-22.html"}, {"need", {"figure.activity svg", "nav.site-nav"}}},
+      {{"path", "/ask"}, {"ask", "What MFU do we get on H100s?"}, {"need", {".answer-part .report", ".answer-part h2.title"}}},
+  });
+  testing::WriteFile(dir.File("pages.json"), pages.dump());
   ServeProcess serve({"--corpus", db, "serve", "--port", "0", "--summaries", site}, dir.File("serve.log"));
   int port = serve.WaitForPort();
   ASSERT_GT(port, 0);
@@ -146,7 +195,7 @@ TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
   ASSERT_GT(auth_port, 0);
   std::string artifacts = UMWELT_ARTIFACT_DIR;
   fs::create_directories(artifacts);
-  RunResult r = testing::RunShell("timeout 90 node --experimental-websocket " +
+  RunResult r = testing::RunShell("PAGES_FILE=" + testing::Quote(dir.File("pages.json")) + " timeout 280 node --experimental-websocket " +
                                   testing::Quote(UMWELT_SOURCE_DIR "/tests/e2e/cdp.mjs") + " " + testing::Quote(chromium) +
                                   " http://127.0.0.1:" + std::to_string(port) +
                                   " /summaries/summaries/summary-2026-11-16_2026-11-22.html " + testing::Quote(artifacts) +
@@ -166,6 +215,18 @@ TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
   EXPECT_TRUE(j["console_errors"].empty()) << j["console_errors"].dump();
   EXPECT_EQ(j["login_origin"], "http://127.0.0.1:" + std::to_string(auth_port));
   EXPECT_EQ(j["login_path"], "/");
+  // The audit: every page at both widths.
+  ASSERT_EQ(j["pages"].size(), 2 * pages.size()) << r.out;
+  for (const auto& p : j["pages"]) {
+    std::string where = p["path"].get<std::string>() + " at " + std::to_string(p["width"].get<int>()) + " px";
+    EXPECT_LE(p["page_width"].get<int>(), p["screen"].get<int>()) << where << ": the page scrolls sideways";
+    EXPECT_TRUE(p["raw"].empty()) << where << ": Markdown shown raw: " << p["raw"].dump();
+    EXPECT_TRUE(p["missing"].empty()) << where << ": missing " << p["missing"].dump();
+    EXPECT_TRUE(p["broken"].empty()) << where << ": links that do not answer: " << p["broken"].dump();
+    EXPECT_EQ(p["live"], 0) << where << ": hostile markup came alive";
+    EXPECT_FALSE(p["pwned"].get<bool>()) << where << ": hostile script ran";
+  }
+  EXPECT_GT(j["links_checked"].get<int>(), 20);
   for (const char* f : {"serve-search.html", "serve-search.png", "serve-thread.png", "serve-summary.png"}) {
     EXPECT_TRUE(fs::exists(artifacts + "/" + f)) << f;
   }
