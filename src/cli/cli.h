@@ -245,7 +245,11 @@ struct PublishArgs {
 };
 Status CmdPublish(const std::string& corpus, const PublishArgs& args);
 
-// Rebuilds the keyword index after a write so the next search starts warm.
+// After a write: rebuilds the keyword index so the next search starts warm,
+// and a builtin space whose model file is missing (trained again, embedded).
 Status RefreshIndex(Corpus& corpus);
+// A search's notes on stderr; one about a missing side file only the first
+// time this corpus gives it.
+void PrintNotes(const std::string& corpus_path, const std::vector<std::string>& notes);
 
 }  // namespace umwelt::cli

@@ -75,7 +75,7 @@ Status CmdAsk(const std::string& path, const AskArgs& a) {
   if (tty) std::fprintf(stderr, "\r\033[K");
   UMWELT_RETURN_IF_ERROR(r.status());
   const AskResult& report = r->report;
-  for (const auto& n : report.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  PrintNotes(path, report.notes);
   for (const auto& x : report.removed) std::fprintf(stderr, "umwelt: removed by verify: %s\n", x.c_str());
   if (!a.trace.empty()) UMWELT_RETURN_IF_ERROR(WriteText(a.trace, report.trace_json));
   if (a.md.empty() && a.out.empty()) {

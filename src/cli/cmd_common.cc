@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <memory>
@@ -13,6 +14,8 @@
 #include "cli.h"
 #include "umwelt/file.h"
 #include "umwelt/log.h"
+#include "umwelt/text.h"
+#include "umwelt/vector.h"
 
 namespace umwelt::cli {
 
@@ -55,9 +58,51 @@ Result<std::unique_ptr<ChatModel>> OpenModel(const std::string& flag, bool repla
   return ChatModel::Open(lo);
 }
 
+void PrintNotes(const std::string& path, const std::vector<std::string>& notes) {
+  for (const auto& n : notes) {
+    // A missing side file is named once per corpus (status names it until a
+    // write or `index` rebuilds it), not before every result.
+    bool missing_file = n.find("no builtin model") != std::string::npos;
+    if (missing_file) {
+      auto corpus = Corpus::Open(path, Corpus::Mode::kReadWrite);
+      if (corpus.ok()) {
+        std::string key = "noted:" + n;
+        auto seen = (*corpus)->GetMeta(key);
+        if (seen.ok() && !seen->empty()) continue;
+        if (auto b = (*corpus)->BeginWrite(); b.ok() && (*b)->PutMeta(key, "1").ok()) (void)(*b)->Commit();
+      }
+    }
+    std::fprintf(stderr, "umwelt: note: %s%s\n", TerminalSafe(n).c_str(),
+                 missing_file ? " (said once; `umwelt status` shows it until the next write or `umwelt index` rebuilds it)"
+                              : "");
+  }
+}
+
 Status RefreshIndex(Corpus& corpus) {
   auto index = KeywordIndex::Open(corpus);
-  return index.ok() ? Status::Ok() : index.status().WithContext("keyword index");
+  if (!index.ok()) return index.status().WithContext("keyword index");
+  // A builtin space whose model file is gone (a corpus copied without its
+  // side files) is trained and embedded again here, on this machine.
+  UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(corpus));
+  std::vector<std::string> specs;
+  for (const auto& [name, model] : spaces) {
+    if (model.rfind("builtin:", 0) == 0 && !std::filesystem::exists(BuiltinModelPath(corpus, name))) {
+      specs.push_back(name + "=builtin");
+    }
+  }
+  if (specs.empty()) return Status::Ok();
+  UMWELT_ASSIGN_OR_RETURN(auto configs, ParseSpaceConfigs(specs));
+  Progress progress("index");
+  IndexOptions o;
+  o.progress = [&](const std::string& space, int64_t done, int64_t total) { progress.Update(done, total, space); };
+  IndexReport report;
+  Status s = IndexSpaces(corpus, configs, o, &report);
+  progress.Done();
+  for (const auto& sp : report.spaces) {
+    std::fprintf(stderr, "umwelt: space %s's model file was missing: trained again (%s) and %lld chunks embedded\n",
+                 sp.space.c_str(), sp.model.c_str(), static_cast<long long>(sp.embedded));
+  }
+  return s.ok() ? Status::Ok() : s.WithContext("rebuilding the builtin model");
 }
 
 Status CmdInit(const std::string& path) {

@@ -71,7 +71,7 @@ Status CmdSearch(const std::string& path, const SearchArgs& a) {
   UMWELT_ASSIGN_OR_RETURN(auto searcher, OpenSearcher(path, a));
   UMWELT_ASSIGN_OR_RETURN(SearchResponse out, searcher->Search(a));
   const HybridResult& r = out.result;
-  for (const auto& n : r.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  PrintNotes(path, r.notes);
   if (a.json) {
     Print(SearchResponseJson(a, out));
     return Status::Ok();
@@ -106,7 +106,7 @@ Status CmdSearchMulti(const std::string& path, const std::vector<std::string>& q
                       int total) {
   UMWELT_ASSIGN_OR_RETURN(auto searcher, OpenSearcher(path, a));
   UMWELT_ASSIGN_OR_RETURN(MultiSearchResponse out, searcher->SearchMulti(queries, a, total));
-  for (const auto& n : out.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  PrintNotes(path, out.notes);
   if (a.json) {
     Print(SearchMultiJson(out.queries, out.total, out.hits, out.notes));
     return Status::Ok();
@@ -126,7 +126,7 @@ Status CmdContext(const std::string& path, const ContextRequest& request, const 
   ContextRequest r = request;
   r.search = a;
   UMWELT_ASSIGN_OR_RETURN(ContextPack p, BuildContext(*searcher, r));
-  for (const auto& n : p.notes) std::fprintf(stderr, "umwelt: note: %s\n", n.c_str());
+  PrintNotes(path, p.notes);
   Print(a.json ? ContextJson(p) : p.text);
   std::fprintf(stderr, "umwelt context: %zu threads, %zu characters (~%zu tokens)%s\n", p.threads.size(), p.text.size(),
                p.text.size() / 4, p.truncated ? ", cut at --max-chars" : "");

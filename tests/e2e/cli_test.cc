@@ -302,6 +302,21 @@ TEST(Cli, IndexHybridSearchMultiAndEval) {
     RunResult copy = Umwelt({"--corpus", dir.File("copy.db"), "status"});
     EXPECT_NE(copy.out.find("model file missing (" + dir.File("copy.db") + ".prose.words)"), std::string::npos) << copy.out;
     EXPECT_NE(copy.out.find("run `umwelt index`"), std::string::npos) << copy.out;
+    // A search names the missing file once, not before every result.
+    RunResult first = Umwelt({"--corpus", dir.File("copy.db"), "search", "MFU"});
+    EXPECT_EQ(first.code, 0) << first.err;
+    EXPECT_NE(first.err.find("no builtin model"), std::string::npos) << first.err;
+    RunResult second = Umwelt({"--corpus", dir.File("copy.db"), "search", "MFU"});
+    EXPECT_EQ(second.code, 0);
+    EXPECT_EQ(second.err.find("no builtin model"), std::string::npos) << second.err;
+    // The next write trains the model again and embeds the corpus with it.
+    RunResult write = Umwelt({"--corpus", dir.File("copy.db"), "import", "discord",
+                              UMWELT_SOURCE_DIR "/examples/discord/training.json", "--repo", "acme/tinylm"});
+    ASSERT_EQ(write.code, 0) << write.err;
+    EXPECT_NE(write.err.find("model file was missing: trained again"), std::string::npos) << write.err;
+    EXPECT_TRUE(std::filesystem::exists(dir.File("copy.db") + ".prose.words"));
+    RunResult rebuilt = Umwelt({"--corpus", dir.File("copy.db"), "search", "checkpoint restore", "--json"});
+    EXPECT_EQ(json::parse(rebuilt.out)["mode"], "hybrid") << rebuilt.err;
   }
 
   RunResult hybrid = Umwelt({"--corpus", db, "search", "checkpoint restore minutes", "--json", "-k", "5"});
