@@ -391,7 +391,8 @@ std::string SearchBody(const SearchForm& f, const HybridResult* r, bool hybrid, 
   bool more = read > first + kPageHits;
   std::string mode = hybrid ? "hybrid: keyword and vectors"
                      : f.fts_only ? "keyword only, as asked"
-                                  : "keyword only: the vector leg did not run";
+                     : r->notes.empty() ? "keyword only: this corpus has no vector index (`umwelt index` builds one)"
+                                        : "keyword only: the vector leg did not run";
   h += "<p class=\"meta\" id=\"result-count\">";
   if (shown == 0) {
     h += "0 " + std::string(threads ? "threads" : "results");

@@ -125,7 +125,7 @@ TEST_F(UiTest, SearchPageHighlightsCountsFacetsAndPages) {
   f.page = 2;
   std::string h = SearchBody(f, &r, false, "", view_);
   EXPECT_NE(h.find("51–100 of 120 results"), std::string::npos) << "all 120 were read: the count is exact";
-  EXPECT_NE(h.find("keyword only: the vector leg did not run"), std::string::npos);
+  EXPECT_NE(h.find("keyword only: this corpus has no vector index"), std::string::npos);
   EXPECT_NE(h.find("<ol class=\"hits\" start=\"51\">"), std::string::npos);
   EXPECT_EQ(Count(h, "<li>"), 50u);
   EXPECT_NE(h.find("<mark>Loss</mark> spikes at step 2k with <mark>retries</mark> &lt;b&gt;"), std::string::npos) << h;
