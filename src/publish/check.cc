@@ -85,6 +85,13 @@ void CheckLink(Corpus* corpus, const std::string& url, int line, const std::stri
     auto chunk = corpus->ChunkByUrl(url);
     auto thread = corpus->ThreadByUrl(url);
     if ((chunk.ok() && chunk->has_value()) || (thread.ok() && thread->has_value())) return;
+    // A line of a mirrored file ("…:path#L12"): the file must be in the corpus.
+    static const Pattern line_anchor(R"(^(.+)#L[0-9]{1,9}$)");
+    Groups g;
+    if (line_anchor.Matches(url, &g)) {
+      auto file = corpus->ThreadByUrl(std::string(g[1]));
+      if (file.ok() && file->has_value()) return;
+    }
     return Add(out, S::kError, line, url, "not in the corpus");
   }
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) return;  // anchors, mailto

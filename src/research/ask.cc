@@ -627,6 +627,8 @@ void AskRun::Judge() {
         (met ? answered : unsupported).push_back(CollapseWhitespace(clause));
       }
     }
+    // A code question the code answers line by line is answered.
+    if (!together && !research_internal::CodeAnswerLines(question, ev).empty()) together = true;
     if (!together && !answered.empty()) {
       std::string parts;
       for (const auto& u : unsupported) parts += (parts.empty() ? "" : "; ") + u;

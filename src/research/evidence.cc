@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "extractive.h"
 #include "umwelt/redact.h"
 #include "umwelt/search.h"
 #include "umwelt/text.h"
@@ -545,11 +546,13 @@ VerifiedClaims VerifyClaims(const std::string& md, const std::vector<Evidence>& 
     std::string cited;
     for (const auto& u : urls) {
       auto e = by_url.find(u);
-      if (e == by_url.end()) {
+      // A line of a code window cites that window.
+      const Evidence* window = e == by_url.end() ? research_internal::WindowOfLine(u, ev) : e->second;
+      if (!window) {
         why = "cites " + u + ", which is not in the evidence";
         break;
       }
-      cited += e->second->text + "\n" + e->second->title + "\n";
+      cited += window->text + "\n" + window->title + "\n";
     }
     if (why.empty() && !urls.empty()) {
       // Numbers stated outside link texts and code must be in what is cited.
@@ -582,7 +585,9 @@ VerifiedClaims VerifyClaims(const std::string& md, const std::vector<Evidence>& 
     // A claim resting on a statement that was later revised (or a PR later
     // reverted) says so, with a link to what replaced it.
     for (const auto& u : urls) {
-      const Evidence* e = by_url[u];
+      auto found = by_url.find(u);
+      if (found == by_url.end()) continue;
+      const Evidence* e = found->second;
       if (!e->superseded_by.empty() && line.find(e->superseded_by) == std::string::npos &&
           by_url.count(e->superseded_by)) {
         std::string mark = " (superseded: see [the later statement](" + e->superseded_by + "))";

@@ -15,6 +15,27 @@ std::string Cell(const std::string& s);
 // Text shown as code: backticks cannot close the span early.
 std::string CodeSpan(std::string s);
 
+// A question about what the code does or what a setting is ("What port
+// does serve listen on by default?", "Which journal mode does the corpus
+// use?").
+bool IsCodeQuestion(const std::string& question);
+
+// A line of code on the default branch that states the answer to a code
+// question: the line (and the comment just above it), its number, and its
+// line permalink (the window's url with "#L<n>").
+struct CodeLine {
+  const Evidence* window = nullptr;
+  int number = 0;
+  std::string text, comment, url, path;
+  double score = 0;
+};
+// The lines (at most three, best first) of the code windows in `ev` (lane
+// "main") that name most of the question's words and state something (an
+// assignment, a literal, a default); none when no line names enough of them.
+std::vector<CodeLine> CodeAnswerLines(const std::string& question, const std::vector<Evidence>& ev);
+// The evidence window a code line permalink (`<window url>#L<n>`) falls in.
+const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>& ev);
+
 // The extractive report: statements quoted from the evidence with their
 // authors, dates and links, chosen by the kind of answer the question asks
 // for. `found`: whether the corpus holds anything on the question; `keys`:

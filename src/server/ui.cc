@@ -391,7 +391,7 @@ std::string SearchBody(const SearchForm& f, const HybridResult* r, bool hybrid, 
   bool more = read > first + kPageHits;
   std::string mode = hybrid ? "hybrid: keyword and vectors"
                      : f.fts_only ? "keyword only, as asked"
-                     : r->notes.empty() ? "keyword only: this corpus has no vector index (`umwelt index` builds one)"
+                     : r->notes.empty() ? "keyword only: this corpus has no vector index (<code>umwelt index</code> builds one)"
                                         : "keyword only: the vector leg did not run";
   h += "<p class=\"meta\" id=\"result-count\">";
   if (shown == 0) {
@@ -400,7 +400,7 @@ std::string SearchBody(const SearchForm& f, const HybridResult* r, bool hybrid, 
     h += std::to_string(first + 1) + "–" + std::to_string(first + shown) + " of " + std::to_string(read) +
          (exhausted ? "" : "+") + (threads ? " threads" : " results");
   }
-  h += " · <span class=\"mode\" id=\"mode\">" + E(mode) + "</span></p>";
+  h += " · <span class=\"mode\" id=\"mode\">" + mode + "</span></p>";  // the program's own words
   for (const auto& n : r->notes) h += "<p class=\"meta note\">" + E(n) + "</p>";
   if (read == 0) return h + "<p>No results for <strong>" + E(f.q) + "</strong>.</p>";
   if (shown == 0) return h + "<p>No more results.</p>" + PagerHtml(f, false);
