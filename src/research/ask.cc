@@ -429,15 +429,26 @@ Status AskRun::Expand() {
     }
     e.score += score;
   };
+  // A question about the code reads deeper into the code facet's windows
+  // (the answer is one line among them): beside the records, not in place
+  // of any of them.
+  bool code_question = research_internal::IsCodeQuestion(question);
+  std::vector<std::pair<Hit, std::string>> deeper;
   for (size_t i = 0; i < facets.size(); ++i) {
     const auto& fh = per_facet[i];
     for (size_t r = 0; r < fh.prose.size() && static_cast<int>(r) < o.expand; ++r) add(fh.prose[r], facets[i].name, "", 1.0 / (60 + r));
     for (size_t r = 0; r < fh.main.size() && r < 5; ++r) add(fh.main[r], facets[i].name, "main", 0.5 / (60 + r));
+    if (code_question && facets[i].code) {
+      for (size_t r = 5; r < fh.main.size() && r < 20; ++r) deeper.emplace_back(fh.main[r], facets[i].name);
+    }
     for (size_t r = 0; r < fh.branches.size() && r < 5; ++r) add(fh.branches[r], facets[i].name, "branch", 0.5 / (60 + r));
   }
   for (const auto& u : order) ev.push_back(by_url[u]);
   std::stable_sort(ev.begin(), ev.end(), [](const Evidence& a, const Evidence& b) { return a.score > b.score; });
   if (static_cast<int>(ev.size()) > o.max_evidence) ev.resize(static_cast<size_t>(o.max_evidence));
+  size_t read = order.size();
+  for (const auto& [hit, facet] : deeper) add(hit, facet, "main", 0);
+  for (size_t i = read; i < order.size(); ++i) ev.push_back(by_url[order[i]]);
   // Each thread read once: its chunks (to the end), its row, its state (with
   // a revert found among what links to a merged PR).
   auto view = [&](const std::string& ref) -> Result<const ThreadView*> {
@@ -627,8 +638,28 @@ void AskRun::Judge() {
         (met ? answered : unsupported).push_back(CollapseWhitespace(clause));
       }
     }
-    // A code question the code answers line by line is answered.
-    if (!together && !research_internal::CodeAnswerLines(question, ev).empty()) together = true;
+    // A code question the code answers line by line is answered; one it
+    // does not, whose own words some record never names at all ("Redis"),
+    // is not answered from records about something else.
+    if (research_internal::IsCodeQuestion(question)) {
+      if (!research_internal::CodeAnswerLines(question, ev).empty()) {
+        together = true;
+      } else {
+        std::vector<std::string> forms;
+        for (const auto& e : ev) forms.push_back(research::MatchForm(e.title + "\n" + e.text));
+        for (const auto& [word, stem] : research_internal::CodeQuestionWords(question)) {
+          bool named = std::any_of(forms.begin(), forms.end(), [&](const std::string& f) {
+            return f.find(word) != std::string::npos || research_internal::NamesStem(f, stem);
+          });
+          if (!named && stem.size() >= 4) {
+            keys = {word};
+            together = false;
+            answered.clear();
+            break;
+          }
+        }
+      }
+    }
     if (!together && !answered.empty()) {
       std::string parts;
       for (const auto& u : unsupported) parts += (parts.empty() ? "" : "; ") + u;

@@ -321,7 +321,10 @@ int CountJunkQuotes(std::string_view md) {
     if (cite == std::string::npos || line.rfind("> **", 0) == 0) continue;
     std::string quote = line.substr(2, cite - 2);
     std::erase(quote, '\\');  // markup escapes
-    junk += !research::IsStatement(quote);
+    // A line of code quoted whole (a code question's answer) is what it is.
+    bool code_line = quote.size() > 2 && quote.front() == '`' && quote.back() == '`' &&
+                     quote.find('`', 1) == quote.size() - 1;
+    junk += !code_line && !research::IsStatement(quote);
   }
   return junk;
 }

@@ -2,6 +2,7 @@
 #include "extractive.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -99,6 +100,39 @@ std::vector<std::string> Lines(const std::string& text) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> CodeQuestionWords(const std::string& question) {
+  // Stems, so "uses" and "use" meet; words every code question has say
+  // nothing about which line answers it.
+  static const std::set<std::string> generic = {"code", "use", "used", "doe", "does", "set", "valu", "what",
+                                                "which", "where", "how", "default", "defin", "function", "method",
+                                                "configur", "config", "configuration", "set", "option", "flag",
+                                                "constant", "paramet", "variabl", "support", "hardcod"};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& w : ContentWords(question)) {
+    // "fine-tuning" is two words, as research::MatchForm reads a record.
+    std::string lower = ToLower(w);
+    std::replace(lower.begin(), lower.end(), '-', ' ');
+    std::replace(lower.begin(), lower.end(), '_', ' ');
+    for (const auto& word : SplitList(lower, ' ')) {
+      std::string stem = StemWord(word);
+      bool seen = std::any_of(out.begin(), out.end(), [&](const auto& p) { return p.second == stem; });
+      if (stem.size() >= 3 && !generic.count(stem) && !seen) out.emplace_back(word, stem);
+    }
+  }
+  return out;
+}
+
+bool NamesStem(const std::string& form, const std::string& stem) {
+  auto word_byte = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (size_t at = form.find(stem); at != std::string::npos; at = form.find(stem, at + 1)) {
+    if (at > 0 && word_byte(form[at - 1])) continue;
+    size_t end = at + stem.size();
+    while (end < form.size() && word_byte(form[end])) ++end;
+    if (end - at - stem.size() <= 3) return true;
+  }
+  return false;
+}
+
 const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>& ev) {
   static const Pattern line(R"(^(.*)#L([0-9]{1,9})$)");
   Groups g;
@@ -118,19 +152,10 @@ const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>
 std::vector<CodeLine> CodeAnswerLines(const std::string& question, const std::vector<Evidence>& ev) {
   std::vector<CodeLine> out;
   if (!IsCodeQuestion(question)) return out;
-  // The question's words as stems ("uses" and "use" meet); words every code
-  // question has say nothing about which line answers it.
-  static const std::set<std::string> generic = {"code", "use", "used", "doe", "does", "set", "valu", "what",
-                                                "which", "where", "how", "default", "defin", "function", "method"};
   std::vector<std::string> stems;
+  for (const auto& [word, stem] : CodeQuestionWords(question)) stems.push_back(stem);
   bool wants_default = false;
-  for (const auto& w : ContentWords(question)) {
-    std::string stem = StemWord(ToLower(w));
-    wants_default |= stem == "default";
-    if (stem.size() >= 3 && !generic.count(stem) && std::find(stems.begin(), stems.end(), stem) == stems.end()) {
-      stems.push_back(stem);
-    }
-  }
+  for (const auto& w : ContentWords(question)) wants_default |= StemWord(ToLower(w)) == "default";
   if (stems.empty()) return out;
   double need = std::min<double>(2, static_cast<double>(stems.size()));
   // A literal or a constant given as the value ("= 8765", "=WAL", "default_val(64").
@@ -266,7 +291,6 @@ class ExtractiveReport {
     }
     std::set<std::string> quoted;
     md += FurtherRecords(quoted);
-    md += CodeLanes();
     md += "## Caveats\n\n- This answer quotes the code as it is on the default branch; a branch in flight or a "
           "setting given at run time can change it ([the line](" + lines.front().url + ")).\n";
     return md;
@@ -334,7 +358,8 @@ class ExtractiveReport {
     std::string list;
     for (size_t i = 0; i < named.size(); ++i) list += (i ? (i + 1 == named.size() ? " and " : ", ") : "") + named[i];
     std::string md = "The corpus does not state this. No record mentions " + list +
-                     " together; the closest records follow, and none of them answers the question:\n\n";
+                     (named.size() > 1 ? " together" : "") +
+                     "; the closest records follow, and none of them answers the question:\n\n";
     md += "## Related records (not an answer)\n\n";
     for (size_t i = 0; i < prose_.size() && i < 6; ++i) {
       const Evidence& e = *prose_[i];

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "umwelt/research.h"
@@ -33,6 +34,13 @@ struct CodeLine {
 // "main") that name most of the question's words and state something (an
 // assignment, a literal, a default); none when no line names enough of them.
 std::vector<CodeLine> CodeAnswerLines(const std::string& question, const std::vector<Evidence>& ev);
+// A code question's own words, each with its stem (lower-case; words every
+// code question has, such as "default" or "use", left out).
+std::vector<std::pair<std::string, std::string>> CodeQuestionWords(const std::string& question);
+// Whether `form` (research::MatchForm) has a word that is `stem` with at
+// most three more letters ("timeouts" for "timeout", not "redirect" for
+// "redi").
+bool NamesStem(const std::string& form, const std::string& stem);
 // The evidence window a code line permalink (`<window url>#L<n>`) falls in.
 const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>& ev);
 

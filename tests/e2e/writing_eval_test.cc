@@ -15,7 +15,10 @@ namespace {
 using json = nlohmann::json;
 using testing::Umwelt;
 
-void ExpectAnswersHold(const std::string& db, const std::string& questions, double min_recall_share) {
+// `all_facts`: every answerable question's facts must be in its answer (this
+// project's own questions: code constants among them, answered from the code).
+void ExpectAnswersHold(const std::string& db, const std::string& questions, double min_recall_share,
+                       bool all_facts = false) {
   auto r = Umwelt({"--corpus", db, "eval", "answers", "--questions", questions, "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
   json scores = json::parse(r.out);
@@ -28,6 +31,9 @@ void ExpectAnswersHold(const std::string& db, const std::string& questions, doub
     EXPECT_EQ(s["junk"], 0) << id;
     EXPECT_EQ(s["check_problems"], 0) << id;
     EXPECT_EQ(s["hallucinated"], 0) << id;
+    if (all_facts && s["answerable"].get<bool>()) {
+      EXPECT_EQ(s["facts_found"], s["facts"]) << id << ": a fact is missing";
+    }
     cited += s["must_have_cited"].get<int>();
     retrieved += s["must_have_retrieved"].get<int>();
     unanswerable += !s["answerable"].get<bool>();
@@ -66,7 +72,7 @@ TEST(WritingEval, ThisProjectsOwnHistory) {
     GTEST_SKIP() << "the source tree is not a git checkout";
   }
   ASSERT_EQ(sync.code, 0) << sync.err;
-  ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/umwelt/questions", 0.0);
+  ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/umwelt/questions", 0.0, /*all_facts=*/true);
 }
 
 }  // namespace
