@@ -164,24 +164,32 @@ Document ParseDocument(std::string_view markdown) {
   return doc;
 }
 
-std::string RenderMarkdown(std::string_view markdown) {
+cmark_parser* NewGfmParser(int options) {
   static std::once_flag once;
   std::call_once(once, [] { cmark_gfm_core_extensions_ensure_registered(); });
-  int options = CMARK_OPT_FOOTNOTES | CMARK_OPT_STRIKETHROUGH_DOUBLE_TILDE;
   cmark_parser* parser = cmark_parser_new(options);
   for (const char* name : {"table", "autolink", "strikethrough", "tagfilter"}) {
     if (cmark_syntax_extension* ext = cmark_find_syntax_extension(name)) {
       cmark_parser_attach_syntax_extension(parser, ext);
     }
   }
-  cmark_parser_feed(parser, markdown.data(), markdown.size());
-  cmark_node* doc = cmark_parser_finish(parser);
+  return parser;
+}
+
+std::string RenderAndFree(cmark_parser* parser, cmark_node* doc, int options) {
   char* html = cmark_render_html(doc, options, cmark_parser_get_syntax_extensions(parser));
   std::string out = html ? html : "";
   free(html);
   cmark_node_free(doc);
   cmark_parser_free(parser);
   return out;
+}
+
+std::string RenderMarkdown(std::string_view markdown) {
+  int options = CMARK_OPT_FOOTNOTES | CMARK_OPT_STRIKETHROUGH_DOUBLE_TILDE;
+  cmark_parser* parser = NewGfmParser(options);
+  cmark_parser_feed(parser, markdown.data(), markdown.size());
+  return RenderAndFree(parser, cmark_parser_finish(parser), options);
 }
 
 }  // namespace umwelt::publish_internal

@@ -1,6 +1,8 @@
 // Internal to publish/: a report split into its parts before rendering.
 #pragma once
 
+#include <cmark-gfm.h>
+
 #include <map>
 #include <string>
 #include <string_view>
@@ -30,6 +32,12 @@ std::string SidenoteToken(size_t i);
 std::string MathToken(size_t i);
 
 Document ParseDocument(std::string_view markdown);
+
+// A cmark-gfm parser with `options` and the GitHub extensions (table,
+// autolink, strikethrough, tagfilter); the caller frees it.
+cmark_parser* NewGfmParser(int options);
+// `doc` (parsed by `parser`) as HTML; frees both.
+std::string RenderAndFree(cmark_parser* parser, cmark_node* doc, int options);
 
 // Markdown -> HTML with cmark-gfm (tables, autolinks, strikethrough,
 // tagfilter, footnotes). Raw HTML is omitted and unsafe urls dropped.

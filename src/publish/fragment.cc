@@ -4,9 +4,9 @@
 #include <cmark-gfm-core-extensions.h>
 #include <cmark-gfm.h>
 
-#include <mutex>
 #include <vector>
 
+#include "document.h"
 #include "umwelt/pattern.h"
 #include "umwelt/publish.h"
 
@@ -97,17 +97,10 @@ bool InsideLinkOrCode(cmark_node* n) {
 }  // namespace
 
 std::string RenderSourceMarkdown(std::string_view markdown, const SourceLinker& link) {
-  static std::once_flag once;
-  std::call_once(once, [] { cmark_gfm_core_extensions_ensure_registered(); });
   // No CMARK_OPT_UNSAFE: raw HTML becomes a comment and javascript:,
   // vbscript:, file: and non-image data: urls are dropped.
   int options = CMARK_OPT_STRIKETHROUGH_DOUBLE_TILDE | CMARK_OPT_HARDBREAKS;
-  cmark_parser* parser = cmark_parser_new(options);
-  for (const char* name : {"table", "autolink", "strikethrough", "tagfilter"}) {
-    if (cmark_syntax_extension* ext = cmark_find_syntax_extension(name)) {
-      cmark_parser_attach_syntax_extension(parser, ext);
-    }
-  }
+  cmark_parser* parser = publish_internal::NewGfmParser(options);
   std::string text = WithoutBidiControls(markdown);
   cmark_parser_feed(parser, text.data(), text.size());
   cmark_node* doc = cmark_parser_finish(parser);
@@ -138,12 +131,7 @@ std::string RenderSourceMarkdown(std::string_view markdown, const SourceLinker& 
       cmark_node_free(n);  // unlinks it first
     }
   }
-  char* html = cmark_render_html(doc, options, cmark_parser_get_syntax_extensions(parser));
-  std::string out = html ? html : "";
-  free(html);
-  cmark_node_free(doc);
-  cmark_parser_free(parser);
-  return out;
+  return publish_internal::RenderAndFree(parser, doc, options);
 }
 
 std::string MarkdownPlainText(std::string_view markdown) {

@@ -647,7 +647,9 @@ void AskRun::Judge() {
       } else {
         std::vector<std::string> forms;
         for (const auto& e : ev) forms.push_back(research::MatchForm(e.title + "\n" + e.text));
-        for (const auto& [word, stem] : research_internal::CodeQuestionWords(question)) {
+        for (const auto& word_stem : research_internal::CodeQuestionWords(question)) {
+          const std::string& word = word_stem.first;
+          const std::string& stem = word_stem.second;
           bool named = std::any_of(forms.begin(), forms.end(), [&](const std::string& f) {
             return f.find(word) != std::string::npos || research_internal::NamesStem(f, stem);
           });
