@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "umwelt/corpus.h"
@@ -124,6 +125,11 @@ struct Space {
   std::unique_ptr<Embedder> embedder;
   std::unique_ptr<VectorIndex> index;
 };
+
+// How a code window's file serves a question in words: 0 for source and
+// docs, 1 for tests, 2 for data (JSON, CSV, lock files, fixtures, generated
+// or vendored files, snapshots). Code lanes order by it.
+int FileClass(std::string_view path);
 
 struct HybridResult {
   std::vector<Hit> hits;           // the primary lane (prose, or code with --source code)

@@ -125,6 +125,8 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
   return hits;
 }
 
+}  // namespace
+
 // How a code window's file serves a question in words: source and docs (0)
 // before tests (1) before data — JSON, CSV, lock files, fixtures,
 // generated or vendored files, snapshots (2).
@@ -138,6 +140,8 @@ int FileClass(std::string_view path) {
   if (test.Search(path)) return 1;
   return 0;
 }
+
+namespace {
 
 // Whether the query asks for such files itself: a path or file name, or
 // the words for them.

@@ -16,6 +16,7 @@
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
 #include "umwelt/searcher.h"
+#include "umwelt/vector.h"
 #include "umwelt/source_traits.h"
 #include "umwelt/text.h"
 #include "extractive.h"
@@ -639,14 +640,19 @@ void AskRun::Judge() {
       }
     }
     // A code question the code answers line by line is answered; one it
-    // does not, whose own words some record never names at all ("Redis"),
-    // is not answered from records about something else.
+    // does not, one of whose own words no record names at all (a product the
+    // project never uses), is not answered from records about something else.
     if (research_internal::IsCodeQuestion(question)) {
       if (!research_internal::CodeAnswerLines(question, ev).empty()) {
         together = true;
       } else {
+        // Tests and data files (fixtures, an eval's own questions) hold any
+        // word; they do not make a subject the project's.
         std::vector<std::string> forms;
-        for (const auto& e : ev) forms.push_back(research::MatchForm(e.title + "\n" + e.text));
+        for (const auto& e : ev) {
+          if (std::string path = research_internal::WindowPath(e.url); !path.empty() && FileClass(path) >= 1) continue;
+          forms.push_back(research::MatchForm(e.title + "\n" + e.text));
+        }
         for (const auto& word_stem : research_internal::CodeQuestionWords(question)) {
           const std::string& word = word_stem.first;
           const std::string& stem = word_stem.second;

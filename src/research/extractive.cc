@@ -9,6 +9,7 @@
 
 #include "umwelt/pattern.h"
 #include "umwelt/search.h"
+#include "umwelt/vector.h"
 #include "umwelt/claims.h"
 #include "umwelt/source_traits.h"
 #include "umwelt/text.h"
@@ -72,9 +73,9 @@ std::string PathOf(const std::string& base) {
   return base;
 }
 
-bool IsTestPath(const std::string& path) {
-  static const Pattern test(R"((^|/)(tests?|testing|spec|fixtures?)/|_test\.|\.test\.|(^|/)test_)");
-  return test.Search(path);
+bool IsDocPath(const std::string& path) {
+  static const Pattern doc(R"(\.(md|markdown|rst|txt|adoc)$)", Pattern::kIgnoreCase);
+  return doc.Search(path);
 }
 
 bool IsComment(std::string_view line) {
@@ -133,6 +134,11 @@ bool NamesStem(const std::string& form, const std::string& stem) {
   return false;
 }
 
+std::string WindowPath(const std::string& url) {
+  std::string base;
+  return WindowStart(url, &base) > 0 ? PathOf(base) : "";
+}
+
 const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>& ev) {
   static const Pattern line(R"(^(.*)#L([0-9]{1,9})$)");
   Groups g;
@@ -181,6 +187,8 @@ std::vector<CodeLine> CodeAnswerLines(const std::string& question, const std::ve
     int first = WindowStart(e.url, &base);
     if (first <= 0) continue;
     std::string path = PathOf(base);
+    int file_class = FileClass(path);
+    if (file_class >= 2) continue;  // data files (an eval's own questions, fixtures) state nothing
     std::string path_form = research::MatchForm(path);
     std::vector<std::string> lines = Lines(e.text);
     for (size_t i = 0; i < lines.size(); ++i) {
@@ -211,7 +219,7 @@ std::vector<CodeLine> CodeAnswerLines(const std::string& question, const std::ve
       c.url = base + "#L" + std::to_string(c.number);
       c.path = path;
       c.score = weighed + (wants_default && form.find("default") != std::string::npos ? 1 : 0) -
-                (IsComment(line) ? 0.25 : 0) - (IsTestPath(path) ? 1.5 : 0);
+                (IsComment(line) ? 0.25 : 0) - (file_class == 1 ? 1.5 : 0) - (IsDocPath(path) ? 0.75 : 0);
       out.push_back(std::move(c));
     }
   }

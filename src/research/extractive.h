@@ -41,6 +41,9 @@ std::vector<std::pair<std::string, std::string>> CodeQuestionWords(const std::st
 // most three more letters ("timeouts" for "timeout", not "redirect" for
 // "redi").
 bool NamesStem(const std::string& form, const std::string& stem);
+// The file of a code window's url ("…:src/a.cc#L1-L60" -> "src/a.cc"), ""
+// for any other url.
+std::string WindowPath(const std::string& url);
 // The evidence window a code line permalink (`<window url>#L<n>`) falls in.
 const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>& ev);
 
