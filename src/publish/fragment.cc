@@ -94,6 +94,26 @@ bool InsideLinkOrCode(cmark_node* n) {
   return false;
 }
 
+// A link whose url the renderer would drop (javascript:, vbscript:, file:,
+// data:) would still be an anchor with an empty href that reloads the page:
+// its text is kept, as text.
+void UnwrapUnsafeLinks(cmark_node* doc) {
+  static const Pattern unsafe(R"(^\s*(javascript|vbscript|file|data):)", Pattern::kIgnoreCase);
+  std::vector<cmark_node*> links;
+  cmark_iter* it = cmark_iter_new(doc);
+  for (cmark_event_type ev; (ev = cmark_iter_next(it)) != CMARK_EVENT_DONE;) {
+    cmark_node* n = cmark_iter_get_node(it);
+    if (ev != CMARK_EVENT_ENTER || cmark_node_get_type(n) != CMARK_NODE_LINK) continue;
+    const char* url = cmark_node_get_url(n);
+    if (!url || !*url || unsafe.Search(url)) links.push_back(n);
+  }
+  cmark_iter_free(it);
+  for (cmark_node* a : links) {
+    while (cmark_node* child = cmark_node_first_child(a)) cmark_node_insert_before(a, child);
+    cmark_node_free(a);
+  }
+}
+
 }  // namespace
 
 std::string RenderSourceMarkdown(std::string_view markdown, const SourceLinker& link) {
@@ -104,6 +124,7 @@ std::string RenderSourceMarkdown(std::string_view markdown, const SourceLinker& 
   std::string text = WithoutBidiControls(markdown);
   cmark_parser_feed(parser, text.data(), text.size());
   cmark_node* doc = cmark_parser_finish(parser);
+  UnwrapUnsafeLinks(doc);
   if (link) {
     std::vector<cmark_node*> texts;
     cmark_iter* it = cmark_iter_new(doc);

@@ -360,6 +360,10 @@ TEST(SourceMarkdown, HostileTextStaysInert) {
     EXPECT_EQ(html.find(bad), std::string::npos) << bad << ": " << html;
   }
   EXPECT_NE(html.find("evil"), std::string::npos);
+  // A dropped url leaves no anchor (an empty href would reload the page),
+  // only its text.
+  EXPECT_EQ(html.find("<a href=\"\""), std::string::npos) << html;
+  EXPECT_NE(RenderSourceMarkdown("[click me](javascript:alert(3))").find("<p>click me</p>"), std::string::npos);
 }
 
 }  // namespace
