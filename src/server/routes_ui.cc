@@ -126,6 +126,12 @@ void ServerImpl::UiRoutes() {
     res.SetHeader("Cache-Control", "no-store");
     res.SetContent(si::ReportPart(job->html), "text/html; charset=utf-8");
   });
+  SignInRoutes();
+  SiteRoutes();
+}
+
+// Sign-in through the form (a session cookie) and sign-out.
+void ServerImpl::SignInRoutes() {
   http_.Get("/login", [this](const Request& req, Response& res) {
     Html(res, 200, "Sign in", si::LoginBody("", SafeNext(req.Param("next"))), req);
   });
@@ -152,6 +158,11 @@ void ServerImpl::UiRoutes() {
     res.status = 303;
     res.SetHeader("Location", "/");
   });
+}
+
+// Pages made elsewhere and served from folders: the weekly summaries site and
+// published reports.
+void ServerImpl::SiteRoutes() {
   http_.Get("/summaries", [](const Request&, Response& res) {
     res.status = 301;
     res.SetHeader("Location", "/summaries/");

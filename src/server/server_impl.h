@@ -95,6 +95,8 @@ class ServerImpl final : public Server {
   void AskApiRoutes();
   void SnapshotRoutes();  // routes_api.cc
   void UiRoutes();        // routes_ui.cc
+  void SignInRoutes();    // routes_ui.cc, from UiRoutes
+  void SiteRoutes();      // routes_ui.cc, from UiRoutes
   void McpRoutes();       // routes_mcp.cc
   bool Gate(Request& req, Response& res);
   bool SameOrigin(const Request& req, Response& res);
