@@ -31,6 +31,12 @@ Result<std::string> ReadWholeFile(const std::string& path);
 Status CryptoAvailable();
 std::string Sha256Hex(std::string_view data);
 Result<std::string> Sha256File(const std::string& path);
+// HMAC-SHA256 (RFC 2104) of `data` under `key`, as 64 lower-case hex digits;
+// "" when libcrypto cannot be loaded or the key is over 2 GiB.
+std::string HmacSha256Hex(std::string_view key, std::string_view data);
+// Whether `a` equals `b`, in time that depends on their lengths only
+// (CRYPTO_memcmp): for comparing a secret-derived value with a caller's.
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 // A read-only, shared memory map of a whole file. Move-only; unmaps on
 // destruction. Safe to read from many threads.

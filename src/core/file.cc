@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "umwelt/dynlib.h"
 
@@ -37,7 +38,7 @@ std::string Hex(const unsigned char* p, unsigned n) {
 // page script's hash need one.
 #define UMWELT_CRYPTO_API(X)                                                      \
   X(EVP_, Digest) X(EVP_, sha256) X(EVP_, MD_CTX_new) X(EVP_, MD_CTX_free)        \
-  X(EVP_, DigestInit_ex) X(EVP_, DigestUpdate) X(EVP_, DigestFinal_ex)
+  X(EVP_, DigestInit_ex) X(EVP_, DigestUpdate) X(EVP_, DigestFinal_ex) X(, HMAC) X(CRYPTO_, memcmp)
 UMWELT_DYNLIB_TABLE(CryptoApi, UMWELT_CRYPTO_API)
 
 // libcrypto, loaded once; its failure is kept and reported by
@@ -58,6 +59,23 @@ std::string Sha256Hex(std::string_view data) {
   unsigned n = 0;
   c.Digest(data.data(), data.size(), md, &n, c.sha256(), nullptr);
   return Hex(md, n);
+}
+
+std::string HmacSha256Hex(std::string_view key, std::string_view data) {
+  if (!Crypto().ok() || key.size() > (1u << 31) - 1) return "";
+  const CryptoApi& c = **Crypto();
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned n = 0;
+  if (!c.HMAC(c.sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
+              data.size(), md, &n)) {
+    return "";
+  }
+  return Hex(md, n);
+}
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size() || !Crypto().ok()) return false;
+  return (**Crypto()).memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 Result<std::string> Sha256File(const std::string& path) {
