@@ -26,7 +26,7 @@ DATA="${UMWELT_SHARED_DATA:-../shared/data}"
 BUILD=build-fuzz
 # Quickest first, so a long run that is cut short has finished most of them.
 ALL="fuzz_manifest fuzz_auth fuzz_git_cursor fuzz_link_header fuzz_http_request fuzz_commit_message fuzz_eval_files
-     fuzz_llm_answer fuzz_web fuzz_wandb fuzz_discord fuzz_recordings fuzz_github_page fuzz_discord_api fuzz_markdown"
+     fuzz_llm_answer fuzz_web fuzz_wandb fuzz_discord fuzz_recordings fuzz_github_page fuzz_discord_api fuzz_markdown fuzz_webhook"
 TARGETS="${UMWELT_FUZZ_TARGETS:-$ALL}"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
   -DUMWELT_BUILD_FUZZ=ON -DUMWELT_BUILD_TESTS=OFF -DUMWELT_BUILD_BENCH=OFF >/dev/null

@@ -110,4 +110,42 @@ struct SyncReport {
 // On failure the error is recorded in sync_state and returned.
 Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& options, SyncReport* report);
 
+// --- webhooks -------------------------------------------------------------
+
+// The largest delivery GitHub sends (its own cap); larger bodies are refused.
+inline constexpr size_t kMaxWebhookBytes = 25u << 20;
+
+// The events a delivery's X-GitHub-Event may name that change the corpus.
+// Any other event is acknowledged and ignored.
+bool WebhookEventMirrored(std::string_view event);
+
+// What one webhook delivery changes, read from its payload without touching
+// the corpus. The payload's `issue`, `comment`, `pull_request`, `review` and
+// `release` objects are the REST objects and go through the same parser as
+// `sync github` (ParsePage).
+struct WebhookChange {
+  std::string event;   // X-GitHub-Event
+  std::string action;  // the payload's `action` ("" for push)
+  std::string repo;    // repository.full_name ("" for ping)
+  bool ping = false;
+  std::string thread;  // the thread it concerns ("o/r#5"; "" for push)
+  Records records;     // to store
+  std::vector<std::string> deleted_records;  // refs removed, with their parts and links
+  std::string deleted_thread;                // a deleted issue or release: the thread and all its records
+  std::string pushed_branch;                 // push: the branch, when a branch was pushed
+  bool pushed_default = false;               // push: to the repository's default branch
+};
+
+// Reads a delivery. Invalid, naming the field at fault, when the body is not
+// a JSON object, lacks what its event needs (`repository.full_name`,
+// `action`, the event's object), or carries one of them in the wrong shape
+// (a number as a string, an issue without its number): the caller answers
+// 4xx and writes nothing. An event WebhookEventMirrored refuses parses to
+// a change with nothing to store.
+Result<WebhookChange> ParseWebhook(std::string_view event, std::string_view body);
+
+// Applies a change in one transaction: its records stored as a sync stores
+// them (a record's newer stored copy wins), then its deletions.
+Status ApplyWebhook(Corpus& corpus, const WebhookChange& change, int64_t* changed);
+
 }  // namespace umwelt::github

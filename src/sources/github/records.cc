@@ -3,6 +3,7 @@
 // recording; the API path only adds context the records lack.
 #include <nlohmann/json.hpp>
 
+#include "records_internal.h"
 #include "umwelt/json_read.h"
 #include "umwelt/github.h"
 #include "umwelt/text.h"
@@ -452,6 +453,11 @@ class PageParser {
 
 }  // namespace
 
+Status ParseValue(const json& doc, std::string_view api_path, const std::string& origin, Records* out) {
+  PageParser parser(api_path, origin, out);
+  return parser.Parse(doc);
+}
+
 Status ParsePage(std::string_view text, std::string_view api_path, const std::string& origin,
                  Records* out) {
   std::string sanitized;
@@ -482,8 +488,7 @@ Status ParsePage(std::string_view text, std::string_view api_path, const std::st
     return Status::Corrupt(origin + ": an API error response, not data: " +
                            (doc["message"].is_string() ? doc["message"].get<std::string>() : "?"));
   }
-  PageParser parser(api_path, origin, out);
-  return parser.Parse(doc);
+  return ParseValue(doc, api_path, origin, out);
 }
 
 Result<std::vector<std::string_view>> SplitJsonValues(std::string_view text, const std::string& origin) {
