@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "umwelt/corpus.h"
 #include "umwelt/status.h"
 
@@ -50,6 +52,12 @@ struct ServeOptions {
   // The scheduler's sync of the recorded sources (the CLI's refresh); the
   // server reloads its indexes after it.
   std::function<Status()> sync;
+  // Syncs one recorded source now ("git:owner/repo", after a webhook's
+  // push); *changed when anything stored changed. Null: pushes are not synced.
+  std::function<Status(const std::string& recorded, bool* changed)> sync_source;
+  // The GitHub webhook secret (`--github-webhook-secret-file`); non-empty
+  // enables POST /hooks/github.
+  std::string github_webhook_secret;
   ChatModel* llm = nullptr;        // for /api/ask and MCP's ask (null: extractive)
   std::string version;             // the server's version, in MCP's serverInfo
   size_t max_body_bytes = 1 << 20;
@@ -75,6 +83,11 @@ class Server {
   // Runs one scheduler round now (sync, reload, digest) and returns its status.
   virtual Status SyncNow() = 0;
 };
+
+// The webhook deliveries a server kept for `corpus_path` (its spool,
+// `<corpus>.hooks`), per source as /api/status's `hooks` shows them; null
+// when the corpus never had webhooks.
+Result<nlohmann::json> WebhookStatus(const std::string& corpus_path);
 
 // Serves until SIGTERM or SIGINT, then shuts down gracefully.
 Status Serve(const ServeOptions& options);

@@ -111,6 +111,9 @@ struct AskArgs {
 // Syncs every source recorded in sync_state (GitHub, git, Discord, W&B),
 // reporting each on stderr; a failing source is reported and skipped.
 Status RefreshSources(const std::string& corpus);
+// Syncs one recorded source ("git:owner/repo") from its cursor, as the
+// scheduler's round does for all; *changed when anything stored changed.
+Status RefreshSource(const std::string& corpus, const std::string& recorded, bool* changed);
 Status CmdAsk(const std::string& corpus, const AskArgs& args);
 Status CmdEvalAnswers(const std::string& corpus, const std::string& questions, const AskArgs& args, bool json);
 // `skills print|install [DIR]`: the research method as agent instructions;
@@ -189,6 +192,7 @@ struct ServeArgs {
   std::string llm;
   std::string rerank;
   std::vector<std::string> embedders;
+  std::string github_webhook_secret_file;
   bool quiet = false;
 };
 Result<int64_t> ParseDuration(const std::string& s);

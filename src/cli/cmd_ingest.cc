@@ -187,6 +187,19 @@ Status RefreshSources(const std::string& path) {
   return Status::Ok();
 }
 
+Status RefreshSource(const std::string& path, const std::string& recorded, bool* changed) {
+  *changed = false;
+  const Source* source = SourceOf(recorded);
+  if (!source) return Status::NotFound("no source syncs `" + recorded + "`");
+  UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
+  UMWELT_ASSIGN_OR_RETURN(auto state, corpus->GetSyncState(recorded));
+  if (!state) return Status::NotFound("this corpus does not record `" + recorded + "`");
+  auto http = NewCurlHttpClient();
+  SourceCredentials credentials;
+  credentials.Set(source->name(), CredentialOf(source->credential()));
+  return source->Refresh(*corpus, *http, *state, credentials, changed);
+}
+
 Status CmdSyncGit(const std::string& path, const SyncGitArgs& args) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
   git::SyncOptions o;

@@ -4,10 +4,14 @@
 
 #include <memory>
 
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 
 #include "cli.h"
+#include "umwelt/file.h"
 #include "umwelt/llm.h"
+#include "umwelt/redact.h"
 #include "umwelt/server.h"
 #include "umwelt/text.h"
 
@@ -25,6 +29,22 @@ Result<int64_t> ParseDuration(const std::string& s) {
   int64_t seconds = static_cast<int64_t>(v * mult);
   if (seconds < 10) return Status::Invalid("--sync-every must be at least 10s");
   return seconds;
+}
+
+// A secret kept in a file: its one line, without the newline. The file must
+// be the owner's alone: a secret others can read is no secret.
+Result<std::string> ReadSecretFile(const std::string& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return Status::NotFound(file + ": cannot read the webhook secret");
+  if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+    return Status::Invalid(file + ": the webhook secret is readable by others (chmod 600 it)");
+  }
+  if (st.st_size > 4096) return Status::Invalid(file + ": a webhook secret is one line, not " + std::to_string(st.st_size) + " bytes");
+  UMWELT_ASSIGN_OR_RETURN(std::string secret, ReadWholeFile(file));
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ')) secret.pop_back();
+  if (secret.empty()) return Status::Invalid(file + ": the webhook secret is empty");
+  if (secret.find_first_of("\n\r") != std::string::npos) return Status::Invalid(file + ": the webhook secret is more than one line");
+  return secret;
 }
 
 Status CmdServe(const std::string& path, const ServeArgs& a) {
@@ -47,6 +67,11 @@ Status CmdServe(const std::string& path, const ServeArgs& a) {
   if (const char* env = std::getenv("UMWELT_RERANK"); o.rerank.empty() && env) o.rerank = env;
   UMWELT_ASSIGN_OR_RETURN(o.sync_every_seconds, ParseDuration(a.sync_every));
   if (o.sync_every_seconds > 0) o.sync = [path] { return RefreshSources(path); };
+  o.sync_source = [path](const std::string& recorded, bool* changed) { return RefreshSource(path, recorded, changed); };
+  if (!a.github_webhook_secret_file.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(o.github_webhook_secret, ReadSecretFile(a.github_webhook_secret_file));
+    AddSecret(o.github_webhook_secret);  // never in a log line or an error
+  }
   UMWELT_ASSIGN_OR_RETURN(std::unique_ptr<ChatModel> llm, OpenModel(a.llm, false));
   o.llm = llm.get();
   o.version = kVersion;
@@ -99,6 +124,9 @@ void AddServeVerbs(const VerbContext& v) {
   serve->add_option("--sync-every", sv.sync_every, "Sync the recorded sources this often (30m, 1h, 1d) and write each closed week's digest");
   serve->add_option("--llm", sv.llm, "Model for /api/ask and digests (else $UMWELT_LLM; none: extractive)");
   serve->add_option("--embedder", sv.embedders, "SPACE=PROVIDER (repeatable; else $UMWELT_EMBEDDERS)");
+  serve->add_option("--github-webhook-secret-file", sv.github_webhook_secret_file,
+                    "Accept GitHub webhook deliveries at POST /hooks/github, signed with the secret in this file (mode 600)")
+      ->check(CLI::ExistingFile);
   serve->add_option("--rerank", sv.rerank, "Rerank searches' top hits: openai-compatible:<base-url>#<model> (else $UMWELT_RERANK)");
   auto* refresh = v.app.add_subcommand("refresh", "Download a served corpus snapshot: verified, resumable, swapped in atomically");
   refresh->add_option("--from", refresh_from, "The server's base url ($UMWELT_TOKEN is sent as a bearer token)")->required();

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "umwelt/clock.h"
+#include "umwelt/server.h"
 #include "umwelt/sources.h"
 #include "umwelt/text.h"
 #include "umwelt/vector.h"
@@ -35,6 +36,8 @@ Status CmdStatus(const std::string& path, bool json) {
   if (json) {
     nlohmann::json out = {{"corpus", path}, {"native", corpus->native()}};
     out.update(CorpusStatusValue(s, NowEpoch()));
+    UMWELT_ASSIGN_OR_RETURN(nlohmann::json hooks, WebhookStatus(path));
+    if (!hooks.is_null()) out["hooks"] = std::move(hooks);
     std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return Status::Ok();
   }
@@ -56,6 +59,25 @@ Status CmdStatus(const std::string& path, bool json) {
       const Source* source = SourceOf(st.source);
       if (std::string left = source ? source->DescribeCursor(st.cursor) : ""; !left.empty()) {
         std::printf("  last sync left out: %s\n", left.c_str());
+      }
+    }
+  }
+  UMWELT_ASSIGN_OR_RETURN(nlohmann::json hooks, WebhookStatus(path));
+  if (hooks.is_object()) {
+    for (const auto& [source, h] : hooks.items()) {
+      std::printf("\nwebhooks %s: %lld received · %lld applied · %lld ignored · %lld waiting", source.c_str(),
+                  static_cast<long long>(h.value("received", 0)), static_cast<long long>(h.value("applied", 0)),
+                  static_cast<long long>(h.value("ignored", 0)), static_cast<long long>(h.value("pending", 0)));
+      if (h.value("pending", 0) > 0) std::printf(" (the oldest for %.0f s)", h.value("lag_seconds", 0.0));
+      std::printf("\n");
+      if (std::string last = h.value("last_applied", ""); !last.empty()) {
+        std::printf("  last applied %s %s, searchable %lld ms after it arrived\n", last.c_str(), Age(last).c_str(),
+                    static_cast<long long>(h.value("last_lag_ms", 0)));
+      }
+      for (const auto& f : h.value("failures", nlohmann::json::array())) {
+        std::printf("  delivery %s (%s) %s after %lld attempts: %s\n", TerminalSafe(f.value("delivery", "")).c_str(),
+                    TerminalSafe(f.value("event", "")).c_str(), f.value("given_up", false) ? "given up" : "failing",
+                    static_cast<long long>(f.value("attempts", 0)), TerminalSafe(f.value("error", "")).c_str());
       }
     }
   }

@@ -179,6 +179,7 @@ struct HttpServer::Exchange {
   Request req;
   size_t received = 0;
   bool too_large = false;
+  bool large = false;  // holds a large_bodies slot
   std::string malformed;  // why the request's framing is refused (400), or ""
   bool answered = false;
 };
@@ -316,7 +317,7 @@ struct HttpCallbacks {
       if (!x->malformed.empty()) return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
       // A declared body over the limit is refused before any of it is read.
       std::string length = x->req.Header("Content-Length");
-      if (!length.empty() && (length.size() > 18 || std::strtoull(length.c_str(), nullptr, 10) > self->limits_.max_body_bytes)) {
+      if (!length.empty() && (length.size() > 18 || !self->BodyFits(*x, std::strtoull(length.c_str(), nullptr, 10)))) {
         x->too_large = true;
         return self->Queue(c, *x) == MHD_YES ? MHD_YES : MHD_NO;
       }
@@ -324,7 +325,7 @@ struct HttpCallbacks {
     }
     if (*upload_size > 0) {
       x->received += *upload_size;
-      if (x->received > self->limits_.max_body_bytes) x->too_large = true;
+      if (!self->BodyFits(*x, x->received)) x->too_large = true;
       if (!x->too_large && !x->answered) x->req.body.append(upload, *upload_size);
       *upload_size = 0;
       // A chunked body over the limit: answer now, read no further.
@@ -344,9 +345,11 @@ struct HttpCallbacks {
     auto* x = static_cast<HttpServer::Exchange*>(*con_cls);
     *con_cls = nullptr;
     if (!x) return;
+    bool large = x->large;
     delete x;
     MutexLock lock(self->mu_);
     --self->in_flight_;
+    if (large) --self->large_in_flight_;
     if (HttpServer::Conn* conn = ConnOf(c)) {
       conn->receiving = true;  // the next request's time starts now
       conn->receiving_since = Clock::now();
@@ -354,6 +357,18 @@ struct HttpCallbacks {
     self->cv_.notify_all();
   }
 };
+
+bool HttpServer::BodyFits(Exchange& x, uint64_t bytes) {
+  if (bytes <= limits_.max_body_bytes) return true;
+  auto it = limits_.large_bodies.find(x.req.path);
+  if (it == limits_.large_bodies.end() || bytes > it->second) return false;
+  if (x.large) return true;
+  MutexLock lock(mu_);
+  if (large_in_flight_ >= limits_.max_large_bodies) return false;
+  ++large_in_flight_;
+  x.large = true;
+  return true;
+}
 
 HttpServer::~HttpServer() {
   Stop();

@@ -9,7 +9,8 @@
 //   - the memory of one connection's request line and headers (over: 431);
 //   - the request body, counted as it arrives, chunked or not (over: 413,
 //     answered before the rest is read; a declared Content-Length over the
-//     limit is refused before any of it is read);
+//     limit is refused before any of it is read); a route may take larger
+//     bodies (webhooks), a few at a time;
 //   - the time to receive a whole request, counted from the connection's
 //     start or the previous answer on it (a kept-alive connection idle that
 //     long is closed too) to its last byte (over: the connection is shut);
@@ -102,6 +103,11 @@ struct HttpLimits {
   int max_connections_per_client = 64;  // per ClientKey
   size_t max_header_bytes = 64 << 10;  // request line and headers of one request
   size_t max_body_bytes = 1 << 20;
+  // Paths (exact) whose requests may carry more, up to their own limit:
+  // at most max_large_bodies such bodies are received at once, and a request
+  // over max_body_bytes that finds none free is refused (413) like any other.
+  std::map<std::string, size_t> large_bodies;
+  int max_large_bodies = 4;
   int request_seconds = 30;           // to receive a whole request
   int idle_seconds = 30;              // no byte in either direction: closed (libmicrohttpd's timeout)
 };
@@ -168,6 +174,9 @@ class HttpServer {
   int Queue(MHD_Connection* c, Exchange& x);
   void Watchdog() EXCLUDES(mu_);
   void ShedIfFull(Conn* arrived) REQUIRES(mu_);
+  // Whether `x` may receive a body of `bytes`: within max_body_bytes, or
+  // within its path's large_bodies limit with a slot (taken here, once).
+  bool BodyFits(Exchange& x, uint64_t bytes) EXCLUDES(mu_);
 
   friend struct HttpCallbacks;  // libmicrohttpd's callbacks (http_server.cc)
 
@@ -185,6 +194,7 @@ class HttpServer {
   std::map<std::string, int> per_client_ GUARDED_BY(mu_);  // open connections by ClientKey
   int64_t shed_ GUARDED_BY(mu_) = 0;  // connections shut to make room
   int in_flight_ GUARDED_BY(mu_) = 0;
+  int large_in_flight_ GUARDED_BY(mu_) = 0;  // requests holding a large_bodies slot
   bool stopping_ GUARDED_BY(mu_) = false;
   bool watchdog_stop_ GUARDED_BY(mu_) = false;
   std::thread watchdog_;

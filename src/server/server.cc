@@ -17,6 +17,7 @@
 #include "umwelt/pattern.h"
 #include "ui.h"
 #include "umwelt/digest.h"
+#include "umwelt/github.h"
 #include "umwelt/file.h"
 #include "umwelt/llm.h"
 #include "umwelt/publish.h"
@@ -255,6 +256,8 @@ bool ServerImpl::Gate(Request& req, Response& res) {
   if (!SameOrigin(req, res)) return false;
   if (!auth_) return true;
   const std::string& p = req.path;
+  // The webhook route: its deliveries are signed instead.
+  if (p == "/hooks/github" && hooks_) return true;
   if (p == "/healthz" || p == "/login" || p == "/ui.js" || p == "/ask.js" || p == "/logout" || p == "/summaries" || p.rfind("/summaries/", 0) == 0 ||
       p == "/api/summaries" || p.rfind("/api/summaries/", 0) == 0) {
     return true;
@@ -346,6 +349,13 @@ Result<std::string> ServerImpl::StatusJson() {
   out["auth"] = auth_ != nullptr;
   out["auth_reload_error"] = auth_ ? StripLocalPaths(auth_->ReloadError()) : "";
   out["jobs_running"] = jobs_.running();
+  if (hooks_) {
+    auto hooks = hooks_->StateValue(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
+    if (!hooks.ok()) return hooks.status();
+    out["hooks"] = std::move(*hooks);
+  }
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -400,6 +410,7 @@ Status ServerImpl::DigestClosedWeek() {
 }
 
 Status ServerImpl::Round() {
+  MutexLock one_writer(write_mu_);
   Status s = Status::Ok();
   if (o_.sync) s = o_.sync();
   Status reload = engine_->Refresh();
@@ -410,6 +421,12 @@ Status ServerImpl::Round() {
 
 void ServerImpl::StopBackground() {
   stopping_ = true;
+  {
+    MutexLock lock(hooks_mu_);
+    hooks_wake_ = true;
+  }
+  hooks_cv_.notify_all();
+  if (hooks_thread_.joinable()) hooks_thread_.join();
   scheduler_.Stop();
   jobs_.Stop();
 }
@@ -450,6 +467,9 @@ Status ServerImpl::Init() {
   if (dir.empty()) dir = ".";
   snapshot_ = std::make_unique<SnapshotCache>(dir + "/" + std::filesystem::path(o_.corpus_path).filename().string() +
                                               ".snapshot");
+  if (!o_.github_webhook_secret.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(hooks_, HookSpool::Open(o_.corpus_path + ".hooks"));
+  }
   Routes();
   HttpLimits limits;
   limits.bind = o_.bind;
@@ -457,12 +477,16 @@ Status ServerImpl::Init() {
   limits.max_connections = std::max(4, o_.threads);
   limits.max_connections_per_client = std::max(1, o_.max_connections_per_client);
   limits.max_body_bytes = o_.max_body_bytes;
+  if (hooks_) limits.large_bodies["/hooks/github"] = github::kMaxWebhookBytes;
   limits.request_seconds = o_.read_timeout_seconds;
   limits.idle_seconds = 30;  // a stalled transfer; the next request on a connection has request_seconds
   UMWELT_RETURN_IF_ERROR(http_.Listen(limits));
   port_ = http_.port();
   scheduler_.Start();
   jobs_.Start();
+  // Deliveries left waiting by a server that stopped (or was killed) are
+  // applied first.
+  if (hooks_) hooks_thread_ = std::thread([this] { HookLoop(); });
   return Status::Ok();
 }
 
@@ -488,7 +512,10 @@ void ServerImpl::Routes() {
   http_.SetErrorHandler([this](const Request& req, Response& res) {
     if (!res.body.empty()) return;
     std::string why = res.status == 404 ? "no such route: " + req.method + " " + req.path.substr(0, 200)
-                      : res.status == 413 ? "the request body is larger than " + std::to_string(o_.max_body_bytes) + " bytes"
+                      : res.status == 413 ? "the request body is larger than " +
+                                                std::to_string(req.path == "/hooks/github" ? github::kMaxWebhookBytes
+                                                                                          : o_.max_body_bytes) +
+                                                " bytes"
                       : res.status == 405 ? "method not allowed"
                       : res.status == 500 ? "internal error"
                                           : "HTTP " + std::to_string(res.status);
@@ -509,6 +536,7 @@ void ServerImpl::Routes() {
   SnapshotRoutes();
   UiRoutes();
   McpRoutes();
+  HookRoutes();
 }
 
 }  // namespace umwelt::server_internal

@@ -18,6 +18,7 @@
 
 #include "auth.h"
 #include "engine.h"
+#include "hooks.h"
 #include "jobs.h"
 #include "scheduler.h"
 #include "snapshot.h"
@@ -98,6 +99,14 @@ class ServerImpl final : public Server {
   void SignInRoutes();    // routes_ui.cc, from UiRoutes
   void SiteRoutes();      // routes_ui.cc, from UiRoutes
   void McpRoutes();       // routes_mcp.cc
+  void HookRoutes();      // hooks.cc: POST /hooks/github
+  // The webhook writer: applies the spool's due deliveries in the order
+  // they came, then makes them searchable (IndexWrites).
+  void HookLoop();
+  Status ApplyDueHooks() EXCLUDES(write_mu_);
+  // After a write: the keyword index and the vector spaces take the new
+  // chunks, and searches see them.
+  Status IndexWrites(Corpus& corpus);
   bool Gate(Request& req, Response& res);
   bool SameOrigin(const Request& req, Response& res);
   std::string Identify(const Request& req, si::AuthVerdict* v);
@@ -146,6 +155,15 @@ class ServerImpl final : public Server {
   std::unique_ptr<SnapshotCache> snapshot_;
   // Sync rounds every --sync-every seconds.
   Scheduler scheduler_;
+  // The one writer: a scheduler round, or the webhook writer.
+  Mutex write_mu_;
+  // Webhook deliveries (with --github-webhook-secret-file): their spool,
+  // and the writer thread, woken when one arrives.
+  std::unique_ptr<HookSpool> hooks_;
+  Mutex hooks_mu_;
+  std::condition_variable hooks_cv_;
+  bool hooks_wake_ GUARDED_BY(hooks_mu_) = false;
+  std::thread hooks_thread_;
 };
 
 
