@@ -16,6 +16,8 @@ namespace umwelt {
 
 // Seconds since the epoch, now (UTC).
 int64_t NowEpoch();
+// Milliseconds since the epoch, now: for lags measured in them.
+int64_t NowEpochMs();
 // Waits `seconds` (a ManualClock: advances it instead).
 void SleepSeconds(double seconds);
 

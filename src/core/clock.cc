@@ -16,6 +16,12 @@ int64_t NowEpoch() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+int64_t NowEpochMs() {
+  if (ManualClock* m = g_manual.load()) return m->now() * 1000;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 void SleepSeconds(double seconds) {
   if (!(seconds > 0)) return;
   if (ManualClock* m = g_manual.load()) {

@@ -190,15 +190,6 @@ bool ValidDeliveryId(const std::string& id) {
 
 // --- the route -------------------------------------------------------------------
 
-namespace {
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 void ServerImpl::HookRoutes() {
   if (!hooks_) return;
   // Outside the sign-in gate (Gate lets the path through), behind the
@@ -219,7 +210,7 @@ void ServerImpl::HookRoutes() {
     d.repo = change->repo;
     d.thread = change->thread;
     d.body = req.body;
-    d.received_ms = NowMs();
+    d.received_ms = NowEpochMs();
     // Only the repositories this corpus mirrors: a GitHub sync of it, or for
     // a push, a git sync of its clone.
     bool mirrored = false;
@@ -269,7 +260,7 @@ void ServerImpl::HookLoop() {
     if (stopping_) break;
     Status s = ApplyDueHooks();
     if (!s.ok() && o_.log) o_.log("hooks: " + StripLocalPaths(RedactSecrets(s.message())));
-    if (int64_t now = NowMs(); now - last_prune > 3600 * 1000) {
+    if (int64_t now = NowEpochMs(); now - last_prune > 3600 * 1000) {
       (void)hooks_->Prune(now);
       last_prune = now;
     }
@@ -277,7 +268,7 @@ void ServerImpl::HookLoop() {
 }
 
 Status ServerImpl::ApplyDueHooks() {
-  UMWELT_ASSIGN_OR_RETURN(auto due, hooks_->Due(NowMs(), 1000));
+  UMWELT_ASSIGN_OR_RETURN(auto due, hooks_->Due(NowEpochMs(), 1000));
   if (due.empty()) return Status::Ok();
   MutexLock one_writer(write_mu_);
   UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o_.corpus_path, Corpus::Mode::kReadWrite));
@@ -289,7 +280,7 @@ Status ServerImpl::ApplyDueHooks() {
     if (!change.ok()) {
       // It parsed at receipt; a spool that no longer holds it whole will
       // not do better on a retry.
-      UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, change.status().message(), NowMs(), /*permanent=*/true));
+      UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, change.status().message(), NowEpochMs(), /*permanent=*/true));
       continue;
     } else if (d.event == "push") {
       // The clone is synced as `sync git` would; the source's own cursor
@@ -308,7 +299,7 @@ Status ServerImpl::ApplyDueHooks() {
     } else {
       std::string why = StripLocalPaths(RedactSecrets(s.message()));
       if (o_.log) o_.log("hooks: delivery " + d.id + " (" + d.event + "): " + why);
-      UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, why, NowMs()));
+      UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, why, NowEpochMs()));
     }
   }
   // Applied means searchable: the indexes take the new records first.
@@ -320,7 +311,7 @@ Status ServerImpl::ApplyDueHooks() {
                   done.size(), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     o_.log(line);
   }
-  return hooks_->Applied(done, NowMs());
+  return hooks_->Applied(done, NowEpochMs());
 }
 
 Status ServerImpl::IndexWrites(Corpus& corpus) {
@@ -338,8 +329,9 @@ Status ServerImpl::IndexWrites(Corpus& corpus) {
   UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(corpus));
   std::vector<std::string> specs;
   for (const auto& [name, model] : spaces) {
+    const std::string prefix = name + "=";
     auto configured = std::find_if(o_.embedders.begin(), o_.embedders.end(),
-                                   [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
+                                   [&prefix](const std::string& e) { return e.rfind(prefix, 0) == 0; });
     if (configured != o_.embedders.end()) specs.push_back(*configured);
     else if (model.rfind("builtin:", 0) == 0) specs.push_back(name + "=builtin");
   }
@@ -363,10 +355,7 @@ Result<nlohmann::json> WebhookStatus(const std::string& corpus_path) {
   std::string path = corpus_path + ".hooks";
   if (!std::filesystem::exists(path)) return nlohmann::json();
   UMWELT_ASSIGN_OR_RETURN(auto spool, server_internal::HookSpool::Open(path));
-  int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-  return spool->StateValue(now_ms);
+  return spool->StateValue(NowEpochMs());
 }
 
 }  // namespace umwelt

@@ -11,6 +11,7 @@
 #include "github_hooks.h"
 #include "serve_process.h"
 #include "server_fixtures.h"
+#include "umwelt/clock.h"
 
 namespace umwelt {
 namespace {
@@ -215,9 +216,7 @@ TEST_F(HooksTest, ADeliveryLeftWaitingIsAppliedAfterRestart) {
     d.event = "issues";
     d.repo = "acme/tinylm";
     d.body = HookPayload("opened", {{"issue", HookIssue(304, "Left waiting", "The platypuszither run.", "2026-12-01T09:00:00Z")}});
-    d.received_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
+    d.received_ms = NowEpochMs();
     ASSERT_TRUE((*spool)->Receive(d, true).ok());
   }
   Start();

@@ -350,9 +350,7 @@ Result<std::string> ServerImpl::StatusJson() {
   out["auth_reload_error"] = auth_ ? StripLocalPaths(auth_->ReloadError()) : "";
   out["jobs_running"] = jobs_.running();
   if (hooks_) {
-    auto hooks = hooks_->StateValue(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count());
+    auto hooks = hooks_->StateValue(NowEpochMs());
     if (!hooks.ok()) return hooks.status();
     out["hooks"] = std::move(*hooks);
   }
