@@ -24,18 +24,24 @@ using testing::json;
 
 constexpr const char* kSecret = "It's a Secret to Everybody";
 
+// Records `source` ("github:acme/tinylm") as synced into the corpus at `db`:
+// the corpus mirrors it.
+void Mirror(const std::string& db, const std::string& source) {
+  auto c = Corpus::Open(db, Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok());
+  auto b = (*c)->BeginWrite();
+  ASSERT_TRUE(b.ok());
+  SyncState st;
+  st.source = source;
+  ASSERT_TRUE((*b)->PutSyncState(st).ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+}
+
 class HooksTest : public testing::ServerTest {
  protected:
   void SetUp() override {
     ServerTest::SetUp();
-    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
-    ASSERT_TRUE(c.ok());
-    auto b = (*c)->BeginWrite();
-    ASSERT_TRUE(b.ok());
-    SyncState st;
-    st.source = "github:acme/tinylm";  // the corpus mirrors acme/tinylm
-    ASSERT_TRUE((*b)->PutSyncState(st).ok());
-    ASSERT_TRUE((*b)->Commit().ok());
+    Mirror(path_, "github:acme/tinylm");
   }
   void Start(ServeOptions o = {}) {
     o.github_webhook_secret = kSecret;
@@ -171,10 +177,15 @@ TEST_F(HooksTest, BadDeliveriesGetTheirStatusAndWriteNothing) {
   std::string answer = testing::ReadAll(fd, 5);
   ::close(fd);
   EXPECT_EQ(answer.substr(0, 13), "HTTP/1.1 413 ") << answer.substr(0, 200);
-  // Elsewhere the server's own limit (1 MiB) still holds.
-  auto big = client_->Post("/api/ask", std::string(2 << 20, 'x'), "application/json");
-  ASSERT_TRUE(big);
-  EXPECT_EQ(big->status, 413);
+  // Elsewhere the server's own limit (1 MiB) still holds. (A raw socket: a
+  // client still writing when the 413 closes the connection gets SIGPIPE.)
+  fd = testing::Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  testing::SendAll(fd, "POST /api/ask HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                       "Content-Length: " + std::to_string(2 << 20) + "\r\n\r\n");
+  answer = testing::ReadAll(fd, 5);
+  ::close(fd);
+  EXPECT_EQ(answer.substr(0, 13), "HTTP/1.1 413 ") << answer.substr(0, 200);
 }
 
 // Bodies larger than the server's limit hold one of a few slots: an attacker
@@ -227,14 +238,7 @@ TEST_F(HooksTest, ADeliveryLeftWaitingIsAppliedAfterRestart) {
 }
 
 TEST_F(HooksTest, AFailingDeliveryIsRetriedAndShownInStatus) {
-  {
-    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
-    auto b = (*c)->BeginWrite();
-    SyncState st;
-    st.source = "git:acme/tinylm";
-    ASSERT_TRUE((*b)->PutSyncState(st).ok());
-    ASSERT_TRUE((*b)->Commit().ok());
-  }
+  Mirror(path_, "git:acme/tinylm");
   ServeOptions o;
   std::atomic<int> calls{0};
   o.sync_source = [&](const std::string& recorded, bool* changed) {
@@ -296,14 +300,7 @@ TEST_F(HooksAuthTest, TheHookRouteIsSignedNotSignedIn) {
 TEST(HooksProcessTest, AKilledServerLosesNoAcknowledgedDelivery) {
   testing::TempDir dir;
   std::string db = testing::ExampleCorpus(dir);
-  {
-    auto c = Corpus::Open(db, Corpus::Mode::kReadWrite);
-    auto b = (*c)->BeginWrite();
-    SyncState st;
-    st.source = "github:acme/tinylm";
-    ASSERT_TRUE((*b)->PutSyncState(st).ok());
-    ASSERT_TRUE((*b)->Commit().ok());
-  }
+  Mirror(db, "github:acme/tinylm");
   std::string secret_file = dir.File("hook-secret");
   testing::WriteFile(secret_file, std::string(kSecret) + "\n");
   ::chmod(secret_file.c_str(), 0644);

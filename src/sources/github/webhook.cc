@@ -185,8 +185,9 @@ Result<WebhookChange> ParseWebhook(std::string_view event, std::string_view body
       return out;
     }
     UMWELT_RETURN_IF_ERROR(ParseObject(payload, "issue", &out.records));
-  } else if (event == "issue_comment") {
-    UMWELT_RETURN_IF_ERROR(ParseObject(payload, "issue", &out.records));
+  } else if (event == "issue_comment" || event == "pull_request_review_comment") {
+    // The thread (as it is now), then the comment: stored, or removed.
+    UMWELT_RETURN_IF_ERROR(ParseObject(payload, event == "issue_comment" ? "issue" : "pull_request", &out.records));
     if (deleted) {
       UMWELT_ASSIGN_OR_RETURN(std::string ref, RecordRefOf(payload, "comment"));
       out.deleted_records.push_back(ref);
@@ -198,14 +199,6 @@ Result<WebhookChange> ParseWebhook(std::string_view event, std::string_view body
   } else if (event == "pull_request_review") {
     UMWELT_RETURN_IF_ERROR(ParseObject(payload, "pull_request", &out.records));
     UMWELT_RETURN_IF_ERROR(ParseObject(payload, "review", &out.records));
-  } else if (event == "pull_request_review_comment") {
-    UMWELT_RETURN_IF_ERROR(ParseObject(payload, "pull_request", &out.records));
-    if (deleted) {
-      UMWELT_ASSIGN_OR_RETURN(std::string ref, RecordRefOf(payload, "comment"));
-      out.deleted_records.push_back(ref);
-    } else {
-      UMWELT_RETURN_IF_ERROR(ParseObject(payload, "comment", &out.records));
-    }
   }
   // Every record must belong to the repository the delivery is for: a
   // payload cannot write into another repository's threads.
