@@ -204,7 +204,13 @@ void ServerImpl::HookRoutes() {
     d.id = req.Header("X-GitHub-Delivery");
     d.event = req.Header("X-GitHub-Event");
     if (!ValidDeliveryId(d.id)) return Fail(res, Status::Invalid("X-GitHub-Delivery is missing or not a delivery id"));
-    if (d.event.empty() || d.event.size() > 64) return Fail(res, Status::Invalid("X-GitHub-Event is missing"));
+    // An event name as GitHub writes them (`pull_request_review`): it reaches
+    // the log and status, so nothing else is let through.
+    if (d.event.empty() || d.event.size() > 64 || !std::all_of(d.event.begin(), d.event.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        })) {
+      return Fail(res, Status::Invalid("X-GitHub-Event is missing or not an event name"));
+    }
     auto change = github::ParseWebhook(d.event, req.body);
     if (!change.ok()) return Fail(res, change.status());
     d.repo = change->repo;

@@ -150,6 +150,7 @@ TEST_F(HooksTest, BadDeliveriesGetTheirStatusAndWriteNothing) {
       {"a number as a string", "issues", wrong.dump(), "b-6", HookSignature(kSecret, wrong.dump()), 400},
       {"another repository", "issues", other, "b-7", HookSignature(kSecret, other), 200},
       {"an event this corpus does not keep", "star", body, "b-8", HookSignature(kSecret, body), 200},
+      {"an event name with an escape", "issues\x1b[2J", body, "b-10", HookSignature(kSecret, body), 400},
   };
   for (const auto& c : cases) {
     auto r = Deliver(c.event, c.body, c.id, c.signature);
