@@ -92,8 +92,17 @@ class KeywordIndex {
   // Opens the index for `corpus`, building and caching it when it is missing
   // or stale. `cache_dir` overrides where a read-only corpus's index goes.
   static Result<std::unique_ptr<KeywordIndex>> Open(Corpus& corpus, const std::string& cache_dir = "");
-  // Builds the index for `corpus` into `path` (atomically replaced).
-  static Status Build(Corpus& corpus, const std::string& path);
+  // What a build did: the chunks it indexed, and how many of them it took
+  // from the previous file instead of tokenizing them.
+  struct BuildReport {
+    size_t docs = 0, reused = 0;
+  };
+  // Builds the index for `corpus` into `path` (atomically replaced). The
+  // index already at `path`, when it is one of this version, lends the
+  // postings of every chunk it holds unchanged (same id, same indexed
+  // fields), so a rebuild after a small change tokenizes only what changed.
+  // The file written is the one a build from nothing writes, byte for byte.
+  static Status Build(Corpus& corpus, const std::string& path, BuildReport* report = nullptr);
   // Where Open() keeps the index of `corpus`.
   static std::string PathFor(const Corpus& corpus, const std::string& cache_dir = "");
 

@@ -4,14 +4,20 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+#include "umwelt/file.h"
+#include "umwelt/status.h"
 
 namespace umwelt::index_internal {
 
 inline constexpr char kMagic[8] = {'U', 'M', 'W', 'K', 'W', 'I', 'D', 'X'};
 // 3: a pull request's commits share one id; 4: stems, body and title apart
 // (BM25F); 5: each term's highest score, for pruning; 6: compounds' joined
-// forms ("z-loss" -> zloss)
-inline constexpr uint32_t kFormatVersion = 6;
+// forms ("z-loss" -> zloss); 7: each chunk's fingerprint, so a rebuild
+// reuses the postings of the chunks that did not change, and no term
+// without postings
+inline constexpr uint32_t kFormatVersion = 7;
 
 enum Section : int {
   kChunkIds = 0,   // int64[n_docs]
@@ -31,6 +37,7 @@ enum Section : int {
   kPostTitleTf,    // uint8[n_postings]   occurrences in the title (0 for symbols), saturated
   kStrOffsets,     // uint32[n_strings + 1]: sources, then kinds, then authors
   kStrBlob,
+  kDocHashes,      // uint64[n_docs]  fingerprint of the chunk's indexed fields (DocHash)
   kNumSections,
 };
 
@@ -63,5 +70,10 @@ struct Header {
   uint64_t offset[kNumSections];
   uint64_t size[kNumSections];
 };
+
+// Reads `file`'s header into `h` and checks its magic, version and that
+// every section lies in the file at the size the header implies. Corrupt
+// otherwise. The content key is the caller's to check.
+Status ReadLayout(const MappedFile& file, const std::string& path, Header* h);
 
 }  // namespace umwelt::index_internal

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -88,6 +90,46 @@ uint64_t HitKey(const Corpus::IndexRow& r) {
   return XXH3_64bits(r.url.data(), r.url.size());
 }
 
+// A chunk's indexed fields, fingerprinted: a chunk whose fingerprint and id
+// match the previous index's has the postings it had there.
+uint64_t DocHash(const Corpus::IndexRow& r) {
+  uint64_t h = 0x2545f4914f6cdd1dull;
+  for (std::string_view f : {r.source, r.kind, r.author, r.date, r.url, r.title, r.text, r.syms, r.parent}) {
+    h = XXH3_64bits_withSeed(f.empty() ? "" : f.data(), f.size(), h);
+  }
+  return h;
+}
+
+// The previous index file, read for the postings of its unchanged chunks.
+class Base {
+ public:
+  // Null when `path` holds no index of this version.
+  static std::unique_ptr<Base> Open(const std::string& path) {
+    auto file = MappedFile::Open(path, sizeof(ii::Header));
+    if (!file.ok()) return nullptr;
+    std::unique_ptr<Base> b(new Base());
+    b->file_ = std::move(file).value();
+    if (!ii::ReadLayout(*b->file_, path, &b->h_).ok()) return nullptr;
+    return b;
+  }
+  uint32_t n_docs() const { return h_.n_docs; }
+  uint32_t n_terms() const { return h_.n_terms; }
+  template <typename T>
+  const T* Sec(int id) const {
+    return reinterpret_cast<const T*>(file_->data() + h_.offset[id]);
+  }
+  std::string_view Term(uint32_t i) const {
+    const uint32_t* off = Sec<uint32_t>(ii::kTermOffsets);
+    if (off[i] > off[i + 1] || off[i + 1] > h_.size[ii::kTermBlob]) return {};
+    return std::string_view(Sec<char>(ii::kTermBlob) + off[i], off[i + 1] - off[i]);
+  }
+
+ private:
+  Base() = default;
+  std::unique_ptr<MappedFile> file_;
+  ii::Header h_{};
+};
+
 }  // namespace
 
 namespace {
@@ -100,10 +142,58 @@ struct Collected {
   std::vector<int64_t> dates;
   Interner terms, sources, kinds, authors;
   std::unordered_map<uint64_t, uint32_t> url_hash_ids;
+  std::vector<uint64_t> doc_hashes;
   std::vector<TermPostings> postings;
+  size_t reused = 0;  // chunks whose postings came from the base
 };
 
-Status Collect(Corpus& corpus, Collected* out) {
+constexpr uint32_t kNoDoc = std::numeric_limits<uint32_t>::max();
+
+// Adds the postings `base` holds for the documents it lends (`lent`: its
+// document -> ours, kNoDoc for one not lent) to `c`'s, which hold the
+// tokenized documents', each list kept in document order. Corrupt when the
+// base's postings are out of range or out of order: it is then not used.
+Status Lend(const Base& base, const std::vector<uint32_t>& lent, Collected* c) {
+  const auto* entries = base.Sec<ii::TermEntry>(ii::kTermPostings);
+  const uint32_t* docs = base.Sec<uint32_t>(ii::kPostDocs);
+  const uint16_t* tfs = base.Sec<uint16_t>(ii::kPostTf);
+  const uint8_t* title_tfs = base.Sec<uint8_t>(ii::kPostTitleTf);
+  std::vector<Posting> exact, syms, merged;
+  auto take = [&](uint64_t off, uint32_t n, bool title, std::vector<Posting>* out) -> bool {
+    out->clear();
+    int64_t last = -1;
+    for (uint64_t i = off; i < off + n; ++i) {
+      uint32_t d = docs[i];
+      if (d >= lent.size() || static_cast<int64_t>(d) <= last) return false;
+      last = d;
+      if (lent[d] != kNoDoc) out->push_back({lent[d], tfs[i], title ? title_tfs[i] : uint8_t{0}});
+    }
+    return true;
+  };
+  auto add = [&](const std::vector<Posting>& from, std::vector<Posting>* into) {
+    if (from.empty()) return;
+    merged.clear();
+    std::merge(into->begin(), into->end(), from.begin(), from.end(), std::back_inserter(merged),
+               [](const Posting& a, const Posting& b) { return a.doc < b.doc; });
+    into->swap(merged);
+  };
+  for (uint32_t t = 0; t < base.n_terms(); ++t) {
+    const ii::TermEntry& e = entries[t];
+    if (!take(e.exact_off, e.exact_n, true, &exact) || !take(e.syms_off, e.syms_n, false, &syms)) {
+      return Status::Corrupt("keyword index: the previous file's postings are out of order");
+    }
+    if (exact.empty() && syms.empty()) continue;
+    uint32_t id = c->terms.Id(base.Term(t));
+    if (id >= c->postings.size()) c->postings.resize(id + 1);
+    add(exact, &c->postings[id].exact);
+    add(syms, &c->postings[id].syms);
+  }
+  return Status::Ok();
+}
+
+// Reads every chunk into `out`: its filter values, lengths and postings,
+// tokenized, or lent by `base` when it holds the chunk unchanged.
+Status Collect(Corpus& corpus, const Base* base, Collected* out) {
   auto& chunk_ids = out->chunk_ids;
   auto& len_body = out->len_body;
   auto& len_title = out->len_title;
@@ -151,10 +241,7 @@ Status Collect(Corpus& corpus, Collected* out) {
     }
     return total;
   };
-
-  Status s = corpus.ForEachChunk([&](const Corpus::IndexRow& r) {
-    uint32_t doc = static_cast<uint32_t>(chunk_ids.size());
-    chunk_ids.push_back(r.id);
+  auto tokenize = [&](const Corpus::IndexRow& r, uint32_t doc) {
     tf_exact.clear();
     tf_syms.clear();
     len_body.push_back(add_stems(r.text, false));
@@ -165,6 +252,34 @@ Status Collect(Corpus& corpus, Collected* out) {
     if (postings.size() < terms.names().size()) postings.resize(terms.names().size());
     for (auto& [t, tf] : tf_exact) postings[t].exact.push_back({doc, Saturate(tf.first), SaturateTitle(tf.second)});
     for (auto& [t, tf] : tf_syms) postings[t].syms.push_back({doc, Saturate(tf), 0});
+  };
+
+  // The base's document of each chunk it holds unchanged.
+  std::vector<uint32_t> lent(base ? base->n_docs() : 0, kNoDoc);
+  const int64_t* base_ids = base ? base->Sec<int64_t>(ii::kChunkIds) : nullptr;
+  const uint64_t* base_hashes = base ? base->Sec<uint64_t>(ii::kDocHashes) : nullptr;
+  uint32_t next_base = 0;
+  // The chunk's base document when the base holds it unchanged, else kNoDoc.
+  auto in_base = [&](const Corpus::IndexRow& r, uint64_t hash) {
+    while (next_base < lent.size() && base_ids[next_base] < r.id) ++next_base;
+    bool same = next_base < lent.size() && base_ids[next_base] == r.id && base_hashes[next_base] == hash;
+    return same ? next_base : kNoDoc;
+  };
+
+  Status s = corpus.ForEachChunk([&](const Corpus::IndexRow& r) {
+    uint32_t doc = static_cast<uint32_t>(chunk_ids.size());
+    chunk_ids.push_back(r.id);
+    uint64_t hash = DocHash(r);
+    out->doc_hashes.push_back(hash);
+    if (uint32_t from = in_base(r, hash); from != kNoDoc) {
+      lent[from] = doc;
+      ++out->reused;
+      len_body.push_back(base->Sec<uint32_t>(ii::kLenBody)[from]);
+      len_title.push_back(base->Sec<uint32_t>(ii::kLenTitle)[from]);
+      len_syms.push_back(base->Sec<uint32_t>(ii::kLenSyms)[from]);
+    } else {
+      tokenize(r, doc);
+    }
     source_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, sources.Id(r.source))));
     kind_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, kinds.Id(r.kind))));
     auto t = ParseIsoTime(r.date);
@@ -174,12 +289,15 @@ Status Collect(Corpus& corpus, Collected* out) {
     url_ids.push_back(it->second);
   });
   UMWELT_RETURN_IF_ERROR(s);
+  if (base) UMWELT_RETURN_IF_ERROR(Lend(*base, lent, out));
   postings.resize(terms.names().size());
   return Status::Ok();
 }
 
 // The term dictionary in sorted order (lookups binary-search it), each
-// term's entry, and the postings laid end to end; frees `postings` as it goes.
+// term's entry, and the postings laid end to end; frees `postings` as it
+// goes. A term without postings (a word's unstemmed form, a word of a chunk
+// since removed) is left out.
 struct TermTables {
   std::vector<uint32_t> term_off;
   std::string blob;
@@ -208,6 +326,7 @@ TermTables Flatten(const std::vector<std::string>& names, std::vector<TermPostin
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
   TermTables t;
   for (uint32_t id : order) {
+    if (postings[id].exact.empty() && postings[id].syms.empty()) continue;
     t.term_off.push_back(static_cast<uint32_t>(t.blob.size()));
     t.blob += names[id];
     ii::TermEntry e{};
@@ -236,7 +355,6 @@ ii::Header HeaderFor(const Collected& c, const std::string& content_key) {
   h.version = ii::kFormatVersion;
   h.n_docs = static_cast<uint32_t>(c.chunk_ids.size());
   h.content_hash = XXH3_64bits(content_key.data(), content_key.size());
-  h.n_terms = static_cast<uint32_t>(c.terms.names().size());
   h.n_sources = static_cast<uint32_t>(c.sources.names().size());
   h.n_kinds = static_cast<uint32_t>(c.kinds.names().size());
   h.n_authors = static_cast<uint32_t>(c.authors.names().size());
@@ -270,11 +388,13 @@ Status WriteSections(Writer& w, ii::Header& h, Collected& c) {
   UMWELT_RETURN_IF_ERROR(vec(ii::kDates, c.dates));
   UMWELT_RETURN_IF_ERROR(vec(ii::kAuthorIds, c.author_ids));
   UMWELT_RETURN_IF_ERROR(vec(ii::kUrlIds, c.url_ids));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kDocHashes, c.doc_hashes));
   // Terms, their entries, and postings.
   const KeywordTuning defaults;
   const ii::Fields text{c.len_body.data(), c.len_title.data(), h.avg_len_body, h.avg_len_title, &defaults};
   const ii::Fields syms{c.len_syms.data(), nullptr, h.avg_len_syms, 1, &defaults};
   TermTables t = Flatten(c.terms.names(), c.postings, text, syms);
+  h.n_terms = static_cast<uint32_t>(t.entries.size());
   h.n_postings = t.post_docs.size();
   UMWELT_RETURN_IF_ERROR(vec(ii::kTermOffsets, t.term_off));
   UMWELT_RETURN_IF_ERROR(section(ii::kTermBlob, t.blob.data(), t.blob.size()));
@@ -297,10 +417,17 @@ Status WriteSections(Writer& w, ii::Header& h, Collected& c) {
 
 }  // namespace
 
-Status KeywordIndex::Build(Corpus& corpus, const std::string& path) {
+Status KeywordIndex::Build(Corpus& corpus, const std::string& path, BuildReport* report) {
   UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
   Collected c;
-  UMWELT_RETURN_IF_ERROR(Collect(corpus, &c));
+  std::unique_ptr<Base> base = Base::Open(path);
+  Status collected = Collect(corpus, base.get(), &c);
+  if (collected.code() == Code::kCorrupt && base) {  // a damaged base: from nothing
+    c = Collected();
+    collected = Collect(corpus, nullptr, &c);
+  }
+  UMWELT_RETURN_IF_ERROR(collected);
+  if (report) *report = {c.chunk_ids.size(), c.reused};
   ii::Header h = HeaderFor(c, key);
   std::string tmp = TempPathFor(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

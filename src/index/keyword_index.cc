@@ -128,39 +128,8 @@ class MappedIndex final : public KeywordIndex {
   }
 
   Status Validate(const std::string& path, uint64_t want_hash) {
-    std::memcpy(&h_, file_->data(), sizeof h_);
-    if (std::memcmp(h_.magic, ii::kMagic, sizeof h_.magic) != 0 || h_.version != ii::kFormatVersion) {
-      return Status::Corrupt(path + ": not a keyword index of this version");
-    }
+    UMWELT_RETURN_IF_ERROR(ii::ReadLayout(*file_, path, &h_));
     if (h_.content_hash != want_hash) return Status::Corrupt(path + ": stale");
-    for (int i = 0; i < ii::kNumSections; ++i) {
-      if (h_.offset[i] % 8 != 0 || h_.offset[i] > file_->size() || h_.size[i] > file_->size() - h_.offset[i]) {
-        return Status::Corrupt(path + ": section " + std::to_string(i) + " out of bounds");
-      }
-    }
-    uint64_t n = h_.n_docs;
-    bool ok = h_.size[ii::kChunkIds] == n * 8 && h_.size[ii::kLenBody] == n * 4 && h_.size[ii::kLenTitle] == n * 4 &&
-              h_.size[ii::kLenSyms] == n * 4 && h_.size[ii::kSourceIds] == n &&
-              h_.size[ii::kKindIds] == n && h_.size[ii::kDates] == n * 8 &&
-              h_.size[ii::kAuthorIds] == n * 4 && h_.size[ii::kUrlIds] == n * 4 &&
-              h_.size[ii::kTermOffsets] == (uint64_t{h_.n_terms} + 1) * 4 &&
-              h_.size[ii::kTermPostings] == uint64_t{h_.n_terms} * sizeof(ii::TermEntry) &&
-              h_.size[ii::kPostDocs] == h_.n_postings * 4 && h_.size[ii::kPostTf] == h_.n_postings * 2 &&
-              h_.size[ii::kPostTitleTf] == h_.n_postings;
-    uint64_t n_str = uint64_t{h_.n_sources} + h_.n_kinds + h_.n_authors;
-    ok = ok && h_.size[ii::kStrOffsets] == (n_str + 1) * 4;
-    if (!ok) return Status::Corrupt(path + ": section sizes disagree with the header");
-    const uint32_t* toff = Sec<uint32_t>(ii::kTermOffsets);
-    if (toff[h_.n_terms] != h_.size[ii::kTermBlob]) return Status::Corrupt(path + ": term table");
-    const uint32_t* soff = Sec<uint32_t>(ii::kStrOffsets);
-    if (soff[n_str] != h_.size[ii::kStrBlob]) return Status::Corrupt(path + ": string table");
-    const auto* entries = Sec<ii::TermEntry>(ii::kTermPostings);
-    for (uint32_t t = 0; t < h_.n_terms; ++t) {
-      const auto& e = entries[t];
-      if (e.exact_off + e.exact_n > h_.n_postings || e.syms_off + e.syms_n > h_.n_postings) {
-        return Status::Corrupt(path + ": postings out of bounds");
-      }
-    }
     return Status::Ok();
   }
 

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 
 #include "example_project.h"
+#include "index/index_format.h"
 #include "test_util.h"
 #include "umwelt/search.h"
 
@@ -137,6 +139,78 @@ TEST_F(KeywordTest, StaleIndexIsRebuiltAfterAWrite) {
   ASSERT_TRUE(idx.ok());
   index_ = std::move(idx).value();
   EXPECT_EQ(Refs({.query = "beta"}), std::vector<std::string>{"b"});
+}
+
+// A rebuild takes the unchanged chunks' postings from the file it replaces
+// and tokenizes the rest: new chunks, replaced ones, one whose title changed
+// in place, and one that took a removed chunk's id. The file it writes is
+// the one a build from nothing writes, and a damaged base is not trusted.
+TEST_F(KeywordTest, RebuildReusesUnchangedChunksAndMatchesABuildFromNothing) {
+  std::vector<Doc> docs;
+  const char* words[] = {"checkpoint", "tokenizer", "gradient", "throughput", "scheduler", "z-loss"};
+  for (int i = 0; i < 40; ++i) {
+    docs.push_back({"r" + std::to_string(100 + i), i % 3 ? "comment" : "issue", i % 3 ? "" : "Title " + std::string(words[i % 6]),
+                    std::string(words[i % 6]) + " and " + words[(i + 1) % 6] + " in chunk number " + std::to_string(i),
+                    "2024-01-" + std::to_string(10 + i % 20), i % 2 ? "alice" : "bob"});
+  }
+  Load(docs);
+  const std::string path = KeywordIndex::PathFor(*corpus_);
+  auto put = [&](const std::string& ref, const std::string& text) {
+    auto b = corpus_->BeginWrite();
+    Chunk c;
+    c.source = "github";
+    c.kind = "comment";
+    c.ref = ref;
+    c.parent = ref;
+    c.text = text;
+    c.url = "https://x/" + ref;
+    ASSERT_TRUE((*b)->PutRecord({c}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  };
+  put("r105", "replaced wholly: a new word, sesquipedalian");  // a new id
+  put("r200", "a fresh chunk about gradient checkpoint");
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->DeleteRecord("r200").ok());  // the highest id, given again next
+    ASSERT_TRUE((*b)->DeleteRecord("r110").ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  put("r201", "another chunk entirely, about throughput");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir_.File("c.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE chunks SET title='Retitled scheduler' WHERE ref='r120'", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+
+  KeywordIndex::BuildReport incremental, scratch;
+  ASSERT_TRUE(KeywordIndex::Build(*corpus_, path, &incremental).ok());
+  ASSERT_TRUE(KeywordIndex::Build(*corpus_, dir_.File("scratch.kwidx"), &scratch).ok());
+  EXPECT_EQ(incremental.docs, 40u);
+  EXPECT_EQ(scratch.reused, 0u);
+  // 40 loaded, 2 gone (r105's old chunk, r110), r120 retitled: 37 unchanged.
+  EXPECT_EQ(incremental.reused, 37u);
+  std::string built = testing::ReadFileOrEmpty(path);
+  ASSERT_FALSE(built.empty());
+  EXPECT_TRUE(built == testing::ReadFileOrEmpty(dir_.File("scratch.kwidx")));
+  auto idx = KeywordIndex::Open(*corpus_);
+  ASSERT_TRUE(idx.ok());
+  index_ = std::move(idx).value();
+  EXPECT_EQ(Refs({.query = "sesquipedalian"}), std::vector<std::string>{"r105"});
+  EXPECT_EQ(Refs({.query = "retitled"}), std::vector<std::string>{"r120"});
+  EXPECT_TRUE(Refs({.query = "fresh"}).empty());
+
+  // A base whose postings point past its documents is rebuilt from nothing.
+  index_.reset();
+  index_internal::Header h;
+  std::memcpy(&h, built.data(), sizeof h);
+  const uint32_t bad = 1u << 30;
+  std::memcpy(built.data() + h.offset[index_internal::kPostDocs], &bad, sizeof bad);
+  testing::WriteFile(path, built);
+  put("r202", "one more");
+  ASSERT_TRUE(KeywordIndex::Build(*corpus_, path, &incremental).ok());
+  ASSERT_TRUE(KeywordIndex::Build(*corpus_, dir_.File("scratch.kwidx"), &scratch).ok());
+  EXPECT_EQ(incremental.reused, 0u);
+  EXPECT_TRUE(testing::ReadFileOrEmpty(path) == testing::ReadFileOrEmpty(dir_.File("scratch.kwidx")));
 }
 
 TEST(KeywordIndexFile, CorruptCacheIsRebuilt) {

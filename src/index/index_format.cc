@@ -1,0 +1,46 @@
+// Checks a keyword index file's layout (index_format.h).
+#include "index_format.h"
+
+#include <cstring>
+
+namespace umwelt::index_internal {
+
+Status ReadLayout(const MappedFile& file, const std::string& path, Header* h) {
+  if (file.size() < sizeof *h) return Status::Corrupt(path + ": shorter than a keyword index header");
+  std::memcpy(h, file.data(), sizeof *h);
+  if (std::memcmp(h->magic, kMagic, sizeof h->magic) != 0 || h->version != kFormatVersion) {
+    return Status::Corrupt(path + ": not a keyword index of this version");
+  }
+  for (int i = 0; i < kNumSections; ++i) {
+    if (h->offset[i] % 8 != 0 || h->offset[i] > file.size() || h->size[i] > file.size() - h->offset[i]) {
+      return Status::Corrupt(path + ": section " + std::to_string(i) + " out of bounds");
+    }
+  }
+  const uint64_t n = h->n_docs;
+  bool ok = h->size[kChunkIds] == n * 8 && h->size[kLenBody] == n * 4 && h->size[kLenTitle] == n * 4 &&
+            h->size[kLenSyms] == n * 4 && h->size[kSourceIds] == n && h->size[kKindIds] == n &&
+            h->size[kDates] == n * 8 && h->size[kAuthorIds] == n * 4 && h->size[kUrlIds] == n * 4 &&
+            h->size[kDocHashes] == n * 8 && h->size[kTermOffsets] == (uint64_t{h->n_terms} + 1) * 4 &&
+            h->size[kTermPostings] == uint64_t{h->n_terms} * sizeof(TermEntry) &&
+            h->size[kPostDocs] == h->n_postings * 4 && h->size[kPostTf] == h->n_postings * 2 &&
+            h->size[kPostTitleTf] == h->n_postings;
+  const uint64_t n_str = uint64_t{h->n_sources} + h->n_kinds + h->n_authors;
+  ok = ok && h->size[kStrOffsets] == (n_str + 1) * 4;
+  if (!ok) return Status::Corrupt(path + ": section sizes disagree with the header");
+  auto at = [&](int section) { return file.data() + h->offset[section]; };
+  uint32_t end = 0;
+  std::memcpy(&end, at(kTermOffsets) + uint64_t{h->n_terms} * 4, 4);
+  if (end != h->size[kTermBlob]) return Status::Corrupt(path + ": term table");
+  std::memcpy(&end, at(kStrOffsets) + n_str * 4, 4);
+  if (end != h->size[kStrBlob]) return Status::Corrupt(path + ": string table");
+  const auto* entries = reinterpret_cast<const TermEntry*>(at(kTermPostings));
+  for (uint32_t t = 0; t < h->n_terms; ++t) {
+    const TermEntry& e = entries[t];
+    if (e.exact_off + e.exact_n > h->n_postings || e.syms_off + e.syms_n > h->n_postings) {
+      return Status::Corrupt(path + ": postings out of bounds");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace umwelt::index_internal
