@@ -134,6 +134,12 @@ struct WebhookChange {
   std::string deleted_thread;                // a deleted issue or release: the thread and all its records
   std::string pushed_branch;                 // push: the branch, when a branch was pushed
   bool pushed_default = false;               // push: to the repository's default branch
+  // What the payload cannot carry and the sync fetches per thread: the
+  // sync cursor's lists the thread joins ("pending_commits" for a merged
+  // pull request, "pending_sub_issues" for an issue with sub-issues), and
+  // the thread's number.
+  std::vector<std::string> follow_ups;
+  int64_t number = 0;
 };
 
 // Reads a delivery. Invalid, naming the field at fault, when the body is not
@@ -145,7 +151,9 @@ struct WebhookChange {
 Result<WebhookChange> ParseWebhook(std::string_view event, std::string_view body);
 
 // Applies a change in one transaction: its records stored as a sync stores
-// them (a record's newer stored copy wins), then its deletions.
+// them (a record's newer stored copy wins), then its deletions, and its
+// follow-ups added to the repository's sync cursor, so the next sync (or
+// `refresh`) fetches what the payload lacked for that thread.
 Status ApplyWebhook(Corpus& corpus, const WebhookChange& change, int64_t* changed);
 
 }  // namespace umwelt::github

@@ -280,6 +280,7 @@ Status ServerImpl::ApplyDueHooks() {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o_.corpus_path, Corpus::Mode::kReadWrite));
   std::vector<std::string> done;
   bool changed = false;
+  bool follow_ups = false;  // a thread joined the sync's per-thread lists
   for (const Delivery& d : due) {
     Status s = Status::Ok();
     auto change = github::ParseWebhook(d.event, d.body);
@@ -299,6 +300,7 @@ Status ServerImpl::ApplyDueHooks() {
       int64_t n = 0;
       s = github::ApplyWebhook(*corpus, *change, &n);
       changed = changed || n > 0;
+      follow_ups = follow_ups || (s.ok() && !change->follow_ups.empty());
     }
     if (s.ok()) {
       done.push_back(d.id);
@@ -317,6 +319,9 @@ Status ServerImpl::ApplyDueHooks() {
                   done.size(), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     o_.log(line);
   }
+  // The next sync round, brought forward, fetches what the payloads lacked
+  // (a merged pull request's commits); rounds stay a minute apart.
+  if (follow_ups) scheduler_.Soon(kFollowUpGapSeconds);
   return hooks_->Applied(done, NowEpochMs());
 }
 

@@ -2,6 +2,8 @@
 // searchable within seconds; every bad one gets its status and writes nothing.
 #include "hooks.h"
 
+#include <atomic>
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -19,6 +21,7 @@ namespace {
 using testing::HookComment;
 using testing::HookIssue;
 using testing::HookPayload;
+using testing::HookPull;
 using testing::HookSignature;
 using testing::json;
 
@@ -236,6 +239,39 @@ TEST_F(HooksTest, ADeliveryLeftWaitingIsAppliedAfterRestart) {
   auto again = Deliver("issues", HookPayload("opened", {{"issue", HookIssue(304, "x", "y", "2026-12-01T09:00:00Z")}}), "w-1");
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 409) << "a delivery id is remembered across restarts";
+}
+
+// A merged pull request's commits are not in its payload: the delivery
+// queues them for the sync and brings the next round forward.
+TEST_F(HooksTest, AFollowUpBringsTheNextSyncRoundForward) {
+  ServeOptions o;
+  o.sync_every_seconds = 3600;
+  std::atomic<int> rounds{0};
+  o.sync = [&] {
+    ++rounds;
+    return Status::Ok();
+  };
+  Start(o);
+  auto r = Deliver("pull_request", HookPayload("opened", {{"pull_request", HookPull(40, "Shard it", "a", "2026-12-01T09:00:00Z")}}), "p-1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202);
+  for (int i = 0; i < 100 && Hooks()["applied"] != 1; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(Hooks()["applied"], 1);
+  EXPECT_EQ(rounds.load(), 0) << "an open pull request needs no follow-up";
+  json pr = HookPull(40, "Shard it", "a", "2026-12-01T09:05:00Z");
+  pr["merged"] = true;
+  pr["merged_at"] = "2026-12-01T09:05:00Z";
+  pr["state"] = "closed";
+  r = Deliver("pull_request", HookPayload("closed", {{"pull_request", pr}}), "p-2");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202);
+  for (int i = 0; i < 100 && rounds.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(rounds.load(), 1) << "one round, not the hour's wait";
+  auto c = Corpus::Open(path_, Corpus::Mode::kReadOnly);
+  ASSERT_TRUE(c.ok());
+  auto state = (*c)->GetSyncState("github:acme/tinylm");
+  ASSERT_TRUE(state.ok() && state->has_value());
+  EXPECT_NE((*state)->cursor.find("\"pending_commits\":[40]"), std::string::npos) << (*state)->cursor;
 }
 
 TEST_F(HooksTest, AFailingDeliveryIsRetriedAndShownInStatus) {

@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -43,6 +44,14 @@ Status Scheduler::RunNow() {
   return s;
 }
 
+void Scheduler::Soon(int min_gap_seconds) {
+  {
+    MutexLock lock(mu_);
+    soon_gap_ = soon_gap_ < 0 ? min_gap_seconds : std::min(soon_gap_, min_gap_seconds);
+  }
+  cv_.notify_all();
+}
+
 void Scheduler::RequestStop() {
   {
     MutexLock lock(mu_);
@@ -70,11 +79,19 @@ void Scheduler::Loop() {
   // Syncs and index rebuilds yield the cores to the readers.
   setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
   MutexLock lock(mu_);
+  bool first = true;  // no round yet: one brought forward starts at once
   while (!stopping_) {
-    auto due = std::chrono::steady_clock::now() + std::chrono::seconds(every_seconds_);
-    while (!stopping_ && cv_.wait_until(lock.native(), due) != std::cv_status::timeout) {
+    const auto last = std::chrono::steady_clock::now();
+    const auto scheduled = last + std::chrono::seconds(every_seconds_);
+    while (!stopping_) {
+      auto soon = first ? last : last + std::chrono::seconds(soon_gap_);
+      auto due = soon_gap_ < 0 ? scheduled : std::min(scheduled, soon);
+      if (std::chrono::steady_clock::now() >= due) break;
+      cv_.wait_until(lock.native(), due);
     }
     if (stopping_) break;
+    soon_gap_ = -1;
+    first = false;
     lock.unlock();
     auto t0 = std::chrono::steady_clock::now();
     Status s = RunNow();

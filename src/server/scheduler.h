@@ -34,6 +34,12 @@ class Scheduler {
   void Start() EXCLUDES(mu_);
   // One round on the caller's thread, recorded like a scheduled one.
   Status RunNow() EXCLUDES(mu_, round_mu_);
+  // Brings the next scheduled round forward: it starts `min_gap_seconds`
+  // after the end of the last one (now, when that is past or there was
+  // none), or at its time if that is sooner. For work that should not wait the whole period (a
+  // webhook delivery's follow-up fetches); a burst of requests makes one
+  // round. Nothing without the thread.
+  void Soon(int min_gap_seconds) EXCLUDES(mu_);
   // No round starts after it; returns at once.
   void RequestStop() EXCLUDES(mu_);
   // RequestStop, then waits for the thread (a round in progress finishes
@@ -57,6 +63,7 @@ class Scheduler {
   std::string last_error_ GUARDED_BY(mu_);
   int runs_ GUARDED_BY(mu_) = 0;
   bool running_ GUARDED_BY(mu_) = false;
+  int soon_gap_ GUARDED_BY(mu_) = -1;  // Soon's gap, -1 when not asked
   std::thread thread_;
 };
 

@@ -3,10 +3,12 @@
 #include "scheduler.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -101,6 +103,37 @@ TEST(Scheduler, ItsThreadRunsRoundsUntilStopped) {
   s.Stop();  // idempotent
   EXPECT_EQ(rounds, after_stop);
   EXPECT_GE(s.StateValue()["runs"], 1);
+}
+
+// A webhook's follow-up asks for the next round early: at once when the
+// last round is long past, else a gap after it; a burst of asks is one round.
+TEST(Scheduler, SoonBringsTheNextRoundForwardAndKeepsItsGap) {
+  std::mutex mu;
+  std::vector<std::chrono::steady_clock::time_point> starts;
+  Scheduler s(3600, [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    starts.push_back(std::chrono::steady_clock::now());
+    return Status::Ok();
+  });
+  auto rounds = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return starts.size();
+  };
+  auto wait_for = [&](size_t n) {
+    for (int i = 0; i < 500 && rounds() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return rounds();
+  };
+  s.Start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(rounds(), 0u) << "the first round waits its period";
+  s.Soon(0);
+  ASSERT_EQ(wait_for(1), 1u);
+  for (int i = 0; i < 5; ++i) s.Soon(1);
+  ASSERT_EQ(wait_for(2), 2u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_EQ(rounds(), 2u) << "five asks, one round";
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_GE(std::chrono::duration<double>(starts[1] - starts[0]).count(), 0.99) << "a second after the last round";
 }
 
 }  // namespace

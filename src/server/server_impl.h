@@ -75,6 +75,9 @@ class ServerImpl final : public Server {
         jobs_(o.max_jobs, [this](Job& job) { RunJob(job); }),
         scheduler_(o.sync_every_seconds, [this] { return Round(); }, o.log) {}
   static constexpr size_t kMaxMcpSessions = 1000;
+  // The least time between the end of a sync round and one a webhook's
+  // follow-up brings forward.
+  static constexpr int kFollowUpGapSeconds = 60;
   ~ServerImpl() override {
     Stop();
     StopBackground();

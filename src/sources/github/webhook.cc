@@ -3,6 +3,7 @@
 // `sync github` uses; this file only reads the envelope (event, action,
 // repository) and says what a deletion removes.
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -123,6 +124,19 @@ Status ParseRelease(const json& payload, const std::string& repo, const std::str
   return Status::Ok();
 }
 
+// The per-thread fetches the sync would queue for the payload's issue or
+// pull request `obj` (Syncer::NoteIssue), that a delivery does not carry.
+void NoteFollowUps(const json& obj, bool pull_request_object, WebhookChange* out) {
+  int64_t number = IntField(obj, "number");
+  if (number <= 0) return;
+  const json* pr = pull_request_object ? &obj : FieldOf(obj, "pull_request");
+  const json* merged_at = pr && pr->is_object() ? FieldOf(*pr, "merged_at") : nullptr;
+  if (merged_at && merged_at->is_string()) out->follow_ups.push_back("pending_commits");
+  const json* subs = FieldOf(obj, "sub_issues_summary");
+  if (subs && subs->is_object() && IntField(*subs, "total") > 0) out->follow_ups.push_back("pending_sub_issues");
+  if (!out->follow_ups.empty()) out->number = number;
+}
+
 }  // namespace
 
 bool WebhookEventMirrored(std::string_view event) { return MirroredEvents().count(event) > 0; }
@@ -212,6 +226,12 @@ Result<WebhookChange> ParseWebhook(std::string_view event, std::string_view body
   for (const auto& ref : out.deleted_records) {
     if (!own(ref)) return Shape("`" + ref + "` is not in " + out.repo);
   }
+  if (!deleted) {
+    const char* key = event == "issues" || event == "issue_comment" ? "issue" : "pull_request";
+    if (const json* obj = FieldOf(payload, key); obj && obj->is_object()) {
+      NoteFollowUps(*obj, std::string_view(key) == "pull_request", &out);
+    }
+  }
   if (!out.records.threads.empty()) out.thread = out.records.threads[0].ref;
   else if (!out.records.records.empty()) out.thread = out.records.records[0][0].parent;
   return out;
@@ -225,9 +245,25 @@ Status ApplyWebhook(Corpus& corpus, const WebhookChange& change, int64_t* change
     for (const auto& c : chunks) doomed.push_back(BaseRef(c.ref));
     doomed.push_back(change.deleted_thread);
   }
+  // The follow-ups join the sync's own lists, in the same transaction.
+  std::optional<SyncState> state;
+  if (!change.follow_ups.empty()) {
+    UMWELT_ASSIGN_OR_RETURN(state, corpus.GetSyncState("github:" + change.repo));
+    if (state) {
+      json cursor = ParseJson(state->cursor.empty() ? "{}" : state->cursor);
+      if (!cursor.is_object()) cursor = json::object();
+      for (const auto& key : change.follow_ups) {
+        json& list = cursor[key];
+        if (!list.is_array()) list = json::array();
+        if (std::find(list.begin(), list.end(), json(change.number)) == list.end()) list.push_back(change.number);
+      }
+      state->cursor = cursor.dump();
+    }
+  }
   StoreCounts counts;
   int64_t deleted = 0;
   UMWELT_RETURN_IF_ERROR(StoreRecords(corpus, change.records, &counts, [&](WriteBatch& batch) {
+    if (state) UMWELT_RETURN_IF_ERROR(batch.PutSyncState(*state));
     for (const auto& ref : doomed) {
       UMWELT_RETURN_IF_ERROR(batch.DeleteRecord(ref));
       ++deleted;

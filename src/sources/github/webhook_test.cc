@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include "github_fake.h"
 #include "github_hooks.h"
 #include "test_util.h"
 #include "umwelt/github.h"
+#include "umwelt/http.h"
 
 namespace umwelt::github {
 namespace {
@@ -100,6 +102,69 @@ TEST_F(WebhookTest, EachEventCreatesEditsAndDeletesWhatItShould) {
   Apply("issues", HookPayload("deleted", {{"issue", issue}}));
   EXPECT_FALSE(corpus_->GetThread("acme/tinylm#7")->has_value());
   EXPECT_TRUE(corpus_->ThreadChunks("acme/tinylm#7")->empty());
+}
+
+// What a delivery cannot carry (a merged pull request's commits, an issue's
+// sub-issues) joins the sync cursor's per-thread lists, and the next sync
+// fetches it for that thread, though no listing shows the thread as changed.
+TEST_F(WebhookTest, AMergedPullRequestsCommitsAreFetchedByTheNextSync) {
+  testing::GithubFake fake("acme/tinylm");
+  fake.PutIssue(1, "an older issue", "2026-12-01T08:00:00Z");
+  SyncOptions o;
+  o.repo = "acme/tinylm";
+  o.api_base = fake.base();
+  o.sleep = [](double) {};
+  SyncReport first;
+  ASSERT_TRUE(Sync(*corpus_, *NewCurlHttpClient(), o, &first).ok());
+  // Merged upstream; the listings (since 08:00) do not show it.
+  const std::string sha = std::string(39, 'a') + "9";
+  fake.MergePr(9, {sha}, "2026-11-01T00:00:00Z");
+
+  json pr = HookPull(9, "Shard the loader", "Splits it.", "2026-12-01T09:00:00Z");
+  pr["state"] = "closed";
+  pr["merged"] = true;
+  pr["merged_at"] = "2026-12-01T09:00:00Z";
+  auto change = ParseWebhook("pull_request", HookPayload("closed", {{"pull_request", pr}}));
+  ASSERT_TRUE(change.ok()) << change.status().message();
+  EXPECT_EQ(change->follow_ups, std::vector<std::string>{"pending_commits"});
+  EXPECT_EQ(change->number, 9);
+  int64_t n = 0;
+  ASSERT_TRUE(ApplyWebhook(*corpus_, *change, &n).ok());
+  ASSERT_TRUE(ApplyWebhook(*corpus_, *change, &n).ok());  // GitHub's retry: queued once
+  auto state = corpus_->GetSyncState("github:acme/tinylm");
+  ASSERT_TRUE(state.ok() && state->has_value());
+  json cursor = json::parse((*state)->cursor);
+  EXPECT_EQ(cursor["pending_commits"], json::array({9})) << cursor.dump();
+  EXPECT_TRUE(cursor.contains("issues")) << "the listings' cursors stay";
+
+  SyncReport second;
+  ASSERT_TRUE(Sync(*corpus_, *NewCurlHttpClient(), o, &second).ok());
+  auto links = corpus_->LinksFrom({"acme/tinylm/commit/" + sha});
+  ASSERT_TRUE(links.ok());
+  ASSERT_EQ(links->size(), 1u);
+  EXPECT_EQ((*links)[0].to_ref, "acme/tinylm#9");
+  EXPECT_EQ((*links)[0].kind, "pr-commit");
+  state = corpus_->GetSyncState("github:acme/tinylm");
+  EXPECT_FALSE(json::parse((*state)->cursor).contains("pending_commits")) << (*state)->cursor;
+
+  // An issue with sub-issues queues them; an open pull request queues
+  // nothing; a corpus that does not sync the repository gets no cursor.
+  json issue = HookIssue(12, "Epic: the loader", "Tracks the work.", "2026-12-01T09:10:00Z");
+  issue["sub_issues_summary"] = {{"total", 2}, {"completed", 0}, {"percent_completed", 0}};
+  change = ParseWebhook("issues", HookPayload("edited", {{"issue", issue}}));
+  ASSERT_TRUE(change.ok());
+  EXPECT_EQ(change->follow_ups, std::vector<std::string>{"pending_sub_issues"});
+  change = ParseWebhook("pull_request", HookPayload("opened", {{"pull_request", HookPull(13, "x", "y", "2026-12-01T09:20:00Z")}}));
+  ASSERT_TRUE(change.ok());
+  EXPECT_TRUE(change->follow_ups.empty());
+  testing::TempDir other;
+  auto bare = Corpus::Open(other.File("c.db"), Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(bare.ok());
+  change = ParseWebhook("pull_request", HookPayload("closed", {{"pull_request", pr}}));
+  ASSERT_TRUE(ApplyWebhook(**bare, *change, &n).ok());
+  auto none = (*bare)->GetSyncState("github:acme/tinylm");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
 }
 
 TEST_F(WebhookTest, PushPingAndOtherEventsStoreNothing) {
