@@ -3,8 +3,9 @@
 // it with `umwelt serve --github-webhook-secret-file`, and measures:
 //   - idle search latency (p50/p99, hybrid, one client);
 //   - event -> searchable: signed `issues` deliveries sent one at a time,
-//     each timed from the POST to a keyword search finding its unique word
-//     (the delivery is applied only once the vector space has it too);
+//     1.2 s apart (isolated events, outside the server's batch gap), each
+//     timed from the POST to a keyword search finding its unique word (the
+//     delivery is applied only once the vector space has it too);
 //   - a sustained burst at --rate deliveries a minute: how many were
 //     refused, search p99 during it (a client searching all along) against
 //     idle, and when the last delivery became searchable.
@@ -215,6 +216,7 @@ int main(int argc, char** argv) {
   std::vector<double> lag;
   int number = 100000;
   for (int i = 0; i < a.singles; ++i, ++number) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // an event on its own
     std::string word = UniqueWord(number);
     auto t0 = Clock::now();
     if (Post(client, "s-" + std::to_string(number), Delivery(number, word)) != 202) {

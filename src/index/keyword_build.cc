@@ -180,10 +180,12 @@ Status Lend(const Base& base, const std::vector<uint32_t>& lent, Collected* c) {
   for (uint32_t t = 0; t < base.n_terms(); ++t) {
     const ii::TermEntry& e = entries[t];
     if (!take(e.exact_off, e.exact_n, true, &exact) || !take(e.syms_off, e.syms_n, false, &syms)) {
-      return Status::Corrupt("keyword index: the previous file's postings are out of order");
+      return Status::Corrupt("keyword index: the previous file's postings are out of range or order");
     }
     if (exact.empty() && syms.empty()) continue;
-    uint32_t id = c->terms.Id(base.Term(t));
+    std::string_view term = base.Term(t);
+    if (term.empty()) return Status::Corrupt("keyword index: the previous file's term table is damaged");
+    uint32_t id = c->terms.Id(term);
     if (id >= c->postings.size()) c->postings.resize(id + 1);
     add(exact, &c->postings[id].exact);
     add(syms, &c->postings[id].syms);

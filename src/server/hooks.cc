@@ -256,15 +256,22 @@ void ServerImpl::HookLoop() {
   // Applying and re-indexing yield the cores to the readers.
   setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 5);
   int64_t last_prune = 0;
+  auto last_batch = std::chrono::steady_clock::time_point{};
   while (!stopping_) {
     {
       MutexLock lock(hooks_mu_);
       // Woken by a delivery, or once a second for the retries that fall due.
       if (!hooks_wake_ && !stopping_) hooks_cv_.wait_for(lock.native(), std::chrono::seconds(1));
+      // Then no sooner than the batch gap after the last batch began.
+      const auto next = last_batch + std::chrono::milliseconds(kHookBatchGapMs);
+      while (!stopping_ && std::chrono::steady_clock::now() < next) hooks_cv_.wait_until(lock.native(), next);
       hooks_wake_ = false;
     }
     if (stopping_) break;
-    Status s = ApplyDueHooks();
+    const auto began = std::chrono::steady_clock::now();
+    bool applied = false;
+    Status s = ApplyDueHooks(&applied);
+    if (applied) last_batch = began;
     if (!s.ok() && o_.log) o_.log("hooks: " + StripLocalPaths(RedactSecrets(s.message())));
     if (int64_t now = NowEpochMs(); now - last_prune > 3600 * 1000) {
       (void)hooks_->Prune(now);
@@ -273,8 +280,9 @@ void ServerImpl::HookLoop() {
   }
 }
 
-Status ServerImpl::ApplyDueHooks() {
+Status ServerImpl::ApplyDueHooks(bool* applied) {
   UMWELT_ASSIGN_OR_RETURN(auto due, hooks_->Due(NowEpochMs(), 1000));
+  *applied = !due.empty();
   if (due.empty()) return Status::Ok();
   MutexLock one_writer(write_mu_);
   UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(o_.corpus_path, Corpus::Mode::kReadWrite));

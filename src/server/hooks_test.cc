@@ -241,6 +241,32 @@ TEST_F(HooksTest, ADeliveryLeftWaitingIsAppliedAfterRestart) {
   EXPECT_EQ(again->status, 409) << "a delivery id is remembered across restarts";
 }
 
+// Deliveries arriving one after another are applied in batches a second
+// apart, not each with its own index update and searcher reload (which
+// disturb the readers), and none is lost.
+TEST_F(HooksTest, AStreamOfDeliveriesIsAppliedInBatchesASecondApart) {
+  Start();
+  const int n = 24;
+  for (int i = 0; i < n; ++i) {
+    std::string word = std::string("batchword") + static_cast<char>('a' + i);
+    auto r = Deliver("issues", HookPayload("opened", {{"issue", HookIssue(500 + i, "Stream", "The " + word + " run.", "2026-12-01T09:00:00Z")}}),
+                     "b-" + std::to_string(i));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 202);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (int i = 0; i < 100 && Hooks()["applied"] != n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(Hooks()["applied"], n);
+  std::string log = Log();
+  int batches = 0;
+  for (size_t at = log.find("deliveries applied"); at != std::string::npos; at = log.find("deliveries applied", at + 1)) {
+    ++batches;
+  }
+  // 2.4 s of deliveries: a batch at once, then one a second.
+  EXPECT_GE(batches, 2);
+  EXPECT_LE(batches, 5) << log;
+}
+
 // A merged pull request's commits are not in its payload: the delivery
 // queues them for the sync and brings the next round forward.
 TEST_F(HooksTest, AFollowUpBringsTheNextSyncRoundForward) {

@@ -78,6 +78,11 @@ class ServerImpl final : public Server {
   // The least time between the end of a sync round and one a webhook's
   // follow-up brings forward.
   static constexpr int kFollowUpGapSeconds = 60;
+  // The least time from the start of one batch of deliveries to the next:
+  // a burst is applied in fewer, larger batches, each one index update and
+  // one reload of the searcher, so readers are not disturbed at every
+  // delivery. A delivery after a quiet spell is applied at once.
+  static constexpr int kHookBatchGapMs = 1000;
   ~ServerImpl() override {
     Stop();
     StopBackground();
@@ -106,7 +111,8 @@ class ServerImpl final : public Server {
   // The webhook writer: applies the spool's due deliveries in the order
   // they came, then makes them searchable (IndexWrites).
   void HookLoop();
-  Status ApplyDueHooks() EXCLUDES(write_mu_);
+  // Sets *applied when there were deliveries to apply.
+  Status ApplyDueHooks(bool* applied) EXCLUDES(write_mu_);
   // After a write: the keyword index and the vector spaces take the new
   // chunks, and searches see them.
   Status IndexWrites(Corpus& corpus);
