@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "umwelt/file.h"
 #include "umwelt/status.h"
@@ -70,6 +71,19 @@ struct Header {
   uint64_t offset[kNumSections];
   uint64_t size[kNumSections];
 };
+
+// Section `id` of the index mapped in `file`, as an array of T.
+template <typename T>
+const T* SectionOf(const MappedFile& file, const Header& h, int id) {
+  return reinterpret_cast<const T*>(file.data() + h.offset[id]);
+}
+
+// The dictionary's term `i` (< h.n_terms); "" when its offsets are damaged.
+inline std::string_view TermAt(const MappedFile& file, const Header& h, uint32_t i) {
+  const uint32_t* off = SectionOf<uint32_t>(file, h, kTermOffsets);
+  if (off[i] > off[i + 1] || off[i + 1] > h.size[kTermBlob]) return {};
+  return std::string_view(SectionOf<char>(file, h, kTermBlob) + off[i], off[i + 1] - off[i]);
+}
 
 // Reads `file`'s header into `h` and checks its magic, version and that
 // every section lies in the file at the size the header implies. Corrupt

@@ -116,13 +116,9 @@ class Base {
   uint32_t n_terms() const { return h_.n_terms; }
   template <typename T>
   const T* Sec(int id) const {
-    return reinterpret_cast<const T*>(file_->data() + h_.offset[id]);
+    return ii::SectionOf<T>(*file_, h_, id);
   }
-  std::string_view Term(uint32_t i) const {
-    const uint32_t* off = Sec<uint32_t>(ii::kTermOffsets);
-    if (off[i] > off[i + 1] || off[i + 1] > h_.size[ii::kTermBlob]) return {};
-    return std::string_view(Sec<char>(ii::kTermBlob) + off[i], off[i + 1] - off[i]);
-  }
+  std::string_view Term(uint32_t i) const { return ii::TermAt(*file_, h_, i); }
 
  private:
   Base() = default;

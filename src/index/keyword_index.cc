@@ -124,7 +124,7 @@ class MappedIndex final : public KeywordIndex {
 
   template <typename T>
   const T* Sec(int id) const {
-    return reinterpret_cast<const T*>(file_->data() + h_.offset[id]);
+    return ii::SectionOf<T>(*file_, h_, id);
   }
 
   Status Validate(const std::string& path, uint64_t want_hash) {
@@ -133,10 +133,7 @@ class MappedIndex final : public KeywordIndex {
     return Status::Ok();
   }
 
-  std::string_view Term(uint32_t i) const {
-    const uint32_t* off = Sec<uint32_t>(ii::kTermOffsets);
-    return std::string_view(Sec<char>(ii::kTermBlob) + off[i], off[i + 1] - off[i]);
-  }
+  std::string_view Term(uint32_t i) const { return ii::TermAt(*file_, h_, i); }
   std::string_view Str(uint32_t i) const {
     const uint32_t* off = Sec<uint32_t>(ii::kStrOffsets);
     return std::string_view(Sec<char>(ii::kStrBlob) + off[i], off[i + 1] - off[i]);
