@@ -72,6 +72,69 @@ struct SyncReport {
 // edits and deletions. Rate-limit buckets and 429 retry_after are honoured.
 Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& options, SyncReport* report);
 
+// --- the gateway: events as they happen -------------------------------------
+
+// GUILDS (channel and thread events), GUILD_MESSAGES, MESSAGE_CONTENT (the
+// text; a privileged intent the bot must have enabled): nothing more.
+inline constexpr int kFollowIntents = (1 << 0) | (1 << 9) | (1 << 15);
+
+// One dispatch worth keeping (a message created, edited or deleted; a
+// channel or thread created, renamed or deleted) in the followed guild.
+struct GatewayEvent {
+  std::string session;  // the gateway session it came in
+  int64_t seq = 0;      // its sequence number in that session
+  std::string type;     // MESSAGE_CREATE, THREAD_DELETE, ...
+  std::string channel;  // "discord:G/C": the channel or thread it concerns
+  // {"t": type, "d": the event, "channel": the channel as the gateway last
+  // described it, when known}: what ApplyEvent takes, and what a server
+  // keeps in its spool until then.
+  std::string body;
+};
+
+struct FollowOptions {
+  std::string guild;
+  std::string token;
+  std::string api_base = "https://discord.com/api/v10";  // asked for the gateway's URL
+  std::string gateway_url;   // "" = GET {api_base}/gateway/bot; tests name theirs
+  bool allow_loopback = false;  // ws:// to a loopback host (a test's gateway)
+  int intents = kFollowIntents;
+  double backoff_seconds = 1.0;       // after a failed connection, doubling...
+  double max_backoff_seconds = 60.0;  // ...up to this
+  size_t max_frame_bytes = 16u << 20;  // a larger message closes the connection
+  // Polled at least every 100 ms; true ends Follow with Ok.
+  std::function<bool()> stopping;
+  // Keeps one event (applies it, or writes it where it will be applied).
+  // An error closes the connection and the session resumes from the last
+  // event kept, so nothing is skipped.
+  std::function<Status(const GatewayEvent&)> on_event;
+  // A new session began (the first, or one after the last could not be
+  // resumed): what happened before it is for a REST catch-up to fetch.
+  std::function<void()> on_new_session;
+  std::function<void(const std::string& line)> log;
+};
+
+struct FollowReport {
+  int connections = 0;
+  int identifies = 0;
+  int resumes = 0;
+  int64_t events = 0;  // events kept
+};
+
+// Keeps a gateway connection to `guild` until stopping(): identify,
+// heartbeat, resume after a dropped link or a RECONNECT, identify again
+// (and on_new_session) when the session cannot be resumed, reconnect with
+// backoff. Fails only on what retrying cannot fix: a refused token,
+// intents the bot is not allowed, a bad gateway URL.
+Status Follow(HttpClient& http, const FollowOptions& options, FollowReport* report);
+
+// Applies one event's body (GatewayEvent::body) to the corpus with the
+// mapping `sync discord` uses: a message is written or replaced, a deleted
+// one removed, a channel or thread renamed, a deleted thread removed with
+// its messages. Events of another guild change nothing. *changed: records
+// written or removed. Corrupt for a body that is not an event.
+Status ApplyEvent(Corpus& corpus, std::string_view body, const std::string& guild, const std::string& repo,
+                  int64_t* changed);
+
 // The line a message's reactions are kept on: "Reactions: 🔥 3, 👍 2".
 inline constexpr std::string_view kReactionsLine = "\nReactions: ";
 // How many reactions a stored message drew: the counts on that line, summed

@@ -37,7 +37,11 @@ Status MessageWriter::Flush(const std::function<Status(WriteBatch&)>& extra) {
     if (p.chunk.date > t.updated) t.updated = p.chunk.date;
     if (t.created.empty() || p.chunk.date < t.created) t.created = p.chunk.date;
   }
-  for (const auto& [ref, t] : threads) {
+  for (auto& [ref, t] : threads) {
+    // A later page, or one message from the gateway, does not move the
+    // channel's start.
+    UMWELT_ASSIGN_OR_RETURN(auto stored, corpus_.GetThread(ref));
+    if (stored && !stored->created.empty() && stored->created < t.created) t.created = stored->created;
     UMWELT_RETURN_IF_ERROR(batch->PutThread(t));
     channels_.insert(ref);
   }
