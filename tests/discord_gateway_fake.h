@@ -20,7 +20,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <algorithm>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_util.h"
 #include "umwelt/http.h"
 
 namespace umwelt::testing {
@@ -340,6 +343,60 @@ class FakeGateway {
   int close_code_ = 0;
   json last_hello_;
   std::string last_path_;
+};
+
+// The REST side a follower needs: /gateway/bot pointing at `gateway`, the
+// guild's channels (no threads), and the messages AddMessage put in, for the
+// catch-up a new session runs. Paths under /api, token `token`.
+class FakeDiscordRest {
+ public:
+  using json = nlohmann::json;
+  FakeDiscordRest(const std::string& token, const std::string& guild, const json& channels, const FakeGateway& gateway)
+      : gateway_url_(gateway.url()) {
+    auto& s = server_.server();
+    auto authorized = [token](const httplib::Request& req, httplib::Response& res) {
+      if (req.get_header_value("Authorization") == "Bot " + token) return true;
+      res.status = 401;
+      return false;
+    };
+    s.Get("/api/gateway/bot", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+      if (!authorized(req, res)) return;
+      res.set_content(json{{"url", gateway_url_}, {"shards", 1}}.dump(), "application/json");
+    });
+    s.Get("/api/guilds/" + guild + "/channels", [channels, authorized](const httplib::Request& req, httplib::Response& res) {
+      if (!authorized(req, res)) return;
+      res.set_content(channels.dump(), "application/json");
+    });
+    s.Get("/api/guilds/" + guild + "/threads/active", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"threads": []})", "application/json");
+    });
+    s.Get(R"(/api/channels/(\d+)/threads/archived/public)", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"threads": [], "has_more": false})", "application/json");
+    });
+    s.Get(R"(/api/channels/(\d+)/messages)", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+      if (!authorized(req, res)) return;
+      std::lock_guard<std::mutex> lock(mu_);
+      uint64_t after = std::stoull(req.get_param_value("after"));
+      json page = json::array();
+      for (const auto& [id, m] : messages_[req.matches[1]]) {
+        if (id > after && page.size() < 100) page.push_back(m);
+      }
+      std::reverse(page.begin(), page.end());  // newest first, as Discord answers
+      res.set_content(page.dump(), "application/json");
+    });
+  }
+  void AddMessage(const std::string& channel, uint64_t id, const json& m) {
+    std::lock_guard<std::mutex> lock(mu_);
+    messages_[channel][id] = m;
+  }
+  std::string base() const { return server_.base() + "/api"; }
+  int requests() { return static_cast<int>(server_.requests().size()); }
+
+ private:
+  std::string gateway_url_;
+  TestServer server_;
+  std::mutex mu_;
+  std::map<std::string, std::map<uint64_t, json>> messages_;
 };
 
 }  // namespace umwelt::testing

@@ -58,6 +58,15 @@ struct ServeOptions {
   // The GitHub webhook secret (`--github-webhook-secret-file`); non-empty
   // enables POST /hooks/github.
   std::string github_webhook_secret;
+  // Follows this Discord guild's gateway (`--discord-follow GUILD`, with
+  // DISCORD_TOKEN): its events are kept in the delivery spool and applied
+  // as webhook deliveries are; a new gateway session (the first, or one
+  // after a session that could not be resumed) brings an incremental
+  // `sync discord` of the guild, which fetches what happened in between.
+  std::string discord_follow;  // guild id, "" = none
+  std::string discord_token;
+  std::string discord_api_base = "https://discord.com/api/v10";
+  bool discord_allow_loopback = false;  // ws:// to a loopback gateway (tests)
   ChatModel* llm = nullptr;        // for /api/ask and MCP's ask (null: extractive)
   std::string version;             // the server's version, in MCP's serverInfo
   size_t max_body_bytes = 1 << 20;

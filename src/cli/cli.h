@@ -75,6 +75,7 @@ struct DiscordArgs {
   std::string repo;
   int recheck_days = 3;
   int archived_days = 30;
+  bool follow = false;             // sync, then keep the gateway connection
 };
 Status CmdImportDiscord(const std::string& corpus, const DiscordArgs& args);
 Status CmdSyncDiscord(const std::string& corpus, const DiscordArgs& args);
@@ -193,6 +194,8 @@ struct ServeArgs {
   std::string rerank;
   std::vector<std::string> embedders;
   std::string github_webhook_secret_file;
+  std::string discord_follow;  // guild id
+  std::string discord_api_base;
   bool quiet = false;
 };
 Result<int64_t> ParseDuration(const std::string& s);
@@ -252,6 +255,9 @@ Status CmdPublish(const std::string& corpus, const PublishArgs& args);
 // After a write: rebuilds the keyword index so the next search starts warm,
 // and a builtin space whose model file is missing (trained again, embedded).
 Status RefreshIndex(Corpus& corpus);
+// Whether an API base URL is http(s) on a loopback address: a test's
+// server, whose gateway may then be ws:// on loopback too.
+bool IsLoopbackApi(const std::string& base);
 // A search's notes on stderr; one about a missing side file only the first
 // time this corpus gives it.
 void PrintNotes(const std::string& corpus_path, const std::vector<std::string>& notes);

@@ -78,6 +78,13 @@ void PrintNotes(const std::string& path, const std::vector<std::string>& notes) 
   }
 }
 
+bool IsLoopbackApi(const std::string& base) {
+  for (const char* prefix : {"http://127.", "http://localhost:", "http://localhost/", "http://[::1]"}) {
+    if (base.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 Status RefreshIndex(Corpus& corpus) {
   auto index = KeywordIndex::Open(corpus);
   if (!index.ok()) return index.status().WithContext("keyword index");

@@ -1,11 +1,19 @@
 // `import github` and `sync github`.
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
-
+#include <deque>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 
@@ -107,6 +115,140 @@ Status CmdImportDiscord(const std::string& path, const DiscordArgs& args) {
   return s;
 }
 
+namespace {
+
+// One incremental REST sync of the guild, with its summary line.
+Status SyncDiscordOnce(Corpus& corpus, HttpClient& http, const discord::SyncOptions& base, const std::string& guild,
+                       bool* changed) {
+  discord::SyncOptions o = base;
+  Progress progress("sync discord");
+  o.progress = [&](const std::string& channel, int64_t n) { progress.Update(n, 0, "#" + channel + " messages"); };
+  discord::SyncReport r;
+  Status s = discord::Sync(corpus, http, o, &r);
+  progress.Done();
+  Summary(s, r.messages + r.deleted > 0, "sync discord %s: %d requests (%d retried), %d channels and threads, %lld messages new or changed, "
+              "%lld deleted\n",
+              guild.c_str(), r.requests, r.retries, r.channels, static_cast<long long>(r.messages),
+              static_cast<long long>(r.deleted));
+  *changed = r.messages > 0 || r.deleted > 0;
+  return s;
+}
+
+// `sync discord GUILD --follow`: a thread keeps the gateway connection and
+// queues its events; this one applies them in batches at most a second
+// apart, re-indexes after each, and runs the REST sync when a gateway
+// session begins (the first, and any after a session that could not be
+// resumed), so nothing from before it is missed. Ends on SIGINT or SIGTERM,
+// or when the gateway refuses the bot for good.
+Status FollowDiscord(Corpus& corpus, HttpClient& http, const discord::SyncOptions& so, const DiscordArgs& args) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // the gateway's thread inherits it
+  constexpr size_t kMaxQueued = 100000;  // beyond it events wait at the gateway (a resume replays them)
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<discord::GatewayEvent> queue;
+  bool catch_up = false, ended = false;
+  std::atomic<bool> stop{false};
+  Status follow_status;
+  discord::FollowOptions f;
+  f.guild = so.guild;
+  f.token = so.token;
+  f.api_base = so.api_base;
+  f.allow_loopback = IsLoopbackApi(so.api_base);
+  f.stopping = [&stop] { return stop.load(); };
+  f.on_event = [&](const discord::GatewayEvent& e) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (queue.size() >= kMaxQueued) return Status::Exhausted("too many events waiting to be applied");
+    queue.push_back(e);
+    cv.notify_all();
+    return Status::Ok();
+  };
+  f.on_new_session = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    catch_up = true;
+    cv.notify_all();
+  };
+  f.log = [](const std::string& line) { std::fprintf(stderr, "sync discord: %s\n", line.c_str()); };
+  discord::FollowReport report;
+  std::thread gateway([&] {
+    auto gateway_http = NewCurlHttpClient();
+    Status s = discord::Follow(*gateway_http, f, &report);
+    std::lock_guard<std::mutex> lock(mu);
+    follow_status = s;
+    ended = true;
+    cv.notify_all();
+  });
+  std::fprintf(stderr, "sync discord %s: following the gateway (Ctrl-C stops)\n", args.guild.c_str());
+  Status result;
+  bool dirty = false, synced = false;
+  const auto started = std::chrono::steady_clock::now();
+  auto last_index = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  while (true) {
+    struct timespec zero = {0, 0};
+    if (sigtimedwait(&signals, nullptr, &zero) > 0) break;
+    std::deque<discord::GatewayEvent> batch;
+    bool sync_now = false;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait_for(lock, std::chrono::milliseconds(200), [&] { return ended || catch_up || !queue.empty(); });
+      if (ended) {
+        result = follow_status;
+        break;
+      }
+      // A gateway that does not answer does not keep the REST sync from
+      // running: after 10 s it runs once without it.
+      sync_now = catch_up || (!synced && std::chrono::steady_clock::now() - started > std::chrono::seconds(10));
+      catch_up = false;
+      // At most one batch a second: a burst is one index update.
+      if (std::chrono::steady_clock::now() - last_index >= std::chrono::seconds(1)) batch.swap(queue);
+    }
+    if (sync_now) {
+      synced = true;
+      bool changed = false;
+      Status s = SyncDiscordOnce(corpus, http, so, args.guild, &changed);
+      if (!s.ok()) std::fprintf(stderr, "sync discord: the catch-up failed (the next session tries again): %s\n",
+                                s.message().c_str());
+      dirty = dirty || changed;
+    }
+    if (batch.empty() && !dirty) continue;
+    std::map<std::string, int> by_type;
+    int64_t changed = 0;
+    for (const auto& e : batch) {
+      int64_t n = 0;
+      Status s = discord::ApplyEvent(corpus, e.body, so.guild, so.repo, &n);
+      if (!s.ok()) {
+        std::fprintf(stderr, "sync discord: event %lld (%s) not applied: %s\n", static_cast<long long>(e.seq),
+                     e.type.c_str(), s.message().c_str());
+        continue;
+      }
+      by_type[e.type]++;
+      changed += n;
+    }
+    if (changed > 0 || dirty) {
+      UMWELT_RETURN_IF_ERROR(RefreshIndex(corpus));
+      dirty = false;
+      last_index = std::chrono::steady_clock::now();
+    }
+    if (!by_type.empty()) {
+      std::string kinds;
+      for (const auto& [type, n] : by_type) kinds += (kinds.empty() ? "" : ", ") + type + " " + std::to_string(n);
+      std::printf("sync discord %s: %zu event(s) applied (%s), %lld record(s) changed, searchable\n",
+                  args.guild.c_str(), batch.size(), kinds.c_str(), static_cast<long long>(changed));
+      std::fflush(stdout);
+    }
+  }
+  stop = true;
+  gateway.join();
+  std::fprintf(stderr, "sync discord %s: stopped after %d connection(s), %d resume(s), %lld event(s)\n",
+               args.guild.c_str(), report.connections, report.resumes, static_cast<long long>(report.events));
+  return result;
+}
+
+}  // namespace
+
 Status CmdSyncDiscord(const std::string& path, const DiscordArgs& args) {
   UMWELT_ASSIGN_OR_RETURN(auto corpus, OpenCorpus(path, Corpus::Mode::kReadWrite));
   auto http = NewCurlHttpClient();
@@ -117,16 +259,11 @@ Status CmdSyncDiscord(const std::string& path, const DiscordArgs& args) {
   o.recheck_days = args.recheck_days;
   o.archived_days = args.archived_days;
   if (const char* t = std::getenv("DISCORD_TOKEN"); t) o.token = t;
-  Progress progress("sync discord");
-  o.progress = [&](const std::string& channel, int64_t n) { progress.Update(n, 0, "#" + channel + " messages"); };
-  discord::SyncReport r;
-  Status s = discord::Sync(*corpus, *http, o, &r);
-  progress.Done();
-  Summary(s, r.messages + r.deleted > 0, "sync discord %s: %d requests (%d retried), %d channels and threads, %lld messages new or changed, "
-              "%lld deleted\n",
-              args.guild.c_str(), r.requests, r.retries, r.channels, static_cast<long long>(r.messages),
-              static_cast<long long>(r.deleted));
-  if (r.messages > 0 || r.deleted > 0) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
+  // Following syncs when the gateway's session begins.
+  if (args.follow) return FollowDiscord(*corpus, *http, o, args);
+  bool changed = false;
+  Status s = SyncDiscordOnce(*corpus, *http, o, args.guild, &changed);
+  if (changed) UMWELT_RETURN_IF_ERROR(RefreshIndex(*corpus));
   return s;
 }
 
@@ -287,6 +424,8 @@ void AddIngestVerbs(const VerbContext& v) {
       ->default_val(3)->check(CLI::Range(0, 365));
   sync_dc->add_option("--archived-days", discord_args.archived_days, "Re-list threads archived this recently")
       ->default_val(30)->check(CLI::Range(0, 3650));
+  sync_dc->add_flag("--follow", discord_args.follow,
+                    "Then keep the gateway connection: messages, edits and deletions applied as they happen (until Ctrl-C)");
 
   auto* sync_wb = sync->add_subcommand("wandb", "Sync the runs of ENTITY/PROJECT (WANDB_API_KEY)");
   sync_wb->add_option("project", wandb_args.project, "ENTITY/PROJECT")->required();

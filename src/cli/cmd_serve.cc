@@ -72,6 +72,13 @@ Status CmdServe(const std::string& path, const ServeArgs& a) {
     UMWELT_ASSIGN_OR_RETURN(o.github_webhook_secret, ReadSecretFile(a.github_webhook_secret_file));
     AddSecret(o.github_webhook_secret);  // never in a log line or an error
   }
+  if (!a.discord_follow.empty()) {
+    o.discord_follow = a.discord_follow;
+    o.discord_api_base = a.discord_api_base;
+    o.discord_allow_loopback = IsLoopbackApi(a.discord_api_base);
+    if (const char* t = std::getenv("DISCORD_TOKEN"); t) o.discord_token = t;
+    AddSecret(o.discord_token);
+  }
   UMWELT_ASSIGN_OR_RETURN(std::unique_ptr<ChatModel> llm, OpenModel(a.llm, false));
   o.llm = llm.get();
   o.version = kVersion;
@@ -127,6 +134,10 @@ void AddServeVerbs(const VerbContext& v) {
   serve->add_option("--github-webhook-secret-file", sv.github_webhook_secret_file,
                     "Accept GitHub webhook deliveries at POST /hooks/github, signed with the secret in this file (mode 600)")
       ->check(CLI::ExistingFile);
+  serve->add_option("--discord-follow", sv.discord_follow,
+                    "Follow this Discord guild's gateway (DISCORD_TOKEN): messages searchable as they are posted");
+  serve->add_option("--discord-api-base", sv.discord_api_base, "Discord API base URL")
+      ->default_val("https://discord.com/api/v10");
   serve->add_option("--rerank", sv.rerank, "Rerank searches' top hits: openai-compatible:<base-url>#<model> (else $UMWELT_RERANK)");
   auto* refresh = v.app.add_subcommand("refresh", "Download a served corpus snapshot: verified, resumable, swapped in atomically");
   refresh->add_option("--from", refresh_from, "The server's base url ($UMWELT_TOKEN is sent as a bearer token)")->required();

@@ -12,8 +12,10 @@
 #include "../corpus/sqlite_util.h"
 #include "server_impl.h"
 #include "umwelt/clock.h"
+#include "umwelt/discord.h"
 #include "umwelt/file.h"
 #include "umwelt/github.h"
+#include "umwelt/http.h"
 #include "umwelt/redact.h"
 #include "umwelt/search.h"
 #include "umwelt/text.h"
@@ -191,7 +193,7 @@ bool ValidDeliveryId(const std::string& id) {
 // --- the route -------------------------------------------------------------------
 
 void ServerImpl::HookRoutes() {
-  if (!hooks_) return;
+  if (!hooks_ || o_.github_webhook_secret.empty()) return;
   // Outside the sign-in gate (Gate lets the path through), behind the
   // signature: nothing is parsed before the body's HMAC checks out.
   http_.Post("/hooks/github", [this](const Request& req, Response& res) {
@@ -291,6 +293,27 @@ Status ServerImpl::ApplyDueHooks(bool* applied) {
   bool follow_ups = false;  // a thread joined the sync's per-thread lists
   for (const Delivery& d : due) {
     Status s = Status::Ok();
+    if (d.source == "discord") {
+      int64_t n = 0;
+      if (d.event == kDiscordCatchUp) {
+        s = DiscordCatchUp(*corpus, &n);
+      } else {
+        s = discord::ApplyEvent(*corpus, d.body, d.repo, "", &n);
+        if (s.code() == Code::kCorrupt) {  // it will not do better on a retry
+          UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, s.message(), NowEpochMs(), /*permanent=*/true));
+          continue;
+        }
+      }
+      changed = changed || n > 0;
+      if (s.ok()) {
+        done.push_back(d.id);
+      } else {
+        std::string why = StripLocalPaths(RedactSecrets(s.message()));
+        if (o_.log) o_.log("hooks: discord event " + d.id + " (" + d.event + "): " + why);
+        UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, why, NowEpochMs()));
+      }
+      continue;
+    }
     auto change = github::ParseWebhook(d.event, d.body);
     if (!change.ok()) {
       // It parsed at receipt; a spool that no longer holds it whole will
@@ -331,6 +354,92 @@ Status ServerImpl::ApplyDueHooks(bool* applied) {
   // (a merged pull request's commits); rounds stay a minute apart.
   if (follow_ups) scheduler_.Soon(kFollowUpGapSeconds);
   return hooks_->Applied(done, NowEpochMs());
+}
+
+// --- the Discord gateway -------------------------------------------------------------
+
+namespace {
+
+// A spool id for an event: its session and sequence number (a replay after
+// a resume is the same delivery, kept once).
+std::string DiscordDeliveryId(const std::string& session, int64_t seq) {
+  std::string id = "discord-";
+  for (char c : session.substr(0, 40)) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) id += c;
+  }
+  return id + "-" + std::to_string(seq);
+}
+
+}  // namespace
+
+void ServerImpl::DiscordLoop() {
+  auto http = NewCurlHttpClient();
+  discord::FollowOptions f;
+  f.guild = o_.discord_follow;
+  f.token = o_.discord_token;
+  f.api_base = o_.discord_api_base;
+  f.allow_loopback = o_.discord_allow_loopback;
+  f.stopping = [this] { return stopping_.load(); };
+  auto keep = [this](const Delivery& d) -> Status {
+    Status s = hooks_->Receive(d, true);
+    if (s.code() == Code::kFailedPrecondition) return Status::Ok();  // kept before
+    if (!s.ok()) return s;
+    {
+      MutexLock lock(hooks_mu_);
+      hooks_wake_ = true;
+    }
+    hooks_cv_.notify_all();
+    return Status::Ok();
+  };
+  auto delivery = [this](std::string id, std::string event) {
+    Delivery d;
+    d.source = "discord";
+    d.id = std::move(id);
+    d.event = std::move(event);
+    d.repo = o_.discord_follow;
+    d.received_ms = NowEpochMs();
+    return d;
+  };
+  f.on_event = [&](const discord::GatewayEvent& e) {
+    Delivery d = delivery(DiscordDeliveryId(e.session, e.seq), e.type);
+    d.thread = e.channel;
+    d.body = e.body;
+    return keep(d);
+  };
+  // What happened before this session is the REST sync's: queued behind
+  // the events already kept, ahead of the session's own.
+  f.on_new_session = [&] {
+    Delivery d = delivery("discord-catchup-" + std::to_string(NowEpochMs()), kDiscordCatchUp);
+    d.body = "{}";
+    if (Status s = keep(d); !s.ok() && o_.log) o_.log("discord: the catch-up was not queued: " + s.message());
+  };
+  f.log = [this](const std::string& line) {
+    if (o_.log) o_.log("discord: " + line);
+  };
+  discord::FollowReport report;
+  Status s = discord::Follow(*http, f, &report);
+  if (s.ok()) return;
+  // Shown by status with the source's failures.
+  std::string why = "following the gateway stopped: " + StripLocalPaths(RedactSecrets(s.message()));
+  if (o_.log) o_.log("discord: " + why);
+  Delivery d = delivery("discord-stopped-" + std::to_string(NowEpochMs()), "FOLLOW");
+  if (hooks_->Receive(d, false).ok()) (void)hooks_->Failed(d.id, why, NowEpochMs(), /*permanent=*/true);
+}
+
+Status ServerImpl::DiscordCatchUp(Corpus& corpus, int64_t* changed) {
+  auto http = NewCurlHttpClient();
+  discord::SyncOptions o;
+  o.guild = o_.discord_follow;
+  o.token = o_.discord_token;
+  o.api_base = o_.discord_api_base;
+  discord::SyncReport r;
+  Status s = discord::Sync(corpus, *http, o, &r);
+  *changed = r.messages + r.deleted;
+  if (o_.log) {
+    o_.log("discord: caught up with " + std::to_string(r.channels) + " channels and threads, " +
+           std::to_string(r.messages) + " messages new or changed, " + std::to_string(r.deleted) + " deleted");
+  }
+  return s;
 }
 
 Status ServerImpl::IndexWrites(Corpus& corpus) {

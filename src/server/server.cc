@@ -257,7 +257,7 @@ bool ServerImpl::Gate(Request& req, Response& res) {
   if (!auth_) return true;
   const std::string& p = req.path;
   // The webhook route: its deliveries are signed instead.
-  if (p == "/hooks/github" && hooks_) return true;
+  if (p == "/hooks/github" && hooks_ && !o_.github_webhook_secret.empty()) return true;
   if (p == "/healthz" || p == "/login" || p == "/ui.js" || p == "/ask.js" || p == "/logout" || p == "/summaries" || p.rfind("/summaries/", 0) == 0 ||
       p == "/api/summaries" || p.rfind("/api/summaries/", 0) == 0) {
     return true;
@@ -425,6 +425,7 @@ void ServerImpl::StopBackground() {
   }
   hooks_cv_.notify_all();
   if (hooks_thread_.joinable()) hooks_thread_.join();
+  if (discord_thread_.joinable()) discord_thread_.join();
   scheduler_.Stop();
   jobs_.Stop();
 }
@@ -465,7 +466,13 @@ Status ServerImpl::Init() {
   if (dir.empty()) dir = ".";
   snapshot_ = std::make_unique<SnapshotCache>(dir + "/" + std::filesystem::path(o_.corpus_path).filename().string() +
                                               ".snapshot");
-  if (!o_.github_webhook_secret.empty()) {
+  if (!o_.discord_follow.empty()) {
+    if (o_.discord_token.empty()) return Status::Invalid("--discord-follow: no bot token (set DISCORD_TOKEN)");
+    if (o_.discord_follow.size() > 24 || o_.discord_follow.find_first_not_of("0123456789") != std::string::npos) {
+      return Status::Invalid("--discord-follow: `" + o_.discord_follow + "` is not a guild id (a number)");
+    }
+  }
+  if (!o_.github_webhook_secret.empty() || !o_.discord_follow.empty()) {
     UMWELT_ASSIGN_OR_RETURN(hooks_, HookSpool::Open(o_.corpus_path + ".hooks"));
   }
   Routes();
@@ -485,6 +492,7 @@ Status ServerImpl::Init() {
   // Deliveries left waiting by a server that stopped (or was killed) are
   // applied first.
   if (hooks_) hooks_thread_ = std::thread([this] { HookLoop(); });
+  if (!o_.discord_follow.empty()) discord_thread_ = std::thread([this] { DiscordLoop(); });
   return Status::Ok();
 }
 

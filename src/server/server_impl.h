@@ -173,6 +173,14 @@ class ServerImpl final : public Server {
   std::condition_variable hooks_cv_;
   bool hooks_wake_ GUARDED_BY(hooks_mu_) = false;
   std::thread hooks_thread_;
+  // hooks.cc: keeps the Discord gateway connection (--discord-follow) and
+  // spools its events for HookLoop.
+  void DiscordLoop();
+  // The incremental REST sync of the followed guild, as a spooled delivery
+  // of this event name.
+  static constexpr const char* kDiscordCatchUp = "CATCH_UP";
+  Status DiscordCatchUp(Corpus& corpus, int64_t* changed);
+  std::thread discord_thread_;
 };
 
 

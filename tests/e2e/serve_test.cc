@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "corpus_fixtures.h"
+#include "discord_gateway_fake.h"
 #include "serve_process.h"
 #include "test_util.h"
 #include "umwelt/file.h"
@@ -230,6 +231,43 @@ TEST(Serve, BrowserTypesAQueryOpensAThreadAndASummary) {
   for (const char* f : {"serve-search.html", "serve-search.png", "serve-thread.png", "serve-summary.png"}) {
     EXPECT_TRUE(fs::exists(artifacts + "/" + f)) << f;
   }
+}
+
+// `sync discord GUILD --follow` as a process: it catches up over REST when
+// the gateway session begins, applies messages as they are posted (a
+// search finds them), and stops cleanly on SIGINT.
+TEST(SyncDiscordFollow, CatchesUpFollowsAndStopsOnSigint) {
+  testing::TempDir dir;
+  const std::string db = dir.File("c.db");
+  json channels = json::array({{{"id", "200"}, {"type", 0}, {"guild_id", "100"}, {"name", "general"}}});
+  testing::FakeGateway gw("cli-gw-s3cret", "100", channels);
+  testing::FakeDiscordRest rest("cli-gw-s3cret", "100", channels, gw);
+  auto message = [](uint64_t id, const std::string& content) {
+    return json{{"id", std::to_string(id)}, {"type", 0}, {"channel_id", "200"}, {"guild_id", "100"},
+                {"content", content}, {"timestamp", "2026-11-20T10:00:00.000000+00:00"},
+                {"author", {{"id", "7"}, {"username", "ann"}}}};
+  };
+  const uint64_t kId = (uint64_t{1763632800000} - 1420070400000) << 22;
+  rest.AddMessage("200", kId, message(kId, "numbathistory posted before following"));
+  ::setenv("DISCORD_TOKEN", "cli-gw-s3cret", 1);
+  ServeProcess follow({"--corpus", db, "sync", "discord", "100", "--api-base", rest.base(), "--follow"},
+                      dir.File("follow.log"));
+  ::unsetenv("DISCORD_TOKEN");
+  auto found = [&](const std::string& word) {
+    RunResult r = Umwelt({"--corpus", db, "search", word, "--fts-only", "--json"});
+    return r.code == 0 && r.out.find("discord.com/channels/100/200/") != std::string::npos;
+  };
+  ASSERT_TRUE(testing::FakeGateway::WaitUntil([&] { return found("numbathistory"); }, 30))
+      << testing::ReadFileOrEmpty(dir.File("follow.log"));
+  gw.Dispatch("MESSAGE_CREATE", message(kId + 1, "bilbyfresh the eval finished"));
+  ASSERT_TRUE(testing::FakeGateway::WaitUntil([&] { return found("bilbyfresh"); }, 15))
+      << testing::ReadFileOrEmpty(dir.File("follow.log"));
+  follow.Signal(SIGINT);
+  EXPECT_EQ(follow.Wait(20), 0) << testing::ReadFileOrEmpty(dir.File("follow.log"));
+  std::string log = testing::ReadFileOrEmpty(dir.File("follow.log"));
+  EXPECT_NE(log.find("1 event(s) applied (MESSAGE_CREATE 1)"), std::string::npos) << log;
+  EXPECT_NE(log.find("stopped after 1 connection(s)"), std::string::npos) << log;
+  EXPECT_EQ(log.find("cli-gw-s3cret"), std::string::npos) << "the token never reaches the output";
 }
 
 }  // namespace
