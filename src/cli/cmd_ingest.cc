@@ -228,7 +228,8 @@ Status FollowDiscord(Corpus& corpus, HttpClient& http, const discord::SyncOption
       changed += n;
     }
     if (changed > 0 || dirty) {
-      UMWELT_RETURN_IF_ERROR(RefreshIndex(corpus));
+      result = RefreshIndex(corpus);
+      if (!result.ok()) break;
       dirty = false;
       last_index = std::chrono::steady_clock::now();
     }

@@ -65,17 +65,23 @@ Status CmdStatus(const std::string& path, bool json) {
   UMWELT_ASSIGN_OR_RETURN(nlohmann::json hooks, WebhookStatus(path));
   if (hooks.is_object()) {
     for (const auto& [source, h] : hooks.items()) {
-      std::printf("\nwebhooks %s: %lld received · %lld applied · %lld ignored · %lld waiting", source.c_str(),
+      const bool gateway = source == "discord";  // gateway events, kept as deliveries are
+      std::printf("\n%s: %lld received · %lld applied · %lld ignored · %lld waiting",
+                  gateway ? "discord gateway events" : ("webhooks " + TerminalSafe(source)).c_str(),
                   static_cast<long long>(h.value("received", 0)), static_cast<long long>(h.value("applied", 0)),
                   static_cast<long long>(h.value("ignored", 0)), static_cast<long long>(h.value("pending", 0)));
       if (h.value("pending", 0) > 0) std::printf(" (the oldest for %.0f s)", h.value("lag_seconds", 0.0));
       std::printf("\n");
+      if (std::string last = h.value("last_received", ""); !last.empty()) {
+        std::printf("  last received %s %s\n", last.c_str(), Age(last).c_str());
+      }
       if (std::string last = h.value("last_applied", ""); !last.empty()) {
         std::printf("  last applied %s %s, searchable %lld ms after it arrived\n", last.c_str(), Age(last).c_str(),
                     static_cast<long long>(h.value("last_lag_ms", 0)));
       }
       for (const auto& f : h.value("failures", nlohmann::json::array())) {
-        std::printf("  delivery %s (%s) %s after %lld attempts: %s\n", TerminalSafe(f.value("delivery", "")).c_str(),
+        std::printf("  %s %s (%s) %s after %lld attempts: %s\n", gateway ? "event" : "delivery",
+                    TerminalSafe(f.value("delivery", "")).c_str(),
                     TerminalSafe(f.value("event", "")).c_str(), f.value("given_up", false) ? "given up" : "failing",
                     static_cast<long long>(f.value("attempts", 0)), TerminalSafe(f.value("error", "")).c_str());
       }

@@ -296,13 +296,13 @@ Status ServerImpl::ApplyDueHooks(bool* applied) {
     if (d.source == "discord") {
       int64_t n = 0;
       if (d.event == kDiscordCatchUp) {
-        s = DiscordCatchUp(*corpus, &n);
+        s = DiscordCatchUp(*corpus, d.repo, &n);
       } else {
         s = discord::ApplyEvent(*corpus, d.body, d.repo, "", &n);
-        if (s.code() == Code::kCorrupt) {  // it will not do better on a retry
-          UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, s.message(), NowEpochMs(), /*permanent=*/true));
-          continue;
-        }
+      }
+      if (s.code() == Code::kCorrupt || s.code() == Code::kInvalidArgument) {  // no better on a retry
+        UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, s.message(), NowEpochMs(), /*permanent=*/true));
+        continue;
       }
       changed = changed || n > 0;
       if (s.ok()) {
@@ -426,10 +426,14 @@ void ServerImpl::DiscordLoop() {
   if (hooks_->Receive(d, false).ok()) (void)hooks_->Failed(d.id, why, NowEpochMs(), /*permanent=*/true);
 }
 
-Status ServerImpl::DiscordCatchUp(Corpus& corpus, int64_t* changed) {
+Status ServerImpl::DiscordCatchUp(Corpus& corpus, const std::string& guild, int64_t* changed) {
+  *changed = 0;
+  if (guild != o_.discord_follow) {
+    return Status::Invalid("a catch-up of guild " + guild + ", which this server no longer follows");
+  }
   auto http = NewCurlHttpClient();
   discord::SyncOptions o;
-  o.guild = o_.discord_follow;
+  o.guild = guild;
   o.token = o_.discord_token;
   o.api_base = o_.discord_api_base;
   discord::SyncReport r;

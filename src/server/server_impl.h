@@ -179,7 +179,7 @@ class ServerImpl final : public Server {
   // The incremental REST sync of the followed guild, as a spooled delivery
   // of this event name.
   static constexpr const char* kDiscordCatchUp = "CATCH_UP";
-  Status DiscordCatchUp(Corpus& corpus, int64_t* changed);
+  Status DiscordCatchUp(Corpus& corpus, const std::string& guild, int64_t* changed);
   std::thread discord_thread_;
 };
 

@@ -342,6 +342,9 @@ const UmweltWsHandlers kHandlers = {
     [](void* ctx) { static_cast<Link*>(ctx)->session->Connected(SteadyMs()); },
     [](void* ctx, const char* data, size_t size) {
       auto* l = static_cast<Link*>(ctx);
+      // Once closing, nothing more is read: a later event handled would
+      // move the sequence number past one that was not kept.
+      if (l->close_with) return;
       l->Take(l->session->OnFrame(std::string_view(data, size), SteadyMs()));
     },
     [](void* ctx) {
@@ -399,6 +402,7 @@ Status Follow(HttpClient& http, const FollowOptions& o, FollowReport* report) {
   auto stopping = [&o] { return o.stopping && o.stopping(); };
   // Waits, waking for stopping() every 100 ms.
   auto wait = [&](double seconds) {
+    if (seconds <= 0) return;
     auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
     while (!stopping() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -410,7 +414,14 @@ Status Follow(HttpClient& http, const FollowOptions& o, FollowReport* report) {
   GatewaySession session(o.token, o.guild, o.intents);
   std::string base_url;
   double backoff = o.backoff_seconds;
+  auto last_attempt = std::chrono::steady_clock::time_point{};
   while (!stopping()) {
+    // Connections start at least backoff_seconds apart, even when each
+    // one got as far as READY: a gateway that accepts and drops at once
+    // does not spend the bot's daily identifies in a tight loop.
+    wait(o.backoff_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - last_attempt).count());
+    if (stopping()) break;
+    last_attempt = std::chrono::steady_clock::now();
     if (base_url.empty()) {
       auto url = GatewayAddress(http, o);
       if (!url.ok()) {
