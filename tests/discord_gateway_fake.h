@@ -63,6 +63,23 @@ class FakeGateway {
 
   std::string url() const { return "ws://127.0.0.1:" + std::to_string(port_); }
 
+  // A message object as MESSAGE_CREATE carries it (and the REST API lists
+  // it), in `channel` of guild `guild`, by ann.
+  static json Message(const std::string& id, const std::string& guild, const std::string& channel,
+                      const std::string& content) {
+    return {{"id", id},
+            {"type", 0},
+            {"channel_id", channel},
+            {"guild_id", guild},
+            {"content", content},
+            {"timestamp", "2026-11-20T10:00:00.000000+00:00"},
+            {"edited_timestamp", nullptr},
+            {"author", {{"id", "7"}, {"username", "ann"}, {"global_name", "Ann"}}},
+            {"attachments", json::array()},
+            {"embeds", json::array()},
+            {"mentions", json::array()}};
+  }
+
   // An event in the current session (sent now if a client is connected).
   void Dispatch(const std::string& t, json d) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -23,17 +23,7 @@ constexpr char kToken[] = "srv-gw-s3cret";
 json Channels() { return json::array({{{"id", "200"}, {"type", 0}, {"guild_id", "100"}, {"name", "general"}}}); }
 
 json Message(uint64_t id, const std::string& content) {
-  return {{"id", std::to_string(id)},
-          {"type", 0},
-          {"channel_id", "200"},
-          {"guild_id", "100"},
-          {"content", content},
-          {"timestamp", "2026-11-20T10:00:00.000000+00:00"},
-          {"edited_timestamp", nullptr},
-          {"author", {{"id", "7"}, {"username", "ann"}}},
-          {"attachments", json::array()},
-          {"embeds", json::array()},
-          {"mentions", json::array()}};
+  return FakeGateway::Message(std::to_string(id), "100", "200", content);
 }
 
 class DiscordFollowServerTest : public testing::ServerTest {

@@ -243,9 +243,7 @@ TEST(SyncDiscordFollow, CatchesUpFollowsAndStopsOnSigint) {
   testing::FakeGateway gw("cli-gw-s3cret", "100", channels);
   testing::FakeDiscordRest rest("cli-gw-s3cret", "100", channels, gw);
   auto message = [](uint64_t id, const std::string& content) {
-    return json{{"id", std::to_string(id)}, {"type", 0}, {"channel_id", "200"}, {"guild_id", "100"},
-                {"content", content}, {"timestamp", "2026-11-20T10:00:00.000000+00:00"},
-                {"author", {{"id", "7"}, {"username", "ann"}}}};
+    return testing::FakeGateway::Message(std::to_string(id), "100", "200", content);
   };
   const uint64_t kId = (uint64_t{1763632800000} - 1420070400000) << 22;
   rest.AddMessage("200", kId, message(kId, "numbathistory posted before following"));

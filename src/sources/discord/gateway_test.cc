@@ -122,17 +122,7 @@ json Channels() {
 }
 
 json Message(const std::string& id, const std::string& channel, const std::string& content) {
-  return {{"id", id},
-          {"type", 0},
-          {"channel_id", channel},
-          {"guild_id", "100"},
-          {"content", content},
-          {"timestamp", "2026-11-20T10:00:00.000000+00:00"},
-          {"edited_timestamp", nullptr},
-          {"author", {{"id", "7"}, {"username", "ann"}, {"global_name", "Ann"}}},
-          {"attachments", json::array()},
-          {"embeds", json::array()},
-          {"mentions", json::array()}};
+  return FakeGateway::Message(id, "100", channel, content);
 }
 
 class DiscordFollowTest : public ::testing::Test {
