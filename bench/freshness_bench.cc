@@ -6,11 +6,15 @@
 //     1.2 s apart (isolated events, outside the server's batch gap), each
 //     timed from the POST to a keyword search finding its unique word (the
 //     delivery is applied only once the vector space has it too);
+//   - a Discord message -> searchable: the server also follows a scripted
+//     gateway on loopback (`--discord-follow`, tests/discord_gateway_fake.h);
+//     MESSAGE_CREATE events sent one at a time, 1.2 s apart, each timed
+//     from the frame's send to a keyword search finding its unique word;
 //   - a sustained burst at --rate deliveries a minute: how many were
 //     refused, search p99 during it (a client searching all along) against
 //     idle, and when the last delivery became searchable.
 //
-//   freshness_bench [--chunks 20000] [--singles 30] [--burst 300] [--rate 1000]
+//   freshness_bench [--chunks 20000] [--singles 30] [--discord-singles 20] [--burst 300] [--rate 1000]
 //                   [--data ../shared/data] [--dir /tmp/umwelt-fresh] [--umwelt build/src/cli/umwelt]
 #include <httplib.h>
 #include <signal.h>
@@ -31,6 +35,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "discord_gateway_fake.h"
 #include "text_pool.h"
 #include "umwelt/corpus.h"
 #include "umwelt/file.h"
@@ -52,13 +57,14 @@ double Percentile(std::vector<double> v, double p) {
 
 struct Args {
   size_t chunks = 20000;
-  int singles = 30, burst = 300, rate = 1000;
+  int singles = 30, discord_singles = 20, burst = 300, rate = 1000;
   std::string data = UMWELT_SOURCE_DIR "/../shared/data";
   std::string dir = "/tmp/umwelt-fresh";
   std::string umwelt = UMWELT_BINARY;
 };
 
 const char* kSecret = "freshness-bench-secret";
+const char* kDiscordToken = "freshness-bench-discord-token";
 const char* kQueries[] = {"checkpoint", "learning rate", "data loader", "memory usage", "tokenizer",
                           "loss spike",  "throughput",    "evaluation",  "optimizer",    "gradient"};
 
@@ -143,6 +149,7 @@ int main(int argc, char** argv) {
     std::string k = argv[i], v = argv[i + 1];
     if (k == "--chunks") a.chunks = std::stoul(v);
     else if (k == "--singles") a.singles = std::stoi(v);
+    else if (k == "--discord-singles") a.discord_singles = std::stoi(v);
     else if (k == "--burst") a.burst = std::stoi(v);
     else if (k == "--rate") a.rate = std::stoi(v);
     else if (k == "--data") a.data = v;
@@ -177,13 +184,20 @@ int main(int argc, char** argv) {
   if (!umwelt::WriteFileAtomic(secret_file, kSecret).ok()) return 1;
   ::chmod(secret_file.c_str(), 0600);
   std::string log = a.dir + "/serve.log";
+  // A Discord guild on loopback for the server to follow: one channel.
+  const json channels = json::array({{{"id", "200"}, {"type", 0}, {"guild_id", "100"}, {"name", "general"}}});
+  umwelt::testing::FakeGateway gateway(kDiscordToken, "100", channels);
+  gateway.set_heartbeat_ms(41250);  // Discord's own interval
+  umwelt::testing::FakeDiscordRest rest(kDiscordToken, "100", channels, gateway);
   std::fflush(stdout);
   pid_t pid = ::fork();
   if (pid == 0) {
     std::freopen(log.c_str(), "w", stderr);
     std::freopen("/dev/null", "w", stdout);
+    ::setenv("DISCORD_TOKEN", kDiscordToken, 1);
     ::execl(a.umwelt.c_str(), "umwelt", "--corpus", db.c_str(), "serve", "--port", "0", "--github-webhook-secret-file",
-            secret_file.c_str(), static_cast<char*>(nullptr));
+            secret_file.c_str(), "--discord-follow", "100", "--discord-api-base", rest.base().c_str(),
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   int port = 0;
@@ -228,6 +242,36 @@ int main(int argc, char** argv) {
   }
   std::printf("event -> searchable, one at a time: p50 %.0f ms, p95 %.0f ms, max %.0f ms (%zu deliveries)\n",
               Percentile(lag, 0.5), Percentile(lag, 0.95), Percentile(lag, 1.0), lag.size());
+
+  // One Discord message at a time: the gateway's frame -> searchable.
+  if (a.discord_singles > 0) {
+    // The first session's catch-up (an incremental REST sync) comes first.
+    bool ready = umwelt::testing::FakeGateway::WaitUntil(
+        [&] {
+          auto st = client.Get("/api/status");
+          json d = st ? json::parse(st->body, nullptr, false)["hooks"]["discord"] : json();
+          return d.is_object() && d.value("applied", 0) >= 1;
+        },
+        120);
+    if (!ready) {
+      std::fprintf(stderr, "freshness_bench: the server did not follow the gateway (%s)\n", log.c_str());
+    } else {
+      std::vector<double> discord_lag;
+      const uint64_t first_id = (uint64_t{1763632800000} - 1420070400000) << 22;
+      for (int i = 0; i < a.discord_singles; ++i, ++number) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+        std::string word = UniqueWord(number);
+        auto t0 = Clock::now();
+        gateway.Dispatch("MESSAGE_CREATE", umwelt::testing::FakeGateway::Message(std::to_string(first_id + i), "100",
+                                                                                 "200", "the run " + word + " diverged"));
+        while (!Finds(client, word) && Ms(t0, Clock::now()) < 60000) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        discord_lag.push_back(Ms(t0, Clock::now()));
+      }
+      std::printf("discord message -> searchable, one at a time: p50 %.0f ms, p95 %.0f ms, max %.0f ms (%zu messages)\n",
+                  Percentile(discord_lag, 0.5), Percentile(discord_lag, 0.95), Percentile(discord_lag, 1.0),
+                  discord_lag.size());
+    }
+  }
 
   // A sustained burst while a client searches.
   std::atomic<bool> burst_done{false};

@@ -8,19 +8,21 @@
 // next sequence number and is sent at once when a client is connected, else
 // kept; RESUME replays the log after the client's sequence number, then
 // RESUMED. The test drops links, asks for reconnects, invalidates sessions,
-// and stops acknowledging heartbeats.
+// and stops acknowledging heartbeats. FakeDiscordRest is the REST side.
+// Header-only and free of GoogleTest: freshness_bench drives them too.
 #pragma once
 
 #include <arpa/inet.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <openssl/sha.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <algorithm>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -30,7 +32,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "test_util.h"
 #include "umwelt/http.h"
 
 namespace umwelt::testing {
@@ -370,27 +371,31 @@ class FakeDiscordRest {
   using json = nlohmann::json;
   FakeDiscordRest(const std::string& token, const std::string& guild, const json& channels, const FakeGateway& gateway)
       : gateway_url_(gateway.url()) {
-    auto& s = server_.server();
-    auto authorized = [token](const httplib::Request& req, httplib::Response& res) {
+    auto authorized = [this, token](const httplib::Request& req, httplib::Response& res) {
+      ++requests_;
       if (req.get_header_value("Authorization") == "Bot " + token) return true;
       res.status = 401;
       return false;
     };
-    s.Get("/api/gateway/bot", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+    server_.Get("/api/gateway/bot", [this, authorized](const httplib::Request& req, httplib::Response& res) {
       if (!authorized(req, res)) return;
       res.set_content(json{{"url", gateway_url_}, {"shards", 1}}.dump(), "application/json");
     });
-    s.Get("/api/guilds/" + guild + "/channels", [channels, authorized](const httplib::Request& req, httplib::Response& res) {
+    server_.Get("/api/guilds/" + guild + "/channels",
+                [channels, authorized](const httplib::Request& req, httplib::Response& res) {
+                  if (!authorized(req, res)) return;
+                  res.set_content(channels.dump(), "application/json");
+                });
+    server_.Get("/api/guilds/" + guild + "/threads/active", [authorized](const httplib::Request& req, httplib::Response& res) {
       if (!authorized(req, res)) return;
-      res.set_content(channels.dump(), "application/json");
-    });
-    s.Get("/api/guilds/" + guild + "/threads/active", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"threads": []})", "application/json");
     });
-    s.Get(R"(/api/channels/(\d+)/threads/archived/public)", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(R"({"threads": [], "has_more": false})", "application/json");
-    });
-    s.Get(R"(/api/channels/(\d+)/messages)", [this, authorized](const httplib::Request& req, httplib::Response& res) {
+    server_.Get(R"(/api/channels/(\d+)/threads/archived/public)",
+                [authorized](const httplib::Request& req, httplib::Response& res) {
+                  if (!authorized(req, res)) return;
+                  res.set_content(R"({"threads": [], "has_more": false})", "application/json");
+                });
+    server_.Get(R"(/api/channels/(\d+)/messages)", [this, authorized](const httplib::Request& req, httplib::Response& res) {
       if (!authorized(req, res)) return;
       std::lock_guard<std::mutex> lock(mu_);
       uint64_t after = std::stoull(req.get_param_value("after"));
@@ -401,17 +406,27 @@ class FakeDiscordRest {
       std::reverse(page.begin(), page.end());  // newest first, as Discord answers
       res.set_content(page.dump(), "application/json");
     });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~FakeDiscordRest() {
+    server_.stop();
+    thread_.join();
   }
   void AddMessage(const std::string& channel, uint64_t id, const json& m) {
     std::lock_guard<std::mutex> lock(mu_);
     messages_[channel][id] = m;
   }
-  std::string base() const { return server_.base() + "/api"; }
-  int requests() { return static_cast<int>(server_.requests().size()); }
+  std::string base() const { return "http://127.0.0.1:" + std::to_string(port_) + "/api"; }
+  int requests() const { return requests_; }
 
  private:
   std::string gateway_url_;
-  TestServer server_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<int> requests_{0};
   std::mutex mu_;
   std::map<std::string, std::map<uint64_t, json>> messages_;
 };
