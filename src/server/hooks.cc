@@ -240,11 +240,7 @@ void ServerImpl::HookRoutes() {
     } else if (mirrored) {
       out["queued"] = true;
       res.status = 202;
-      {
-        MutexLock lock(hooks_mu_);
-        hooks_wake_ = true;
-      }
-      hooks_cv_.notify_all();
+      WakeHookLoop();
     } else {
       out["ignored"] = why;
     }
@@ -253,6 +249,14 @@ void ServerImpl::HookRoutes() {
 }
 
 // --- applying ---------------------------------------------------------------------
+
+void ServerImpl::WakeHookLoop() {
+  {
+    MutexLock lock(hooks_mu_);
+    hooks_wake_ = true;
+  }
+  hooks_cv_.notify_all();
+}
 
 void ServerImpl::HookLoop() {
   // Applying and re-indexing yield the cores to the readers.
@@ -305,17 +309,7 @@ Status ServerImpl::ApplyDueHooks(bool* applied) {
         continue;
       }
       changed = changed || n > 0;
-      if (s.ok()) {
-        done.push_back(d.id);
-      } else {
-        std::string why = StripLocalPaths(RedactSecrets(s.message()));
-        if (o_.log) o_.log("hooks: discord event " + d.id + " (" + d.event + "): " + why);
-        UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, why, NowEpochMs()));
-      }
-      continue;
-    }
-    auto change = github::ParseWebhook(d.event, d.body);
-    if (!change.ok()) {
+    } else if (auto change = github::ParseWebhook(d.event, d.body); !change.ok()) {
       // It parsed at receipt; a spool that no longer holds it whole will
       // not do better on a retry.
       UMWELT_RETURN_IF_ERROR(hooks_->Failed(d.id, change.status().message(), NowEpochMs(), /*permanent=*/true));
@@ -327,7 +321,7 @@ Status ServerImpl::ApplyDueHooks(bool* applied) {
       s = o_.sync_source ? o_.sync_source("git:" + d.repo, &moved)
                          : Status::Unsupported("this server cannot sync git sources");
       changed = changed || moved;
-    } else {
+    } else {  // a GitHub event
       int64_t n = 0;
       s = github::ApplyWebhook(*corpus, *change, &n);
       changed = changed || n > 0;
@@ -384,11 +378,7 @@ void ServerImpl::DiscordLoop() {
     Status s = hooks_->Receive(d, true);
     if (s.code() == Code::kFailedPrecondition) return Status::Ok();  // kept before
     if (!s.ok()) return s;
-    {
-      MutexLock lock(hooks_mu_);
-      hooks_wake_ = true;
-    }
-    hooks_cv_.notify_all();
+    WakeHookLoop();
     return Status::Ok();
   };
   auto delivery = [this](std::string id, std::string event) {

@@ -419,11 +419,7 @@ Status ServerImpl::Round() {
 
 void ServerImpl::StopBackground() {
   stopping_ = true;
-  {
-    MutexLock lock(hooks_mu_);
-    hooks_wake_ = true;
-  }
-  hooks_cv_.notify_all();
+  WakeHookLoop();
   if (hooks_thread_.joinable()) hooks_thread_.join();
   if (discord_thread_.joinable()) discord_thread_.join();
   scheduler_.Stop();

@@ -111,6 +111,8 @@ class ServerImpl final : public Server {
   // The webhook writer: applies the spool's due deliveries in the order
   // they came, then makes them searchable (IndexWrites).
   void HookLoop();
+  // Wakes HookLoop now: a delivery was kept, or the server stops.
+  void WakeHookLoop() EXCLUDES(hooks_mu_);
   // Sets *applied when there were deliveries to apply.
   Status ApplyDueHooks(bool* applied) EXCLUDES(write_mu_);
   // After a write: the keyword index and the vector spaces take the new
