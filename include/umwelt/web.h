@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "umwelt/address.h"
 #include "umwelt/corpus.h"
 #include "umwelt/http.h"
 
@@ -60,9 +61,7 @@ struct Target {
   std::string scheme, host, port, path;  // path includes the query
 };
 Result<Target> ParseUrl(std::string_view url);
-// Whether a numeric address is loopback, private, link-local, CGNAT,
-// unspecified, multicast or otherwise not on the public internet.
-bool IsPrivateAddress(const std::string& address);
+using umwelt::IsPrivateAddress;  // umwelt/address.h
 // Resolves `url`'s host, refuses a private address unless `allow_private`,
 // and returns the CURLOPT_RESOLVE entries that pin the name to the address
 // checked (none for an IPv6 literal).

@@ -9,6 +9,7 @@
 
 #include "messages.h"
 #include "websocket_module.h"
+#include "umwelt/address.h"
 #include "umwelt/dynlib.h"
 #include "umwelt/json_read.h"
 #include "umwelt/log.h"
@@ -27,6 +28,23 @@ constexpr int kCloseResumable = 4000;
 
 bool IsLoopbackHost(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+// The numeric address to connect to for `g`: its host resolved here, so the
+// connection goes where was checked. A host that is, or resolves to, a
+// private address is refused (a gateway URL comes from the API or a READY)
+// unless `allow_private` (a loopback API base: tests).
+Result<std::string> CheckedAddress(const GatewayUrl& g, bool allow_private) {
+  UMWELT_ASSIGN_OR_RETURN(std::vector<std::string> addresses, ResolveHost(g.host));
+  if (!allow_private) {
+    for (const auto& a : addresses) {
+      if (IsPrivateAddress(a)) {
+        return Status::Invalid("gateway host " + std::string(TruncateUtf8(g.host, 200)) + " is or resolves to " + a +
+                               ", a private, loopback or link-local address; refused");
+      }
+    }
+  }
+  return addresses.front();
 }
 
 // The dispatches a corpus keeps, and those that only describe channels.
@@ -435,11 +453,21 @@ Status Follow(HttpClient& http, const FollowOptions& o, FollowReport* report) {
     }
     const bool resuming = session.can_resume() && !session.resume_url().empty();
     auto parsed = ParseGatewayUrl(resuming ? session.resume_url() : base_url, o.allow_loopback);
-    if (!parsed.ok() && resuming) {  // a resume URL not to be trusted: the session resumes at the gateway's own
-      log("gateway: READY's resume_gateway_url: " + parsed.status().message());
+    Result<std::string> address = parsed.ok() ? CheckedAddress(*parsed, o.allow_loopback) : parsed.status();
+    if (!address.ok() && address.status().code() == Code::kInvalidArgument && resuming) {
+      // A resume URL not to be trusted: the session resumes at the gateway's own.
+      log("gateway: READY's resume_gateway_url: " + address.status().message());
       parsed = ParseGatewayUrl(base_url, o.allow_loopback);
+      address = parsed.ok() ? CheckedAddress(*parsed, o.allow_loopback) : parsed.status();
     }
-    if (!parsed.ok()) return parsed.status();
+    if (!address.ok()) {  // refused, or the name does not resolve now (retried)
+      if (address.status().code() != Code::kUnavailable) return address.status();
+      log("gateway: " + address.status().message() + "; retrying in " + std::to_string(static_cast<int>(backoff)) +
+          " s");
+      wait(backoff);
+      backoff = std::min(backoff * 2, o.max_backoff_seconds);
+      continue;
+    }
     const GatewayUrl& target = *parsed;
     Link link;
     link.session = &session;
@@ -449,8 +477,8 @@ Status Follow(HttpClient& http, const FollowOptions& o, FollowReport* report) {
     handlers.ctx = &link;
     char why[256] = {0};
     report->connections++;
-    int code = (*run)(target.host.c_str(), target.port, target.path.c_str(), target.tls ? 1 : 0, o.max_frame_bytes,
-                      &handlers, why, sizeof why);
+    int code = (*run)(target.host.c_str(), address->c_str(), target.port, target.path.c_str(), target.tls ? 1 : 0,
+                      o.max_frame_bytes, &handlers, why, sizeof why);
     if (link.error.empty()) link.error = why;
     if (stopping()) break;
     std::string fatal;

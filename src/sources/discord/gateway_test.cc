@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -338,6 +339,28 @@ TEST(DiscordFollow, BadOptionsAreRefusedBeforeConnecting) {
   auto s = Follow(*http, o, &r);
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s.message();
   EXPECT_EQ(r.connections, 0);
+}
+
+// A gateway URL (the API's, or a READY's resume URL) that names or resolves
+// to an address inside the network is refused before any connection: the
+// token would otherwise go to whatever listens there.
+TEST(DiscordFollow, PrivateGatewayAddressesAreRefusedBeforeConnecting) {
+  auto http = NewCurlHttpClient();
+  for (const char* url : {"wss://127.0.0.1:9", "wss://localhost:9", "wss://10.1.2.3/", "wss://[::1]:9",
+                          "wss://[::ffff:192.168.0.1]", "wss://169.254.169.254/latest"}) {
+    FollowReport r;
+    FollowOptions o;
+    o.guild = "100";
+    o.token = kToken;
+    o.gateway_url = url;
+    o.backoff_seconds = 0.05;  // without the check it would connect, fail and retry: stop it after 2 s
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    o.stopping = [until] { return std::chrono::steady_clock::now() > until; };
+    auto s = Follow(*http, o, &r);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << url << ": " << s.message();
+    EXPECT_NE(s.message().find("refused"), std::string::npos) << s.message();
+    EXPECT_EQ(r.connections, 0) << url;
+  }
 }
 
 TEST(DiscordApplyEvent, BodiesOfTheWrongShapeAreRefusedAndChangeNothing) {

@@ -134,8 +134,8 @@ void NoLog(int, const char*) {}
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) int umwelt_ws_run(const char* host, int port, const char* path,
-                                                                    int tls, size_t max_message,
+extern "C" __attribute__((visibility("default"))) int umwelt_ws_run(const char* host, const char* address, int port,
+                                                                    const char* path, int tls, size_t max_message,
                                                                     const UmweltWsHandlers* h, char* why,
                                                                     size_t why_size) {
   // Its lines could carry a URL; the caller's log says what matters.
@@ -158,7 +158,7 @@ extern "C" __attribute__((visibility("default"))) int umwelt_ws_run(const char* 
   struct lws_client_connect_info ci;
   std::memset(&ci, 0, sizeof ci);
   ci.context = c.ctx;
-  ci.address = host;
+  ci.address = address;  // resolved and checked by the caller; `host` is the name TLS verifies
   ci.port = port;
   ci.path = path;
   ci.host = host;

@@ -23,10 +23,13 @@ typedef struct UmweltWsHandlers {
   int (*closing)(void* ctx);
 } UmweltWsHandlers;
 
-// Connects to ws[s]://host:port/path and runs the connection until it ends.
+// Connects to `address` (numeric, resolved and checked by the caller, so the
+// name cannot resolve elsewhere in between) for ws[s]://host:port/path: `host`
+// is the name TLS verifies and the Host header carries. Runs the connection
+// until it ends.
 // Returns the close code the server sent (0: none; the link broke, or this
 // side closed), with what happened written to `why` (NUL-terminated). A
 // message over `max_message` bytes closes the connection (1009).
-int umwelt_ws_run(const char* host, int port, const char* path, int tls, size_t max_message,
+int umwelt_ws_run(const char* host, const char* address, int port, const char* path, int tls, size_t max_message,
                   const UmweltWsHandlers* handlers, char* why, size_t why_size);
 }
