@@ -6,7 +6,10 @@
 #   scripts/check.sh tidy            clang-tidy with the project's .clang-tidy,
 #                                    on the files changed since .ci/tidy-base
 #                                    (the last commit every file passed at)
-#                                    and those that include a changed header
+#                                    and those that include a changed header;
+#                                    when it passes on a commit, that commit
+#                                    may become the base (every file changed
+#                                    since the old one passed there)
 #   scripts/check.sh tidy-all        clang-tidy on every file
 #   scripts/check.sh no-regex        no std::regex anywhere in the code (it
 #                                    backtracks and recurses once per
