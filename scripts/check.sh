@@ -43,23 +43,37 @@ if [ "$what" = no-regex ] || [ "$what" = all ]; then
 fi
 [ -f build/compile_commands.json ] || { echo "check: build/compile_commands.json missing; run scripts/build.sh" >&2; exit 2; }
 jobs="$(nproc)"
+# The build's commands less GCC's precompiled header, which clang cannot
+# read: each file must compile from its own includes. Both checks use these.
+mkdir -p build/check-db
+python3 - <<'PY'
+import json, shlex
+db = json.load(open("build/compile_commands.json"))
+for e in db:
+    args, out, skip = shlex.split(e["command"]), [], False
+    for i, a in enumerate(args):
+        if skip: skip = False; continue
+        if a == "-include" and i + 1 < len(args) and args[i + 1].endswith("cmake_pch.hxx"): skip = True; continue
+        if a != "-Winvalid-pch": out.append(a)
+    e["command"] = shlex.join(out)
+json.dump(db, open("build/check-db/compile_commands.json", "w"), indent=1)
+PY
 
 # The files to check, with the command that compiles each, from the build.
 commands() {
   python3 - "$1" <<'PY'
 import json, re, sys, shlex
 pattern = re.compile(sys.argv[1])
-for e in json.load(open("build/compile_commands.json")):
+for e in json.load(open("build/check-db/compile_commands.json")):
     f = e["file"]
     if "/src/" not in f or f.endswith("_test.cc") or not pattern.search(open(f).read()):
         continue
     args = shlex.split(e["command"])[1:]
     keep, skip = [], False
-    for i, a in enumerate(args):  # drop -o/-c/-MF, the compiler's own optimisation flags and its precompiled header
+    for a in args:  # drop -o/-c/-MF and the compiler's own optimisation flags
         if skip: skip = False; continue
         if a in ("-o", "-MF", "-MT", "-c"): skip = a != "-c"; continue
-        if a == "-include" and i + 1 < len(args) and args[i + 1].endswith("cmake_pch.hxx"): skip = True; continue
-        if a in ("-MD", "-Winvalid-pch") or a.startswith("-O") or a == f: continue
+        if a == "-MD" or a.startswith("-O") or a == f: continue
         keep.append(a)
     print(f + "\t" + " ".join(shlex.quote(a) for a in keep))
 PY
@@ -105,24 +119,7 @@ if [ "$what" = tidy ] || [ "$what" = tidy-all ] || [ "$what" = all ]; then
   : > build/tidy.log
   if [ -n "$files" ]; then
     # shellcheck disable=SC2086
-    # The build's commands less GCC's precompiled header (clang cannot read
-    # it, and each file must compile from its own includes).
-    mkdir -p build/tidy-db
-    python3 - <<'PY'
-import json
-db = json.load(open("build/compile_commands.json"))
-for e in db:
-    args = e["command"].split(" ")
-    out, skip = [], False
-    for i, a in enumerate(args):
-        if skip: skip = False; continue
-        if a == "-include" and i + 1 < len(args) and args[i + 1].endswith("cmake_pch.hxx"): skip = True; continue
-        if a == "-Winvalid-pch": continue
-        out.append(a)
-    e["command"] = " ".join(out)
-json.dump(db, open("build/tidy-db/compile_commands.json", "w"), indent=1)
-PY
-    printf '%s\n' $files | xargs -P"$jobs" -n4 clang-tidy -p build/tidy-db --quiet 2>/dev/null > build/tidy.log || status=1
+    printf '%s\n' $files | xargs -P"$jobs" -n4 clang-tidy -p build/check-db --quiet 2>/dev/null > build/tidy.log || status=1
   fi
   grep -E "(warning|error):" build/tidy.log || true
   echo "clang-tidy: $(printf '%s' "$files" | grep -c . || true) of $(commands '.' | wc -l) files checked ($scope since .ci/tidy-base), $(grep -cE "(warning|error):" build/tidy.log || true) findings"
