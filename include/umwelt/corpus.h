@@ -35,7 +35,9 @@ namespace corpus_internal {
 class StmtCache;
 }
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
+// How many of the newest change-log entries a writer keeps (chunk_log).
+inline constexpr int64_t kChangeLogKeep = 200000;
 
 // One row of `chunks`: a message, comment, issue body, commit, window, ...
 struct Chunk {
@@ -278,6 +280,22 @@ class Corpus {
     std::string_view source, kind, author, date, url, title, text, syms, parent;
   };
   Status ForEachChunk(const std::function<void(const IndexRow&)>& visit);
+  // The same for the chunks among `ids` (sorted, distinct) that exist.
+  Status ForEachChunkIn(const std::vector<int64_t>& ids, const std::function<void(const IndexRow&)>& visit);
+
+  // A position in the change log (chunk_log): its newest entry's sequence
+  // number and the chunk id it names; {0, 0} when the log is empty. None
+  // when the corpus keeps no log (a file another program wrote, or one not
+  // yet migrated).
+  struct LogPoint {
+    int64_t seq = 0, id = 0;
+  };
+  Result<std::optional<LogPoint>> ChangeLogPoint();
+  // The ids of the chunks inserted, deleted or changed after `since`, sorted
+  // and distinct, when the log still reaches back to it (its entry is kept
+  // and names the same chunk) and lists at most `limit` changes after it;
+  // none otherwise (the caller then reads every chunk).
+  Result<std::optional<std::vector<int64_t>>> ChangedSince(const LogPoint& since, size_t limit);
 
   // A string that changes whenever the chunks change: the key side indexes
   // are cached under.
@@ -297,6 +315,9 @@ class Corpus {
   // Visits every vector of `space` in id order.
   Status ForEachVector(const std::string& space,
                        const std::function<void(int64_t id, const float* v, int dim)>& visit);
+  // The same for the chunks among `ids` (sorted) that have one.
+  Status ForEachVectorIn(const std::string& space, const std::vector<int64_t>& ids,
+                         const std::function<void(int64_t id, const float* v, int dim)>& visit);
 
   // SQLite FTS5's own ranking, default bm25(), of an OR of `words`: chunk
   // ids, best first (the baseline evaluations compare against).

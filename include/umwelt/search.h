@@ -90,7 +90,9 @@ struct ScoredDoc {
 class KeywordIndex {
  public:
   // Opens the index for `corpus`, building and caching it when it is missing
-  // or stale. `cache_dir` overrides where a read-only corpus's index goes.
+  // or stale (a stale one whose corpus logged few changes since is searched
+  // with a delta segment of those instead). `cache_dir` overrides where a
+  // read-only corpus's index goes.
   static Result<std::unique_ptr<KeywordIndex>> Open(Corpus& corpus, const std::string& cache_dir = "");
   // What a build did: the chunks it indexed, and how many of them it took
   // from the previous file instead of tokenizing them.
@@ -105,6 +107,11 @@ class KeywordIndex {
   static Status Build(Corpus& corpus, const std::string& path, BuildReport* report = nullptr);
   // Where Open() keeps the index of `corpus`.
   static std::string PathFor(const Corpus& corpus, const std::string& cache_dir = "");
+  // Where Open() keeps the delta segment beside the index at `path`: the
+  // chunks changed since that index was built (the corpus's change log says
+  // which), searched with it and its deletions masked, until a write
+  // changes more than a sixteenth of them and the index is rebuilt.
+  static std::string DeltaPathFor(const std::string& path);
 
   virtual ~KeywordIndex() = default;
 

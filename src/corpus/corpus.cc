@@ -558,6 +558,62 @@ Status Corpus::ForEachChunk(const std::function<void(const IndexRow&)>& visit) {
   return Status::Ok();
 }
 
+Status Corpus::ForEachChunkIn(const std::vector<int64_t>& ids, const std::function<void(const IndexRow&)>& visit) {
+  Stmt q(db_, "SELECT id, source, kind, author, date, url, title, text, syms, parent FROM chunks WHERE id=?1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  for (int64_t id : ids) {
+    q.Reset();
+    q.Bind(1, id);
+    int rc = q.Step();
+    if (rc == SQLITE_ROW) {
+      visit(IndexRow{q.Int(0), q.View(1), q.View(2), q.View(3), q.View(4), q.View(5), q.View(6),
+                     q.View(7), q.View(8), q.View(9)});
+    } else if (rc != SQLITE_DONE) {
+      return SqliteError(db_, rc, path_);
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::optional<Corpus::LogPoint>> Corpus::ChangeLogPoint() {
+  if (!TableExists(db_, "chunk_log")) return std::optional<LogPoint>();
+  Stmt q(db_, "SELECT seq, id FROM chunk_log ORDER BY seq DESC LIMIT 1");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  int rc = q.Step();
+  if (rc == SQLITE_DONE) return std::optional<LogPoint>(LogPoint{});
+  if (rc != SQLITE_ROW) return SqliteError(db_, rc, path_);
+  return std::optional<LogPoint>(LogPoint{q.Int(0), q.Int(1)});
+}
+
+Result<std::optional<std::vector<int64_t>>> Corpus::ChangedSince(const LogPoint& since, size_t limit) {
+  using Ids = std::optional<std::vector<int64_t>>;
+  if (!TableExists(db_, "chunk_log")) return Ids();
+  if (since.seq > 0) {  // the entry the caller stopped at is still there, unchanged
+    Stmt at(db_, "SELECT id FROM chunk_log WHERE seq=?1");
+    UMWELT_RETURN_IF_ERROR(at.PrepareStatus(path_));
+    at.Bind(1, since.seq);
+    if (at.Step() != SQLITE_ROW || at.Int(0) != since.id) return Ids();
+  } else {  // from the start: nothing trimmed yet
+    Stmt first(db_, "SELECT coalesce(min(seq), 1) FROM chunk_log");
+    UMWELT_RETURN_IF_ERROR(first.PrepareStatus(path_));
+    if (first.Step() != SQLITE_ROW || first.Int(0) != 1) return Ids();
+  }
+  Stmt count(db_, "SELECT count(*) FROM (SELECT 1 FROM chunk_log WHERE seq>?1 LIMIT ?2)");
+  UMWELT_RETURN_IF_ERROR(count.PrepareStatus(path_));
+  count.Bind(1, since.seq);
+  count.Bind(2, static_cast<int64_t>(limit) + 1);
+  if (count.Step() != SQLITE_ROW) return SqliteError(db_, sqlite3_errcode(db_), path_);
+  if (static_cast<size_t>(count.Int(0)) > limit) return Ids();
+  Stmt q(db_, "SELECT DISTINCT id FROM chunk_log WHERE seq>?1 ORDER BY id");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, since.seq);
+  std::vector<int64_t> ids;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) ids.push_back(q.Int(0));
+  if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_);
+  return Ids(std::move(ids));
+}
+
 Result<std::string> Corpus::VectorKey(const std::string& space) {
   UMWELT_ASSIGN_OR_RETURN(std::string base, ContentKey());
   UMWELT_ASSIGN_OR_RETURN(std::string gen, GetMeta("vec_generation"));
@@ -582,6 +638,19 @@ Status Corpus::ForEachText(const std::string& space, bool only_missing,
   return Status::Ok();
 }
 
+namespace {
+// Visits the vector in column 1 of `q`'s row (id in column 0); a blob that
+// is not whole floats is skipped.
+void VisitVector(Stmt& q, std::vector<float>& v, const std::function<void(int64_t, const float*, int)>& visit) {
+  const void* blob = sqlite3_column_blob(q.get(), 1);
+  int bytes = sqlite3_column_bytes(q.get(), 1);
+  if (!blob || bytes % 4 != 0) return;
+  v.resize(static_cast<size_t>(bytes) / 4);
+  std::memcpy(v.data(), blob, static_cast<size_t>(bytes));
+  visit(q.Int(0), v.data(), static_cast<int>(v.size()));
+}
+}  // namespace
+
 Status Corpus::ForEachVector(const std::string& space,
                              const std::function<void(int64_t, const float*, int)>& visit) {
   Stmt q(db_, "SELECT id, embedding FROM chunks WHERE embed_space=?1 AND embedding IS NOT NULL ORDER BY id");
@@ -589,15 +658,24 @@ Status Corpus::ForEachVector(const std::string& space,
   q.Bind(1, space);
   std::vector<float> v;
   int rc;
-  while ((rc = q.Step()) == SQLITE_ROW) {
-    const void* blob = sqlite3_column_blob(q.get(), 1);
-    int bytes = sqlite3_column_bytes(q.get(), 1);
-    if (!blob || bytes % 4 != 0) continue;
-    v.resize(static_cast<size_t>(bytes) / 4);
-    std::memcpy(v.data(), blob, static_cast<size_t>(bytes));
-    visit(q.Int(0), v.data(), static_cast<int>(v.size()));
-  }
+  while ((rc = q.Step()) == SQLITE_ROW) VisitVector(q, v, visit);
   if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_);
+  return Status::Ok();
+}
+
+Status Corpus::ForEachVectorIn(const std::string& space, const std::vector<int64_t>& ids,
+                               const std::function<void(int64_t, const float*, int)>& visit) {
+  Stmt q(db_, "SELECT id, embedding FROM chunks WHERE id=?1 AND embed_space=?2 AND embedding IS NOT NULL");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  std::vector<float> v;
+  for (int64_t id : ids) {
+    q.Reset();
+    q.Bind(1, id);
+    q.Bind(2, space);
+    int rc = q.Step();
+    if (rc == SQLITE_ROW) VisitVector(q, v, visit);
+    else if (rc != SQLITE_DONE) return SqliteError(db_, rc, path_);
+  }
   return Status::Ok();
 }
 

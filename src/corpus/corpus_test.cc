@@ -66,6 +66,44 @@ TEST_F(CorpusTest, UpsertReplacesEditedTextAndReindexesFts) {
   EXPECT_EQ(stats->total_chunks, 1);
 }
 
+// The change log lists the chunks each write inserted, deleted or changed,
+// and answers only while it still reaches back to the point asked about.
+TEST_F(CorpusTest, ChangeLogListsWhatChangedSinceAPoint) {
+  auto point = [&] {
+    auto p = corpus_->ChangeLogPoint();
+    EXPECT_TRUE(p.ok() && p->has_value());
+    return p.ok() && *p ? **p : Corpus::LogPoint{-1, -1};
+  };
+  auto since = [&](Corpus::LogPoint p, size_t limit = 100) {
+    auto ids = corpus_->ChangedSince(p, limit);
+    EXPECT_TRUE(ids.ok()) << ids.status().message();
+    return ids.ok() ? *ids : std::nullopt;
+  };
+  const Corpus::LogPoint start = point();
+  EXPECT_EQ(start.seq, 0);
+  Put({Make("o/r#1/c1", "first")});
+  Put({Make("o/r#1/c2", "second")});
+  const Corpus::LogPoint two = point();
+  EXPECT_EQ(since(start), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(since(two), std::vector<int64_t>{});
+  Put({Make("o/r#1/c1", "first, edited")});  // the old chunk goes, a new one comes
+  int64_t edited = (*corpus_->ChunkByRef("o/r#1/c1"))->id;
+  EXPECT_EQ(since(two), (std::vector<int64_t>{1, edited}));
+  {  // a new vector is a change too (the vector files read it)
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->PutEmbedding(2, "s", {1.0f, 0.0f}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  EXPECT_EQ(since(two), (std::vector<int64_t>{1, 2, edited}));
+  EXPECT_EQ(since(start, 4), std::nullopt);                            // more changes than asked for
+  EXPECT_EQ(since({two.seq, two.id + 1}), std::nullopt);              // not this log's point
+  EXPECT_EQ(since({two.seq + 100, 0}), std::nullopt);                 // past its end
+  ASSERT_EQ(sqlite3_exec(corpus_->raw_handle(), "DELETE FROM chunk_log WHERE seq <= 1", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(since(start), std::nullopt);  // trimmed past the point
+  EXPECT_EQ(since(two), (std::vector<int64_t>{1, 2, edited}));
+}
+
 TEST_F(CorpusTest, SameRecordTwiceChangesNothing) {
   auto b = corpus_->BeginWrite();
   ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c1", "x")}).value());

@@ -77,7 +77,28 @@ ALTER TABLE chunks ADD COLUMN facts TEXT;
 UPDATE sync_state SET cursor = NULL WHERE source LIKE 'git:%';
 )sql";
 
-const char* kMigrations[] = {kMigration1, kMigration2, kMigration3, kMigration4};
+// Which chunks changed, in order (chunk_log): every insert, delete, and
+// change of a field the keyword index or a vector file reads appends the
+// chunk's id, so a side index built at log position S is brought up to date
+// by indexing the chunks logged after S (docs/CORPUS.md, "Change log"). A writer keeps the
+// newest kChangeLogKeep entries. The log starts empty: an index built before
+// it existed is rebuilt once.
+const char* kMigration5 = R"sql(
+CREATE TABLE IF NOT EXISTS chunk_log(seq INTEGER PRIMARY KEY AUTOINCREMENT, id INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS chunk_log_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunk_log(id) VALUES (new.id);
+END;
+CREATE TRIGGER IF NOT EXISTS chunk_log_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunk_log(id) VALUES (old.id);
+END;
+CREATE TRIGGER IF NOT EXISTS chunk_log_au
+  AFTER UPDATE OF source, kind, ref, parent, title, author, date, url, text, syms, embed_space, embedding
+  ON chunks BEGIN
+  INSERT INTO chunk_log(id) VALUES (new.id);
+END;
+)sql";
+
+const char* kMigrations[] = {kMigration1, kMigration2, kMigration3, kMigration4, kMigration5};
 constexpr int kNumMigrations = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kNumMigrations == kSchemaVersion, "one migration per schema version");
 

@@ -322,6 +322,7 @@ Status WriteBatch::Commit() {
              "INSERT INTO meta(key, value) VALUES ('chunks', (SELECT count(*) FROM chunks))"
              " ON CONFLICT(key) DO UPDATE SET value=excluded.value;",
              path);
+
     if (s.ok()) {
       Stmt built(*corpus_->cache_, "INSERT INTO meta(key, value) VALUES ('built_at_epoch', ?1)"
                      " ON CONFLICT(key) DO UPDATE SET value=excluded.value");
@@ -334,6 +335,13 @@ Status WriteBatch::Commit() {
              "INSERT INTO meta(key, value) VALUES ('vec_generation', '1') ON CONFLICT(key) DO UPDATE"
              " SET value = CAST(value AS INTEGER) + 1;",
              path);
+  }
+  // The change log keeps its newest entries; an index older than those
+  // reads every chunk again.
+  if (s.ok() && (vectors_changed_ > 0 || changed_ > 0)) {
+    Stmt trim(*corpus_->cache_, "DELETE FROM chunk_log WHERE seq <= (SELECT max(seq) FROM chunk_log) - ?1");
+    s = trim.PrepareStatus(path);
+    if (s.ok()) s = trim.Bind(1, kChangeLogKeep).Run(path + ": trimming the change log");
   }
   if (s.ok()) s = Exec(db, "COMMIT", path + ": commit");
   if (!s.ok()) (void)Exec(db, "ROLLBACK", path);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <set>
@@ -116,6 +117,97 @@ TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
       for (const auto& h : *filtered) ids.push_back(h.chunk_id);
       EXPECT_EQ(ids, exact(rare, 5)) << dim;
     }
+  }
+}
+
+// After a write, the vector file stays: the vectors the change log lists
+// since it was built are read from the corpus and scanned beside it, the
+// file's rows for those chunks masked. It finds what a rebuilt file finds.
+TEST(VectorIndexTest, ChangedVectorsAreScannedBesideTheFile) {
+  const int dim = 16, kRows = 500;
+  testing::TempDir dir;
+  auto c = Corpus::Open(dir.File("v.db"), Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok());
+  std::mt19937 rng(7);
+  std::normal_distribution<float> g;
+  auto unit = [&] {
+    std::vector<float> v(dim);
+    float n = 0;
+    for (float& x : v) {
+      x = g(rng);
+      n += x * x;
+    }
+    for (float& x : v) x /= std::sqrt(n);
+    return v;
+  };
+  auto put = [&](int i) {
+    std::string ref = "o/r#" + std::to_string(i);
+    return testing::GithubChunk(ref, ref, "issue", "https://github.com/o/r/issues/" + std::to_string(i),
+                                "row " + std::to_string(i));
+  };
+  {
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutMeta("spaces", "{\"prose\":{\"model\":\"m\",\"dim\":16}}").ok());
+    for (int i = 1; i <= kRows; ++i) ASSERT_TRUE((*b)->PutRecord({put(i)}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+    b = (*c)->BeginWrite();
+    for (int i = 1; i <= kRows; ++i) ASSERT_TRUE((*b)->PutEmbedding(i, "prose", unit()).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  ASSERT_TRUE(VectorIndex::Open(**c, "prose").ok());
+  const std::string path = dir.File("v.db.vec-prose");
+  const std::string built = testing::ReadFileOrEmpty(path);
+  ASSERT_FALSE(built.empty());
+
+  const std::vector<float> q = unit(), old3 = unit();
+  {
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutEmbedding(3, "prose", old3).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  ASSERT_TRUE(VectorIndex::Open(**c, "prose").ok());  // chunk 3's vector in the delta
+  {
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->DeleteRecord("o/r#3").ok());
+    ASSERT_TRUE((*b)->PutEmbedding(5, "prose", q).ok());   // changed: now the query's own
+    ASSERT_TRUE((*b)->PutRecord({put(kRows + 1)}).ok());  // new, with a vector next
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto fresh = (*c)->ChunkByRef("o/r#" + std::to_string(kRows + 1));
+  ASSERT_TRUE(fresh.ok() && *fresh);
+  std::vector<float> near_old3 = old3;
+  {
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutEmbedding((**fresh).id, "prose", near_old3).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto index = VectorIndex::Open(**c, "prose");
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  EXPECT_TRUE(testing::ReadFileOrEmpty(path) == built);  // not rewritten
+  EXPECT_EQ((*index)->size(), static_cast<size_t>(kRows));  // less chunk 3, plus the new one
+  auto top = (*index)->Nearest(q, nullptr, 3);
+  ASSERT_TRUE(top.ok() && !top->empty());
+  EXPECT_EQ((*top)[0].chunk_id, 5);
+  EXPECT_NEAR((*top)[0].score, 1.0, 1e-5);
+  auto by_old3 = (*index)->Nearest(old3, nullptr, 3);
+  ASSERT_TRUE(by_old3.ok() && !by_old3->empty());
+  EXPECT_EQ((*by_old3)[0].chunk_id, (**fresh).id);
+  for (const auto& h : *by_old3) EXPECT_NE(h.chunk_id, 3);  // deleted
+  auto odd = (*index)->Nearest(q, [](int64_t id) { return id % 2 == 1; }, 3);
+  ASSERT_TRUE(odd.ok() && !odd->empty());
+  EXPECT_EQ((*odd)[0].chunk_id, 5);
+
+  // A file rebuilt from nothing finds the same.
+  ASSERT_TRUE(std::filesystem::remove(path));
+  auto rebuilt = VectorIndex::Open(**c, "prose");
+  ASSERT_TRUE(rebuilt.ok());
+  EXPECT_EQ((*rebuilt)->size(), (*index)->size());
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<float> r = unit();
+    auto a = (*index)->Nearest(r, nullptr, 10), b = (*rebuilt)->Nearest(r, nullptr, 10);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->size(), b->size());
+    for (size_t i = 0; i < a->size(); ++i) EXPECT_EQ((*a)[i].chunk_id, (*b)[i].chunk_id) << trial << " #" << i;
   }
 }
 

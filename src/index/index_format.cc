@@ -23,7 +23,8 @@ Status ReadLayout(const MappedFile& file, const std::string& path, Header* h) {
             h->size[kDocHashes] == n * 8 && h->size[kTermOffsets] == (uint64_t{h->n_terms} + 1) * 4 &&
             h->size[kTermPostings] == uint64_t{h->n_terms} * sizeof(TermEntry) &&
             h->size[kPostDocs] == h->n_postings * 4 && h->size[kPostTf] == h->n_postings * 2 &&
-            h->size[kPostTitleTf] == h->n_postings;
+            h->size[kPostTitleTf] == h->n_postings && h->size[kUrlKeys] == uint64_t{h->n_urls} * 8 &&
+            h->size[kMasked] % 4 == 0 && (h->base_hash != 0 || h->size[kMasked] == 0);
   const uint64_t n_str = uint64_t{h->n_sources} + h->n_kinds + h->n_authors;
   ok = ok && h->size[kStrOffsets] == (n_str + 1) * 4;
   if (!ok) return Status::Corrupt(path + ": section sizes disagree with the header");

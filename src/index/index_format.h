@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include <vector>
+
+#include "umwelt/corpus.h"
 #include "umwelt/file.h"
 #include "umwelt/status.h"
 
@@ -17,8 +20,10 @@ inline constexpr char kMagic[8] = {'U', 'M', 'W', 'K', 'W', 'I', 'D', 'X'};
 // (BM25F); 5: each term's highest score, for pruning; 6: compounds' joined
 // forms ("z-loss" -> zloss); 7: each chunk's fingerprint, so a rebuild
 // reuses the postings of the chunks that did not change, and no term
-// without postings
-inline constexpr uint32_t kFormatVersion = 7;
+// without postings; 8: the change-log point, each url's key, and the delta
+// segment (a file of the chunks changed since a base, and the base's
+// documents they replace)
+inline constexpr uint32_t kFormatVersion = 8;
 
 enum Section : int {
   kChunkIds = 0,   // int64[n_docs]
@@ -39,6 +44,8 @@ enum Section : int {
   kStrOffsets,     // uint32[n_strings + 1]: sources, then kinds, then authors
   kStrBlob,
   kDocHashes,      // uint64[n_docs]  fingerprint of the chunk's indexed fields (DocHash)
+  kUrlKeys,        // uint64[n_urls]  what each url id stands for (HitKey), the same in every file
+  kMasked,         // uint32[]        a delta's: the base's documents it deletes or replaces, ascending
   kNumSections,
 };
 
@@ -68,6 +75,15 @@ struct Header {
   double avg_len_body;
   double avg_len_title;
   double avg_len_syms;
+  uint32_t n_urls;
+  // Whether the corpus kept a change log when this was built, and the
+  // log's newest entry then (Corpus::LogPoint): a delta indexes what the
+  // log lists after it.
+  uint32_t has_log;
+  int64_t log_seq;
+  int64_t log_id;
+  // A delta's: the content hash of the base file it applies to; 0 in a base.
+  uint64_t base_hash;
   uint64_t offset[kNumSections];
   uint64_t size[kNumSections];
 };
@@ -89,5 +105,13 @@ inline std::string_view TermAt(const MappedFile& file, const Header& h, uint32_t
 // every section lies in the file at the size the header implies. Corrupt
 // otherwise. The content key is the caller's to check.
 Status ReadLayout(const MappedFile& file, const std::string& path, Header* h);
+
+// Writes to `path` the delta segment of the base index in `base_file`: the
+// chunks among `changed` (sorted ids, from the corpus's change log after the
+// base's point) that still exist, indexed with the base's average lengths,
+// and the base's documents among them, masked. `content_key` and `at` are
+// the corpus's key and log point, read before `changed`.
+Status WriteDelta(Corpus& corpus, const MappedFile& base_file, const Header& base, const std::vector<int64_t>& changed,
+                  const std::string& content_key, const Corpus::LogPoint& at, const std::string& path);
 
 }  // namespace umwelt::index_internal

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -112,6 +113,7 @@ class Base {
     if (!ii::ReadLayout(*b->file_, path, &b->h_).ok()) return nullptr;
     return b;
   }
+  const ii::Header& header() const { return h_; }
   uint32_t n_docs() const { return h_.n_docs; }
   uint32_t n_terms() const { return h_.n_terms; }
   template <typename T>
@@ -138,6 +140,7 @@ struct Collected {
   std::vector<int64_t> dates;
   Interner terms, sources, kinds, authors;
   std::unordered_map<uint64_t, uint32_t> url_hash_ids;
+  std::vector<uint64_t> url_keys;  // url id -> its HitKey
   std::vector<uint64_t> doc_hashes;
   std::vector<TermPostings> postings;
   size_t reused = 0;  // chunks whose postings came from the base
@@ -189,9 +192,12 @@ Status Lend(const Base& base, const std::vector<uint32_t>& lent, Collected* c) {
   return Status::Ok();
 }
 
-// Reads every chunk into `out`: its filter values, lengths and postings,
-// tokenized, or lent by `base` when it holds the chunk unchanged.
-Status Collect(Corpus& corpus, const Base* base, Collected* out) {
+// The chunks a file indexes, visited in id order.
+using Rows = std::function<Status(const std::function<void(const Corpus::IndexRow&)>&)>;
+
+// Reads the chunks of `rows` into `out`: their filter values, lengths and
+// postings, tokenized, or lent by `base` when it holds the chunk unchanged.
+Status Collect(const Rows& rows, const Base* base, Collected* out) {
   auto& chunk_ids = out->chunk_ids;
   auto& len_body = out->len_body;
   auto& len_title = out->len_title;
@@ -264,7 +270,7 @@ Status Collect(Corpus& corpus, const Base* base, Collected* out) {
     return same ? next_base : kNoDoc;
   };
 
-  Status s = corpus.ForEachChunk([&](const Corpus::IndexRow& r) {
+  Status s = rows([&](const Corpus::IndexRow& r) {
     uint32_t doc = static_cast<uint32_t>(chunk_ids.size());
     chunk_ids.push_back(r.id);
     uint64_t hash = DocHash(r);
@@ -284,6 +290,7 @@ Status Collect(Corpus& corpus, const Base* base, Collected* out) {
     dates.push_back(t ? *t : std::numeric_limits<int64_t>::min());
     author_ids.push_back(authors.Id(r.author));
     auto [it, fresh] = url_hash_ids.emplace(HitKey(r), static_cast<uint32_t>(url_hash_ids.size()));
+    if (fresh) out->url_keys.push_back(it->first);
     url_ids.push_back(it->second);
   });
   UMWELT_RETURN_IF_ERROR(s);
@@ -347,7 +354,8 @@ TermTables Flatten(const std::vector<std::string>& names, std::vector<TermPostin
   return t;
 }
 
-ii::Header HeaderFor(const Collected& c, const std::string& content_key) {
+ii::Header HeaderFor(const Collected& c, const std::string& content_key,
+                     const std::optional<Corpus::LogPoint>& log) {
   ii::Header h{};
   std::memcpy(h.magic, ii::kMagic, sizeof h.magic);
   h.version = ii::kFormatVersion;
@@ -364,11 +372,15 @@ ii::Header HeaderFor(const Collected& c, const std::string& content_key) {
   h.avg_len_body = average(c.len_body);
   h.avg_len_title = average(c.len_title);
   h.avg_len_syms = average(c.len_syms);
+  h.n_urls = static_cast<uint32_t>(c.url_keys.size());
+  h.has_log = log.has_value();
+  h.log_seq = log ? log->seq : 0;
+  h.log_id = log ? log->id : 0;
   return h;
 }
 
 // Writes the index file's sections after `h`, filling in its section table.
-Status WriteSections(Writer& w, ii::Header& h, Collected& c) {
+Status WriteSections(Writer& w, ii::Header& h, Collected& c, const std::vector<uint32_t>& masked) {
   UMWELT_RETURN_IF_ERROR(w.Put(&h, sizeof h));
   auto section = [&](int id, const void* data, size_t bytes) -> Status {
     UMWELT_RETURN_IF_ERROR(w.Align());
@@ -387,6 +399,8 @@ Status WriteSections(Writer& w, ii::Header& h, Collected& c) {
   UMWELT_RETURN_IF_ERROR(vec(ii::kAuthorIds, c.author_ids));
   UMWELT_RETURN_IF_ERROR(vec(ii::kUrlIds, c.url_ids));
   UMWELT_RETURN_IF_ERROR(vec(ii::kDocHashes, c.doc_hashes));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kUrlKeys, c.url_keys));
+  UMWELT_RETURN_IF_ERROR(vec(ii::kMasked, masked));
   // Terms, their entries, and postings.
   const KeywordTuning defaults;
   const ii::Fields text{c.len_body.data(), c.len_title.data(), h.avg_len_body, h.avg_len_title, &defaults};
@@ -415,18 +429,11 @@ Status WriteSections(Writer& w, ii::Header& h, Collected& c) {
 
 }  // namespace
 
-Status KeywordIndex::Build(Corpus& corpus, const std::string& path, BuildReport* report) {
-  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
-  Collected c;
-  std::unique_ptr<Base> base = Base::Open(path);
-  Status collected = Collect(corpus, base.get(), &c);
-  if (collected.code() == Code::kCorrupt && base) {  // a damaged base: from nothing
-    c = Collected();
-    collected = Collect(corpus, nullptr, &c);
-  }
-  UMWELT_RETURN_IF_ERROR(collected);
-  if (report) *report = {c.chunk_ids.size(), c.reused};
-  ii::Header h = HeaderFor(c, key);
+namespace {
+
+// Writes `c` (and, for a delta, the base documents it masks) to `path`,
+// atomically.
+Status WriteIndexFile(const std::string& path, ii::Header h, Collected& c, const std::vector<uint32_t>& masked) {
   std::string tmp = TempPathFor(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return Status::Io(tmp + ": " + std::strerror(errno));
@@ -436,7 +443,7 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path, BuildReport*
     return st;
   };
   Writer w(fd);
-  if (Status st = WriteSections(w, h, c); !st.ok()) return fail(st);
+  if (Status st = WriteSections(w, h, c, masked); !st.ok()) return fail(st);
   // Rewrite the header with the section table filled in.
   if (::pwrite(fd, &h, sizeof h, 0) != static_cast<ssize_t>(sizeof h) || ::fsync(fd) != 0) {
     return fail(Status::Io(tmp + ": " + std::strerror(errno)));
@@ -448,5 +455,61 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path, BuildReport*
   }
   return Status::Ok();
 }
+
+}  // namespace
+
+Status KeywordIndex::Build(Corpus& corpus, const std::string& path, BuildReport* report) {
+  // The key and the log's point before the rows: a write committed in
+  // between makes the file stale (rebuilt) or is indexed twice (harmless).
+  UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
+  UMWELT_ASSIGN_OR_RETURN(auto log, corpus.ChangeLogPoint());
+  Rows all = [&corpus](const auto& visit) { return corpus.ForEachChunk(visit); };
+  Collected c;
+  std::unique_ptr<Base> base = Base::Open(path);
+  Status collected = Collect(all, base.get(), &c);
+  if (collected.code() == Code::kCorrupt && base) {  // a damaged base: from nothing
+    c = Collected();
+    collected = Collect(all, nullptr, &c);
+  }
+  UMWELT_RETURN_IF_ERROR(collected);
+  if (report) *report = {c.chunk_ids.size(), c.reused};
+  return WriteIndexFile(path, HeaderFor(c, key, log), c, {});
+}
+
+namespace index_internal {
+
+Status WriteDelta(Corpus& corpus, const MappedFile& base_file, const Header& base, const std::vector<int64_t>& changed,
+                  const std::string& content_key, const Corpus::LogPoint& at, const std::string& path) {
+  Rows rows = [&](const auto& visit) { return corpus.ForEachChunkIn(changed, visit); };
+  // The delta this one replaces lends the chunks it holds unchanged: each
+  // write tokenizes only what it changed.
+  std::unique_ptr<Base> previous = Base::Open(path);
+  if (previous && previous->header().base_hash != base.content_hash) previous.reset();
+  Collected c;
+  Status collected = Collect(rows, previous.get(), &c);
+  if (collected.code() == Code::kCorrupt && previous) {
+    c = Collected();
+    collected = Collect(rows, nullptr, &c);
+  }
+  UMWELT_RETURN_IF_ERROR(collected);
+  // Every changed chunk the base holds is masked there: deleted, or
+  // replaced by its row here.
+  const int64_t* ids = SectionOf<int64_t>(base_file, base, kChunkIds);
+  std::vector<uint32_t> masked;
+  for (int64_t id : changed) {
+    const int64_t* it = std::lower_bound(ids, ids + base.n_docs, id);
+    if (it != ids + base.n_docs && *it == id) masked.push_back(static_cast<uint32_t>(it - ids));
+  }
+  Header h = HeaderFor(c, content_key, at);
+  h.base_hash = base.content_hash;
+  // Scored with the base's lengths, so both files' scores (and this one's
+  // stored maxima) are on one scale.
+  h.avg_len_body = base.avg_len_body;
+  h.avg_len_title = base.avg_len_title;
+  h.avg_len_syms = base.avg_len_syms;
+  return WriteIndexFile(path, h, c, masked);
+}
+
+}  // namespace index_internal
 
 }  // namespace umwelt

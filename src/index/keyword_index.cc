@@ -36,55 +36,100 @@ std::string CacheDir(const std::string& override_dir) {
 
 struct QueryChannel;
 struct QueryTerms;
+struct Cand;
 
 class MappedIndex final : public KeywordIndex {
  public:
-  // Maps `path`; returns NotFound when absent, Corrupt when unusable.
-  static Result<std::unique_ptr<MappedIndex>> Map(const std::string& path, uint64_t want_hash) {
+  // Maps `path` (any content key); returns NotFound when absent, Corrupt
+  // when unusable.
+  static Result<std::unique_ptr<MappedIndex>> Map(const std::string& path) {
     UMWELT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path, sizeof(ii::Header)));
     std::unique_ptr<MappedIndex> m(new MappedIndex());
     m->file_ = std::move(file);
-    UMWELT_RETURN_IF_ERROR(m->Validate(path, want_hash));
+    UMWELT_RETURN_IF_ERROR(ii::ReadLayout(*m->file_, path, &m->h_));
+    m->n_idf_ = m->h_.n_docs;
     return m;
   }
+  const ii::Header& header() const { return h_; }
+  const MappedFile& file() const { return *file_; }
 
-  size_t num_docs() const override { return h_.n_docs; }
+  // Makes `base` and `delta` (a delta segment of it) one collection: each
+  // scores with both files' document counts and frequencies (the base's
+  // masked documents still counted, as Lucene counts deleted ones until a
+  // merge), and the base passes over what the delta masks. Corrupt when the
+  // delta's mask does not fit the base.
+  static Status Pair(MappedIndex* base, MappedIndex* delta, const std::string& delta_path) {
+    const uint32_t* masked = delta->Sec<uint32_t>(ii::kMasked);
+    const size_t n_masked = delta->h_.size[ii::kMasked] / 4;
+    base->masked_.assign(base->h_.n_docs, false);
+    for (size_t i = 0; i < n_masked; ++i) {
+      if (masked[i] >= base->h_.n_docs || (i > 0 && masked[i] <= masked[i - 1])) {
+        return Status::Corrupt(delta_path + ": masks documents its base does not hold");
+      }
+      base->masked_[masked[i]] = true;
+    }
+    base->n_masked_ = n_masked;
+    base->peer_ = delta;
+    delta->peer_ = base;
+    base->n_idf_ = delta->n_idf_ = uint64_t{base->h_.n_docs} + delta->h_.n_docs;
+    return Status::Ok();
+  }
+
+  size_t num_docs() const override { return h_.n_docs - n_masked_; }
   size_t DocFrequency(std::string_view term) const override {
-    const ii::TermEntry* e = Find(term);
-    return e ? e->exact_n : 0;
+    size_t n = OwnExactDf(term);
+    return peer_ ? n + peer_->OwnExactDf(term) : n;
   }
 
   Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override {
-    return Score(o, limit, false);
+    return Score(o, limit, false, nullptr);
   }
   Result<std::vector<ScoredDoc>> RankExhaustive(const SearchOptions& o, size_t limit) const override {
-    return Score(o, limit, true);
+    return Score(o, limit, true, nullptr);
+  }
+  // The ranking with each hit's url key (kUrlKeys) in `keys`, for merging
+  // segments.
+  Result<std::vector<ScoredDoc>> RankKeyed(const SearchOptions& o, size_t limit, bool exhaustive,
+                                           std::vector<uint64_t>* keys) const {
+    return Score(o, limit, exhaustive, keys);
   }
 
-  Result<DocFilter> Filter(const SearchOptions& o) const override {
-    UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
-    return DocFilter([this, f](int64_t chunk_id) -> int64_t {
-      const int64_t* ids = Sec<int64_t>(ii::kChunkIds);
-      const int64_t* end = ids + h_.n_docs;
-      const int64_t* it = std::lower_bound(ids, end, chunk_id);
-      if (it == end || *it != chunk_id) return -1;
-      uint32_t d = static_cast<uint32_t>(it - ids);
-      return f.Pass(d) ? static_cast<int64_t>(Sec<uint32_t>(ii::kUrlIds)[d]) : int64_t{-1};
-    });
-  }
+  Result<DocFilter> Filter(const SearchOptions& o) const override;
+
+  // The per-document test for one query's filters.
+  struct Filters;
+  Result<Filters> MakeFilters(const SearchOptions& o) const;
+  // `chunk_id`'s url key (63 bits) when this file holds it, unmasked, and it
+  // passes `f`; else -1.
+  int64_t UrlOf(const Filters& f, int64_t chunk_id) const;
 
  private:
+  size_t OwnExactDf(std::string_view term) const {
+    const ii::TermEntry* e = Find(term);
+    return e ? e->exact_n : 0;
+  }
+  size_t OwnSymsDf(std::string_view word) const {
+    const ii::TermEntry* e = Find(word);
+    return e ? e->syms_n : 0;
+  }
+  bool Masked(uint32_t d) const { return !masked_.empty() && masked_[d]; }
+  uint64_t UrlKey(uint32_t d) const {
+    uint32_t url = Sec<uint32_t>(ii::kUrlIds)[d];
+    return url < h_.n_urls ? Sec<uint64_t>(ii::kUrlKeys)[url] : (uint64_t{1} << 62) + url;
+  }
+
   // The query's channels, its filters, then one of the two rankings.
-  Result<std::vector<ScoredDoc>> Score(const SearchOptions& o, size_t limit, bool exhaustive) const;
+  Result<std::vector<ScoredDoc>> Score(const SearchOptions& o, size_t limit, bool exhaustive,
+                                       std::vector<uint64_t>* keys) const;
   // The query's postings lists, in the order the scores are summed.
   std::vector<QueryChannel> Channels(const SearchOptions& o, const QueryTerms& q, const ii::Fields& text,
                                      const ii::Fields& syms) const;
   // MaxScore in two tiers (exact matches, then expansion only).
-  std::vector<ScoredDoc> RankPruned(const std::vector<QueryChannel>& channels,
-                                    const std::function<bool(uint32_t)>& pass, size_t limit) const;
+  std::vector<Cand> RankPruned(const std::vector<QueryChannel>& channels,
+                               const std::function<bool(uint32_t)>& pass, size_t limit) const;
   // Every posting into dense accumulators: the reference.
-  std::vector<ScoredDoc> RankAccumulated(const std::vector<QueryChannel>& channels,
-                                         const std::function<bool(uint32_t)>& pass, size_t limit) const;
+  std::vector<Cand> RankAccumulated(const std::vector<QueryChannel>& channels,
+                                    const std::function<bool(uint32_t)>& pass, size_t limit) const;
 
   // Per-document accumulators for one search (the exhaustive path). They are corpus-sized, so
   // zeroing (and faulting in) a fresh pair per query costs more than the
@@ -127,12 +172,6 @@ class MappedIndex final : public KeywordIndex {
     return ii::SectionOf<T>(*file_, h_, id);
   }
 
-  Status Validate(const std::string& path, uint64_t want_hash) {
-    UMWELT_RETURN_IF_ERROR(ii::ReadLayout(*file_, path, &h_));
-    if (h_.content_hash != want_hash) return Status::Corrupt(path + ": stale");
-    return Status::Ok();
-  }
-
   std::string_view Term(uint32_t i) const { return ii::TermAt(*file_, h_, i); }
   std::string_view Str(uint32_t i) const {
     const uint32_t* off = Sec<uint32_t>(ii::kStrOffsets);
@@ -159,66 +198,90 @@ class MappedIndex final : public KeywordIndex {
     return allowed;
   }
 
-  // The per-document test for one query's filters.
-  struct Filters {
-    std::vector<bool> src_ok, kind_ok;
-    int64_t since = std::numeric_limits<int64_t>::min(), until = std::numeric_limits<int64_t>::max();
-    bool date_filter = false;
-    int64_t author = -1;  // -1 any; -2 none match
-    const uint8_t* src;
-    const uint8_t* kind;
-    const int64_t* dates;
-    const uint32_t* authors;
-    bool NonePass() const {
-      return std::find(src_ok.begin(), src_ok.end(), true) == src_ok.end() ||
-             std::find(kind_ok.begin(), kind_ok.end(), true) == kind_ok.end() || author == -2;
-    }
-    bool Pass(uint32_t d) const {
-      if (!src_ok[src[d]] || !kind_ok[kind[d]]) return false;
-      if (date_filter && (dates[d] < since || dates[d] > until)) return false;
-      if (author != -1 && static_cast<int64_t>(authors[d]) != author) return false;
-      return true;
-    }
-  };
-
-  Result<Filters> MakeFilters(const SearchOptions& o) const {
-    Filters f;
-    f.src_ok = Allowed(0, h_.n_sources, o.sources);
-    for (uint32_t i = 0; i < h_.n_sources; ++i) {
-      for (const auto& x : o.exclude_sources) {
-        if (Str(i) == x) f.src_ok[i] = false;
-      }
-    }
-    f.kind_ok = Allowed(h_.n_sources, h_.n_kinds, o.kinds);
-    if (f.src_ok.empty()) f.src_ok.push_back(false);
-    if (f.kind_ok.empty()) f.kind_ok.push_back(false);
-    if (!o.since.empty()) {
-      auto t = ParseIsoTime(o.since);
-      if (!t) return Status::Invalid("since must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `" + std::string(TruncateUtf8(o.since, 64)) + "`");
-      f.since = *t;
-    }
-    if (!o.until.empty()) {
-      auto t = ParseIsoTime(o.until);
-      if (!t) return Status::Invalid("until must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `" + std::string(TruncateUtf8(o.until, 64)) + "`");
-      f.until = *t + (o.until.size() == 10 ? 86399 : 0);
-    }
-    f.date_filter = !o.since.empty() || !o.until.empty();
-    if (!o.author.empty()) {
-      f.author = -2;
-      for (uint32_t i = 0; i < h_.n_authors; ++i) {
-        if (Str(h_.n_sources + h_.n_kinds + i) == o.author) f.author = i;
-      }
-    }
-    f.src = Sec<uint8_t>(ii::kSourceIds);
-    f.kind = Sec<uint8_t>(ii::kKindIds);
-    f.dates = Sec<int64_t>(ii::kDates);
-    f.authors = Sec<uint32_t>(ii::kAuthorIds);
-    return f;
-  }
-
   std::unique_ptr<MappedFile> file_;
   ii::Header h_{};
+  // With a delta segment (Pair): the documents counted for idf, the other
+  // file (its frequencies added to this one's), and this base's documents
+  // the delta deletes or replaces.
+  uint64_t n_idf_ = 0;
+  const MappedIndex* peer_ = nullptr;
+  std::vector<bool> masked_;
+  size_t n_masked_ = 0;
 };
+
+// The per-document test for one query's filters.
+struct MappedIndex::Filters {
+  std::vector<bool> src_ok, kind_ok;
+  int64_t since = std::numeric_limits<int64_t>::min(), until = std::numeric_limits<int64_t>::max();
+  bool date_filter = false;
+  int64_t author = -1;  // -1 any; -2 none match
+  const uint8_t* src;
+  const uint8_t* kind;
+  const int64_t* dates;
+  const uint32_t* authors;
+  bool NonePass() const {
+    return std::find(src_ok.begin(), src_ok.end(), true) == src_ok.end() ||
+           std::find(kind_ok.begin(), kind_ok.end(), true) == kind_ok.end() || author == -2;
+  }
+  bool Pass(uint32_t d) const {
+    if (!src_ok[src[d]] || !kind_ok[kind[d]]) return false;
+    if (date_filter && (dates[d] < since || dates[d] > until)) return false;
+    if (author != -1 && static_cast<int64_t>(authors[d]) != author) return false;
+    return true;
+  }
+};
+
+
+Result<MappedIndex::Filters> MappedIndex::MakeFilters(const SearchOptions& o) const {
+  Filters f;
+  f.src_ok = Allowed(0, h_.n_sources, o.sources);
+  for (uint32_t i = 0; i < h_.n_sources; ++i) {
+    for (const auto& x : o.exclude_sources) {
+      if (Str(i) == x) f.src_ok[i] = false;
+    }
+  }
+  f.kind_ok = Allowed(h_.n_sources, h_.n_kinds, o.kinds);
+  if (f.src_ok.empty()) f.src_ok.push_back(false);
+  if (f.kind_ok.empty()) f.kind_ok.push_back(false);
+  if (!o.since.empty()) {
+    auto t = ParseIsoTime(o.since);
+    if (!t) return Status::Invalid("since must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `" + std::string(TruncateUtf8(o.since, 64)) + "`");
+    f.since = *t;
+  }
+  if (!o.until.empty()) {
+    auto t = ParseIsoTime(o.until);
+    if (!t) return Status::Invalid("until must be an ISO-8601 date (2024-05-01 or 2024-05-01T10:00:00Z), not `" + std::string(TruncateUtf8(o.until, 64)) + "`");
+    f.until = *t + (o.until.size() == 10 ? 86399 : 0);
+  }
+  f.date_filter = !o.since.empty() || !o.until.empty();
+  if (!o.author.empty()) {
+    f.author = -2;
+    for (uint32_t i = 0; i < h_.n_authors; ++i) {
+      if (Str(h_.n_sources + h_.n_kinds + i) == o.author) f.author = i;
+    }
+  }
+  f.src = Sec<uint8_t>(ii::kSourceIds);
+  f.kind = Sec<uint8_t>(ii::kKindIds);
+  f.dates = Sec<int64_t>(ii::kDates);
+  f.authors = Sec<uint32_t>(ii::kAuthorIds);
+  return f;
+}
+
+
+Result<KeywordIndex::DocFilter> MappedIndex::Filter(const SearchOptions& o) const {
+  UMWELT_ASSIGN_OR_RETURN(Filters f, MakeFilters(o));
+  return DocFilter([this, f](int64_t chunk_id) -> int64_t { return UrlOf(f, chunk_id); });
+}
+
+int64_t MappedIndex::UrlOf(const Filters& f, int64_t chunk_id) const {
+  const int64_t* ids = Sec<int64_t>(ii::kChunkIds);
+  const int64_t* end = ids + h_.n_docs;
+  const int64_t* it = std::lower_bound(ids, end, chunk_id);
+  if (it == end || *it != chunk_id) return -1;
+  uint32_t d = static_cast<uint32_t>(it - ids);
+  if (Masked(d) || !f.Pass(d)) return -1;
+  return static_cast<int64_t>(UrlKey(d) & static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+}
 
 using ii::Channel;
 using ii::DefaultScoring;
@@ -485,7 +548,8 @@ void Prune(const std::vector<QueryChannel>& channels, const std::vector<size_t>&
 
 }  // namespace
 
-Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t limit, bool exhaustive) const {
+Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t limit, bool exhaustive,
+                                                  std::vector<uint64_t>* keys) const {
   std::vector<std::string> words = Tokenize(o.query);
   if (words.empty()) {
     return Status::Invalid("the query `" + std::string(TruncateUtf8(o.query, 80)) +
@@ -498,34 +562,49 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
   const Fields text{Sec<uint32_t>(ii::kLenBody), Sec<uint32_t>(ii::kLenTitle), h_.avg_len_body, h_.avg_len_title, &t};
   const Fields syms{Sec<uint32_t>(ii::kLenSyms), nullptr, h_.avg_len_syms, 1, &t};
   std::vector<QueryChannel> channels = Channels(o, TermsOf(o.query, words), text, syms);
-  auto pass = [&](uint32_t d) { return f.Pass(d); };
-  return exhaustive ? RankAccumulated(channels, pass, limit) : RankPruned(channels, pass, limit);
+  auto pass = [&](uint32_t d) { return !Masked(d) && f.Pass(d); };
+  std::vector<Cand> top = exhaustive ? RankAccumulated(channels, pass, limit) : RankPruned(channels, pass, limit);
+  const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);
+  std::vector<ScoredDoc> out;
+  out.reserve(top.size());
+  for (const Cand& c : top) {
+    out.push_back({chunk_ids[c.doc], c.score, c.exact});
+    if (keys) keys->push_back(UrlKey(c.doc));
+  }
+  return out;
 }
 
 std::vector<QueryChannel> MappedIndex::Channels(const SearchOptions& o, const QueryTerms& q, const Fields& text,
                                                 const Fields& syms) const {
-  const uint32_t n = h_.n_docs;
+  const uint64_t n = n_idf_;
   const uint32_t* docs = Sec<uint32_t>(ii::kPostDocs);
   const uint16_t* tfs = Sec<uint16_t>(ii::kPostTf);
   const uint8_t* title_tfs = Sec<uint8_t>(ii::kPostTitleTf);
   // Robertson-Sparck Jones idf as FTS5 computes it: words in more than half
   // the documents ("the", "what") weigh next to nothing, not a little.
-  auto idf = [&](uint64_t df) { return std::max(1e-6, std::log((n - df + 0.5) / (df + 0.5))); };
-  auto text_channel = [&](const ii::TermEntry& e, double weight) {
-    return Channel{docs + e.exact_off, tfs + e.exact_off, title_tfs + e.exact_off, e.exact_n, weight * idf(e.exact_n)};
+  auto idf = [&](uint64_t df) {
+    return std::max(1e-6, std::log((static_cast<double>(n) - static_cast<double>(df) + 0.5) / (df + 0.5)));
+  };
+  // A term's frequency in the whole collection (both segments).
+  auto exact_df = [&](const std::string& stem, const ii::TermEntry& e) -> uint64_t {
+    return e.exact_n + (peer_ ? peer_->OwnExactDf(stem) : 0);
+  };
+  auto text_channel = [&](const std::string& stem, const ii::TermEntry& e, double weight) {
+    return Channel{docs + e.exact_off, tfs + e.exact_off, title_tfs + e.exact_off, e.exact_n,
+                   weight * idf(exact_df(stem, e))};
   };
   // Index-side expansion: the word as a part of a stored identifier.
   auto syms_channel = [&](const ii::TermEntry& e, uint64_t df, double weight) {
     return Channel{docs + e.syms_off, tfs + e.syms_off, nullptr, e.syms_n, weight * idf(df)};
   };
-  auto exact_n = [&](const std::string& stem) -> uint64_t {
-    const ii::TermEntry* e = Find(stem);
-    return e ? e->exact_n : 0;
+  auto exact_n = [&](const std::string& stem) -> uint64_t { return DocFrequency(stem); };
+  auto syms_n = [&](const std::string& word, const ii::TermEntry& e) -> uint64_t {
+    return e.syms_n + (peer_ ? peer_->OwnSymsDf(word) : 0);
   };
   const double xw = o.tuning.expanded_weight;
   std::vector<QueryChannel> channels;
   for (const auto& [stem, count] : q.stems) {
-    if (const ii::TermEntry* e = Find(stem)) channels.push_back({text_channel(*e, count), &text, true, e->exact_max});
+    if (const ii::TermEntry* e = Find(stem)) channels.push_back({text_channel(stem, *e, count), &text, true, e->exact_max});
   }
   // Spellings as identifier parts in the symbols: the query's words, then
   // the parts of its own identifiers.
@@ -533,36 +612,35 @@ std::vector<QueryChannel> MappedIndex::Channels(const SearchOptions& o, const Qu
     for (const auto& [word, count] : *spellings) {
       const ii::TermEntry* e = Find(word);
       if (!e || e->syms_n == 0) continue;
-      channels.push_back({syms_channel(*e, e->syms_n + exact_n(StemWord(word)), count * xw), &syms, false, e->syms_max});
+      channels.push_back({syms_channel(*e, syms_n(word, *e) + exact_n(StemWord(word)), count * xw), &syms, false, e->syms_max});
     }
   }
   for (const auto& [stem, count] : q.part_stems) {
     if (const ii::TermEntry* e = Find(stem)) {
-      channels.push_back({text_channel(*e, count * xw), &text, false, e->exact_max});
+      channels.push_back({text_channel(stem, *e, count * xw), &text, false, e->exact_max});
     }
   }
   // Feedback terms rank what the query found and may find more, but a chunk
   // that holds only them is not an exact match.
   for (const auto& [stem, weight] : o.extra_terms) {
     if (const ii::TermEntry* e = Find(stem); e && weight > 0) {
-      channels.push_back({text_channel(*e, weight), &text, false, e->exact_max});
+      channels.push_back({text_channel(stem, *e, weight), &text, false, e->exact_max});
     }
   }
   std::erase_if(channels, [](const QueryChannel& c) { return c.c.n == 0; });
   return channels;
 }
 
-std::vector<ScoredDoc> MappedIndex::RankPruned(const std::vector<QueryChannel>& channels,
-                                               const std::function<bool(uint32_t)>& pass, size_t limit) const {
+std::vector<Cand> MappedIndex::RankPruned(const std::vector<QueryChannel>& channels,
+                                          const std::function<bool(uint32_t)>& pass, size_t limit) const {
   const uint32_t* url_ids = Sec<uint32_t>(ii::kUrlIds);
-  const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);
-  std::vector<ScoredDoc> out;
+  std::vector<Cand> out;
   std::vector<size_t> exact, expanded;
   for (size_t j = 0; j < channels.size(); ++j) (channels[j].exact ? exact : expanded).push_back(j);
   // The exact tier: documents holding an exact stem, scored with every channel.
   TopUrls top(limit, url_ids);
   Prune(channels, exact, expanded, true, pass, [](uint32_t) { return false; }, &top);
-  for (const Cand& c : top.Sorted()) out.push_back({chunk_ids[c.doc], c.score, true});
+  out = top.Sorted();
   // Fewer urls than asked for: the second tier, documents that match only
   // through expansion, at urls the first left free. (The first tier then
   // pruned nothing: every exact match was scored and kept.)
@@ -579,15 +657,14 @@ std::vector<ScoredDoc> MappedIndex::RankPruned(const std::vector<QueryChannel>& 
     auto taken = [&](uint32_t d) { return holds_exact(d) || top.HasUrl(url_ids[d]); };
     TopUrls rest(limit - out.size(), url_ids);
     Prune(channels, expanded, {}, false, pass, taken, &rest);
-    for (const Cand& c : rest.Sorted()) out.push_back({chunk_ids[c.doc], c.score, false});
+    for (const Cand& c : rest.Sorted()) out.push_back(c);
   }
   return out;
 }
 
-std::vector<ScoredDoc> MappedIndex::RankAccumulated(const std::vector<QueryChannel>& channels,
-                                                    const std::function<bool(uint32_t)>& pass, size_t limit) const {
+std::vector<Cand> MappedIndex::RankAccumulated(const std::vector<QueryChannel>& channels,
+                                               const std::function<bool(uint32_t)>& pass, size_t limit) const {
   const uint32_t* url_ids = Sec<uint32_t>(ii::kUrlIds);
-  const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);
   struct Lease {  // the scratch goes back to the pool however this returns
     const MappedIndex* index;
     std::unique_ptr<Scratch> s;
@@ -609,7 +686,7 @@ std::vector<ScoredDoc> MappedIndex::RankAccumulated(const std::vector<QueryChann
     if (acc_exact[d] == 0 && pass(d)) cands.push_back({d, false, acc_expanded[d]});
   }
   // Take a margin above `limit` so one-hit-per-url still fills it; widen if not.
-  std::vector<ScoredDoc> out;
+  std::vector<Cand> out;
   size_t want = std::min(cands.size(), limit * 4 + 16);
   while (true) {
     std::partial_sort(cands.begin(), cands.begin() + static_cast<long>(want), cands.end(), Better);
@@ -617,7 +694,7 @@ std::vector<ScoredDoc> MappedIndex::RankAccumulated(const std::vector<QueryChann
     std::unordered_set<uint32_t> urls;
     for (size_t i = 0; i < want && out.size() < limit; ++i) {
       if (urls.insert(url_ids[cands[i].doc]).second) {
-        out.push_back({chunk_ids[cands[i].doc], cands[i].score, cands[i].exact});
+        out.push_back(cands[i]);
       }
     }
     if (out.size() >= limit || want == cands.size()) break;
@@ -625,6 +702,106 @@ std::vector<ScoredDoc> MappedIndex::RankAccumulated(const std::vector<QueryChann
   }
   return out;
 }
+
+namespace {
+
+// A base index and its delta segment (the chunks changed since the base was
+// built), searched as one: each ranks its own top `limit` urls, and the two
+// lists merge by the order both use, one hit per url. A url's best chunk is
+// in its own file's top `limit` whenever it is in the merged top `limit`, so
+// the merge loses nothing.
+class SegmentedIndex final : public KeywordIndex {
+ public:
+  SegmentedIndex(std::unique_ptr<MappedIndex> base, std::unique_ptr<MappedIndex> delta)
+      : base_(std::move(base)), delta_(std::move(delta)) {}
+
+  size_t num_docs() const override { return base_->num_docs() + delta_->num_docs(); }
+  size_t DocFrequency(std::string_view term) const override { return base_->DocFrequency(term); }
+  Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override {
+    return Merged(o, limit, false);
+  }
+  Result<std::vector<ScoredDoc>> RankExhaustive(const SearchOptions& o, size_t limit) const override {
+    return Merged(o, limit, true);
+  }
+  Result<DocFilter> Filter(const SearchOptions& o) const override {
+    UMWELT_ASSIGN_OR_RETURN(MappedIndex::Filters in_base, base_->MakeFilters(o));
+    UMWELT_ASSIGN_OR_RETURN(MappedIndex::Filters in_delta, delta_->MakeFilters(o));
+    return DocFilter([this, in_base, in_delta](int64_t chunk_id) -> int64_t {
+      int64_t url = delta_->UrlOf(in_delta, chunk_id);
+      return url >= 0 ? url : base_->UrlOf(in_base, chunk_id);
+    });
+  }
+
+ private:
+  Result<std::vector<ScoredDoc>> Merged(const SearchOptions& o, size_t limit, bool exhaustive) const {
+    std::vector<uint64_t> base_keys, delta_keys;
+    UMWELT_ASSIGN_OR_RETURN(auto from_base, base_->RankKeyed(o, limit, exhaustive, &base_keys));
+    UMWELT_ASSIGN_OR_RETURN(auto from_delta, delta_->RankKeyed(o, limit, exhaustive, &delta_keys));
+    struct Entry {
+      const ScoredDoc* doc;
+      uint64_t key;
+    };
+    std::vector<Entry> all;
+    for (size_t i = 0; i < from_base.size(); ++i) all.push_back({&from_base[i], base_keys[i]});
+    for (size_t i = 0; i < from_delta.size(); ++i) all.push_back({&from_delta[i], delta_keys[i]});
+    // Exact matches first, then by score; ties by chunk id.
+    std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) {
+      if (a.doc->exact != b.doc->exact) return a.doc->exact;
+      if (a.doc->score != b.doc->score) return a.doc->score > b.doc->score;
+      return a.doc->chunk_id < b.doc->chunk_id;
+    });
+    std::vector<ScoredDoc> out;
+    std::unordered_set<uint64_t> urls;
+    for (const Entry& e : all) {
+      if (out.size() >= limit) break;
+      if (urls.insert(e.key).second) out.push_back(*e.doc);
+    }
+    return out;
+  }
+
+  std::unique_ptr<MappedIndex> base_, delta_;
+};
+
+// A delta segment may hold this many changed chunks before the next write
+// rebuilds the base instead (which then lends every unchanged chunk's
+// postings): beyond it, rebuilding is cheaper than searching two files.
+size_t DeltaLimit(size_t base_docs) { return std::max<size_t>(4096, base_docs / 16); }
+
+// `base` with the delta segment at `delta_path` for the corpus at
+// `content_key` (hash `hash`): the one already there, else one built now
+// from the change log (lending the postings of an older delta's unchanged
+// chunks). None when the corpus's log cannot say what changed since the
+// base, or too much did.
+Result<std::unique_ptr<KeywordIndex>> WithDelta(Corpus& corpus, std::unique_ptr<MappedIndex>& base,
+                                                const std::string& content_key, uint64_t hash,
+                                                const std::string& delta_path) {
+  const ii::Header& bh = base->header();
+  std::unique_ptr<KeywordIndex> none;
+  if (!bh.has_log || bh.base_hash != 0) return none;
+  auto paired = [&](std::unique_ptr<MappedIndex> delta) -> Result<std::unique_ptr<KeywordIndex>> {
+    UMWELT_RETURN_IF_ERROR(MappedIndex::Pair(base.get(), delta.get(), delta_path));
+    return std::unique_ptr<KeywordIndex>(new SegmentedIndex(std::move(base), std::move(delta)));
+  };
+  auto current = MappedIndex::Map(delta_path);
+  auto fits = [&](const MappedIndex& d) {
+    return d.header().base_hash == bh.content_hash && d.header().content_hash == hash;
+  };
+  if (current.ok() && fits(**current)) {
+    auto seg = paired(std::move(current).value());
+    if (seg.ok() || seg.status().code() != Code::kCorrupt) return seg;
+  }
+  UMWELT_ASSIGN_OR_RETURN(auto at, corpus.ChangeLogPoint());
+  if (!at) return none;
+  const size_t limit = DeltaLimit(bh.n_docs);
+  UMWELT_ASSIGN_OR_RETURN(auto changed, corpus.ChangedSince({bh.log_seq, bh.log_id}, 2 * limit));
+  if (!changed || changed->size() > limit) return none;
+  UMWELT_RETURN_IF_ERROR(ii::WriteDelta(corpus, base->file(), bh, *changed, content_key, *at, delta_path));
+  UMWELT_ASSIGN_OR_RETURN(auto delta, MappedIndex::Map(delta_path));
+  if (!fits(*delta)) return none;  // replaced by another process's meanwhile
+  return paired(std::move(delta));
+}
+
+}  // namespace
 
 std::string KeywordIndex::PathFor(const Corpus& corpus, const std::string& cache_dir) {
   const std::string& p = corpus.path();
@@ -642,21 +819,36 @@ std::string KeywordIndex::PathFor(const Corpus& corpus, const std::string& cache
   return CacheDir(cache_dir) + "/" + name;
 }
 
+std::string KeywordIndex::DeltaPathFor(const std::string& path) { return path + ".delta"; }
+
 Result<std::unique_ptr<KeywordIndex>> KeywordIndex::Open(Corpus& corpus, const std::string& cache_dir) {
   std::string path = PathFor(corpus, cache_dir);
+  const std::string delta_path = DeltaPathFor(path);
   Status last;
   // A writer committing between the key and the build makes the fresh file
   // stale at once; one rebuild settles it.
   for (int attempt = 0; attempt < 3; ++attempt) {
     UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
     uint64_t hash = XXH3_64bits(key.data(), key.size());
-    auto mapped = MappedIndex::Map(path, hash);
-    if (mapped.ok()) return std::unique_ptr<KeywordIndex>(std::move(mapped).value());
-    last = mapped.status();
+    auto mapped = MappedIndex::Map(path);
+    if (mapped.ok() && (*mapped)->header().content_hash == hash && (*mapped)->header().base_hash == 0) {
+      return std::unique_ptr<KeywordIndex>(std::move(mapped).value());
+    }
+    if (mapped.ok()) {  // stale: the chunks changed since, when few, in a delta segment beside it
+      auto seg = WithDelta(corpus, *mapped, key, hash, delta_path);
+      if (!seg.ok() && seg.status().code() != Code::kCorrupt) return seg.status();
+      if (seg.ok() && *seg) return std::move(seg).value();
+      last = seg.ok() ? Status::Corrupt(path + ": stale") : seg.status();
+    } else {
+      last = mapped.status();
+    }
     if (attempt == 0 && path.find('/') != std::string::npos) {
       UMWELT_RETURN_IF_ERROR(MakeDirs(path.substr(0, path.rfind('/'))));
     }
-    if (attempt < 2) UMWELT_RETURN_IF_ERROR(Build(corpus, path));
+    if (attempt < 2) {
+      UMWELT_RETURN_IF_ERROR(Build(corpus, path));
+      ::unlink(delta_path.c_str());  // of the old base
+    }
   }
   return last.WithContext("keyword index");
 }

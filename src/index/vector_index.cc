@@ -20,6 +20,7 @@
 #include <immintrin.h>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include <xxhash.h>
 
@@ -29,15 +30,23 @@
 namespace umwelt {
 namespace {
 
-constexpr char kMagic[8] = {'U', 'M', 'W', 'V', 'E', 'C', '0', '2'};
+// 03: the change log's point and the space's key, for the delta
+constexpr char kMagic[8] = {'U', 'M', 'W', 'V', 'E', 'C', '0', '3'};
 
 struct VecHeader {
   char magic[8];
   uint32_t dim;
   uint32_t pad;
   uint64_t n;
-  uint64_t key_hash;
+  uint64_t key_hash;  // the corpus's vector key when built: current, or stale
   char model[256];
+  // The change log's newest entry when built (Corpus::LogPoint), and what
+  // the space was then (its name and the corpus's spaces): a stale file of
+  // the same space is brought up to date with the vectors logged since.
+  uint32_t has_log;
+  uint32_t pad2;
+  int64_t log_seq, log_id;
+  uint64_t space_hash;
 };
 
 size_t Align8(size_t x) { return (x + 7) & ~size_t{7}; }
@@ -111,13 +120,14 @@ float QuantizeRow(const float* v, uint32_t d, uint8_t* out) {
 
 class MappedVectors final : public VectorIndex {
  public:
-  static Result<std::unique_ptr<MappedVectors>> Map(const std::string& path, uint64_t key) {
+  // Maps the file at `path`, current or stale (header()).
+  static Result<std::unique_ptr<MappedVectors>> Map(const std::string& path) {
     UMWELT_ASSIGN_OR_RETURN(auto file, MappedFile::Open(path, sizeof(VecHeader)));
     size_t size = file->size();
     std::unique_ptr<MappedVectors> m(new MappedVectors());
     m->file_ = std::move(file);
     std::memcpy(&m->h_, m->file_->data(), sizeof m->h_);
-    if (std::memcmp(m->h_.magic, kMagic, 8) != 0 || m->h_.key_hash != key) return Status::Corrupt(path + ": stale");
+    if (std::memcmp(m->h_.magic, kMagic, 8) != 0) return Status::Corrupt(path + ": not a vector file of this version");
     size_t n = m->h_.n, d = m->h_.dim;
     if (n > 0 && (d == 0 || d > 8192 || n > size / (d * 4 + 12))) return Status::Corrupt(path + ": header out of range");
     size_t row = PaddedDim(static_cast<uint32_t>(d)) / 2;
@@ -136,9 +146,27 @@ class MappedVectors final : public VectorIndex {
     return m;
   }
 
+  const VecHeader& header() const { return h_; }
   const std::string& model() const override { return model_; }
   int dim() const override { return static_cast<int>(h_.dim); }
-  size_t size() const override { return h_.n; }
+  size_t size() const override { return h_.n - n_masked_ + delta_ids_.size(); }
+
+  // Brings a stale file up to date: the chunks among `changed` (sorted) are
+  // masked here, and those of them with a vector now, `ids` and their
+  // `vectors`, are scanned beside the file, exactly.
+  void SetDelta(const std::vector<int64_t>& changed, std::vector<int64_t> ids, std::vector<float> vectors) {
+    masked_.assign(h_.n, false);
+    n_masked_ = 0;
+    for (int64_t id : changed) {
+      const int64_t* it = std::lower_bound(ids_, ids_ + h_.n, id);
+      if (it != ids_ + h_.n && *it == id) {
+        masked_[static_cast<size_t>(it - ids_)] = true;
+        ++n_masked_;
+      }
+    }
+    delta_ids_ = std::move(ids);
+    delta_vectors_ = std::move(vectors);
+  }
 
   Result<std::vector<ScoredDoc>> Nearest(const std::vector<float>& q, const std::function<bool(int64_t)>& filter,
                                          size_t limit) const override {
@@ -185,11 +213,15 @@ class MappedVectors final : public VectorIndex {
       scan(want);
       out.clear();
       for (const auto& [approx, r] : cand) {
-        if (filter && !filter(ids_[r])) continue;
+        if ((!masked_.empty() && masked_[r]) || (filter && !filter(ids_[r]))) continue;
         out.push_back({ids_[r], DotF(q.data(), vectors_ + size_t{r} * d, d), false});
       }
       if (out.size() >= limit || cand.size() < want || want >= h_.n) break;
       want *= 8;  // the filter removed too many: scan again, keeping more
+    }
+    for (size_t i = 0; i < delta_ids_.size(); ++i) {
+      if (filter && !filter(delta_ids_[i])) continue;
+      out.push_back({delta_ids_[i], DotF(q.data(), delta_vectors_.data() + i * d, d), false});
     }
     std::sort(out.begin(), out.end(), [](const ScoredDoc& a, const ScoredDoc& b) { return a.score > b.score; });
     if (out.size() > limit) out.resize(limit);
@@ -205,10 +237,18 @@ class MappedVectors final : public VectorIndex {
   const uint8_t* codes_ = nullptr;
   const float* vectors_ = nullptr;
   std::string model_;
+  // The delta (SetDelta): rows replaced or deleted since the file was built,
+  // and the vectors written since.
+  std::vector<bool> masked_;
+  size_t n_masked_ = 0;
+  std::vector<int64_t> delta_ids_;
+  std::vector<float> delta_vectors_;
 };
 
+// The corpus's vectors of `space` into the file at `path`; `key` and `log`
+// were read before them.
 Status BuildVectors(Corpus& corpus, const std::string& space, const std::string& model, uint64_t key,
-                    const std::string& path) {
+                    uint64_t space_hash, const std::optional<Corpus::LogPoint>& log, const std::string& path) {
   std::vector<int64_t> ids;
   std::vector<float> vectors;
   int dim = 0;
@@ -231,6 +271,10 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
   h.n = ids.size();
   h.key_hash = key;
   std::strncpy(h.model, model.c_str(), sizeof h.model - 1);
+  h.has_log = log.has_value();
+  h.log_seq = log ? log->seq : 0;
+  h.log_id = log ? log->id : 0;
+  h.space_hash = space_hash;
   const size_t row = PaddedDim(static_cast<uint32_t>(dim)) / 2;
   std::vector<float> scales(ids.size());
   std::vector<uint8_t> codes(ids.size() * row);
@@ -268,17 +312,64 @@ std::string VectorPath(const Corpus& corpus, const std::string& space) {
 
 }  // namespace
 
+namespace {
+
+// At most this many changed chunks are scanned beside a stale file (read
+// from the corpus by each process that opens it); beyond, the file is
+// rebuilt.
+size_t VectorDeltaLimit(uint64_t n) { return std::max<size_t>(4096, n / 16); }
+
+// Brings `file` (stale, of the same space) up to date from the change log;
+// false when the log cannot say what changed since it was built, or too
+// much did.
+Result<bool> ApplyDelta(Corpus& corpus, const std::string& space, MappedVectors& file) {
+  const VecHeader& h = file.header();
+  if (!h.has_log) return false;
+  const size_t limit = VectorDeltaLimit(h.n);
+  UMWELT_ASSIGN_OR_RETURN(auto changed, corpus.ChangedSince({h.log_seq, h.log_id}, 2 * limit));
+  if (!changed || changed->size() > limit) return false;
+  std::vector<int64_t> ids;
+  std::vector<float> vectors;
+  bool fits = true;
+  UMWELT_RETURN_IF_ERROR(corpus.ForEachVectorIn(space, *changed, [&](int64_t id, const float* v, int d) {
+    if (static_cast<uint32_t>(d) != h.dim) {
+      fits = false;  // another model's: rebuilt (and refused there)
+      return;
+    }
+    for (int k = 0; k < d; ++k) {
+      if (!std::isfinite(v[k])) return;  // a NaN vector is left out of the space
+    }
+    ids.push_back(id);
+    vectors.insert(vectors.end(), v, v + d);
+  }));
+  if (!fits) return false;
+  file.SetDelta(*changed, std::move(ids), std::move(vectors));
+  return true;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(Corpus& corpus, const std::string& space) {
   UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(corpus));
   auto it = spaces.find(space);
   if (it == spaces.end()) return Status::NotFound("the corpus has no vector space `" + space + "`");
   std::string path = VectorPath(corpus, space);
   for (int attempt = 0; attempt < 3; ++attempt) {
+    // The keys and the log's point before the vectors: a write committed in
+    // between makes the file stale, or is read twice (harmless).
     UMWELT_ASSIGN_OR_RETURN(std::string key_text, corpus.VectorKey(space));
     uint64_t key = XXH3_64bits(key_text.data(), key_text.size());
-    auto mapped = MappedVectors::Map(path, key);
-    if (mapped.ok()) return std::unique_ptr<VectorIndex>(std::move(mapped).value());
-    if (attempt < 2) UMWELT_RETURN_IF_ERROR(BuildVectors(corpus, space, it->second, key, path));
+    UMWELT_ASSIGN_OR_RETURN(std::string spaces_meta, corpus.GetMeta("spaces"));
+    std::string space_text = space + "|" + it->second + "|" + spaces_meta;
+    uint64_t space_hash = XXH3_64bits(space_text.data(), space_text.size());
+    auto mapped = MappedVectors::Map(path);
+    if (mapped.ok() && (*mapped)->header().key_hash == key) return std::unique_ptr<VectorIndex>(std::move(mapped).value());
+    if (mapped.ok() && (*mapped)->header().space_hash == space_hash) {
+      UMWELT_ASSIGN_OR_RETURN(bool applied, ApplyDelta(corpus, space, **mapped));
+      if (applied) return std::unique_ptr<VectorIndex>(std::move(mapped).value());
+    }
+    UMWELT_ASSIGN_OR_RETURN(auto log, corpus.ChangeLogPoint());
+    if (attempt < 2) UMWELT_RETURN_IF_ERROR(BuildVectors(corpus, space, it->second, key, space_hash, log, path));
   }
   return Status::Unavailable(path + ": the vector file keeps going stale (a writer is busy); try again");
 }
