@@ -82,6 +82,9 @@ struct Header {
   uint32_t has_log;
   int64_t log_seq;
   int64_t log_id;
+  // Whose log: the hash of the corpus's corpus_id (another file's log says
+  // nothing about this index, however its numbers line up).
+  uint64_t log_corpus;
   // A delta's: the content hash of the base file it applies to; 0 in a base.
   uint64_t base_hash;
   uint64_t offset[kNumSections];
@@ -113,5 +116,8 @@ Status ReadLayout(const MappedFile& file, const std::string& path, Header* h);
 // the corpus's key and log point, read before `changed`.
 Status WriteDelta(Corpus& corpus, const MappedFile& base_file, const Header& base, const std::vector<int64_t>& changed,
                   const std::string& content_key, const Corpus::LogPoint& at, const std::string& path);
+
+// The hash of `corpus`'s corpus_id, which a log point belongs to.
+Result<uint64_t> LogCorpus(Corpus& corpus);
 
 }  // namespace umwelt::index_internal

@@ -355,7 +355,7 @@ TermTables Flatten(const std::vector<std::string>& names, std::vector<TermPostin
 }
 
 ii::Header HeaderFor(const Collected& c, const std::string& content_key,
-                     const std::optional<Corpus::LogPoint>& log) {
+                     const std::optional<Corpus::LogPoint>& log, uint64_t log_corpus) {
   ii::Header h{};
   std::memcpy(h.magic, ii::kMagic, sizeof h.magic);
   h.version = ii::kFormatVersion;
@@ -376,6 +376,7 @@ ii::Header HeaderFor(const Collected& c, const std::string& content_key,
   h.has_log = log.has_value();
   h.log_seq = log ? log->seq : 0;
   h.log_id = log ? log->id : 0;
+  h.log_corpus = log_corpus;
   return h;
 }
 
@@ -463,6 +464,7 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path, BuildReport*
   // between makes the file stale (rebuilt) or is indexed twice (harmless).
   UMWELT_ASSIGN_OR_RETURN(std::string key, corpus.ContentKey());
   UMWELT_ASSIGN_OR_RETURN(auto log, corpus.ChangeLogPoint());
+  UMWELT_ASSIGN_OR_RETURN(uint64_t log_corpus, ii::LogCorpus(corpus));
   Rows all = [&corpus](const auto& visit) { return corpus.ForEachChunk(visit); };
   Collected c;
   std::unique_ptr<Base> base = Base::Open(path);
@@ -473,10 +475,15 @@ Status KeywordIndex::Build(Corpus& corpus, const std::string& path, BuildReport*
   }
   UMWELT_RETURN_IF_ERROR(collected);
   if (report) *report = {c.chunk_ids.size(), c.reused};
-  return WriteIndexFile(path, HeaderFor(c, key, log), c, {});
+  return WriteIndexFile(path, HeaderFor(c, key, log, log_corpus), c, {});
 }
 
 namespace index_internal {
+
+Result<uint64_t> LogCorpus(Corpus& corpus) {
+  UMWELT_ASSIGN_OR_RETURN(std::string id, corpus.GetMeta("corpus_id"));
+  return XXH3_64bits(id.data(), id.size());
+}
 
 Status WriteDelta(Corpus& corpus, const MappedFile& base_file, const Header& base, const std::vector<int64_t>& changed,
                   const std::string& content_key, const Corpus::LogPoint& at, const std::string& path) {
@@ -500,7 +507,7 @@ Status WriteDelta(Corpus& corpus, const MappedFile& base_file, const Header& bas
     const int64_t* it = std::lower_bound(ids, ids + base.n_docs, id);
     if (it != ids + base.n_docs && *it == id) masked.push_back(static_cast<uint32_t>(it - ids));
   }
-  Header h = HeaderFor(c, content_key, at);
+  Header h = HeaderFor(c, content_key, at, base.log_corpus);
   h.base_hash = base.content_hash;
   // Scored with the base's lengths, so both files' scores (and this one's
   // stored maxima) are on one scale.

@@ -791,7 +791,8 @@ Result<std::unique_ptr<KeywordIndex>> WithDelta(Corpus& corpus, std::unique_ptr<
     if (seg.ok() || seg.status().code() != Code::kCorrupt) return seg;
   }
   UMWELT_ASSIGN_OR_RETURN(auto at, corpus.ChangeLogPoint());
-  if (!at) return none;
+  UMWELT_ASSIGN_OR_RETURN(uint64_t log_corpus, ii::LogCorpus(corpus));
+  if (!at || log_corpus != bh.log_corpus) return none;
   const size_t limit = DeltaLimit(bh.n_docs);
   UMWELT_ASSIGN_OR_RETURN(auto changed, corpus.ChangedSince({bh.log_seq, bh.log_id}, 2 * limit));
   if (!changed || changed->size() > limit) return none;

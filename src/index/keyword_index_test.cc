@@ -339,14 +339,30 @@ TEST_F(KeywordTest, ChangesSinceTheIndexAreSearchedInADeltaSegment) {
   EXPECT_EQ(Refs({.query = "sesquipedalian"}), std::vector<std::string>{"r105"});
   EXPECT_TRUE(Refs({.query = "quixotic"}).empty());
 
+  // Another corpus's log, however its numbers line up, says nothing about
+  // this index: rebuilt whole.
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE meta SET value='0123456789abcdef' WHERE key='corpus_id'", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  put("r203", "a chunk about okapis");
+  reopen();
+  EXPECT_FALSE(testing::ReadFileOrEmpty(path) == base_bytes);
+  EXPECT_FALSE(std::filesystem::exists(delta));
+  EXPECT_EQ(Refs({.query = "okapis"}), std::vector<std::string>{"r203"});
+  const std::string rebuilt = testing::ReadFileOrEmpty(path);
+  put("r204", "and one about narwhals");
+  reopen();
+  EXPECT_TRUE(testing::ReadFileOrEmpty(path) == rebuilt);  // the next change is a delta again
+  EXPECT_TRUE(std::filesystem::exists(delta));
+
   // A log that no longer reaches back to the base's point (trimmed): the
   // index is rebuilt whole, and the delta goes.
   ASSERT_EQ(sqlite3_exec(db, "DELETE FROM chunk_log", nullptr, nullptr, nullptr), SQLITE_OK);
   sqlite3_close(db);
   put("r202", "yet another about capybaras");
   reopen();
-  EXPECT_FALSE(testing::ReadFileOrEmpty(path) == base_bytes);
+  EXPECT_FALSE(testing::ReadFileOrEmpty(path) == rebuilt);
   EXPECT_FALSE(std::filesystem::exists(delta));
+  EXPECT_EQ(Refs({.query = "narwhals"}), std::vector<std::string>{"r204"});
   EXPECT_EQ(Refs({.query = "capybaras"}), std::vector<std::string>{"r202"});
   EXPECT_EQ(Refs({.query = "wombats"}), std::vector<std::string>{"r201"});
   EXPECT_TRUE(Refs({.query = "quixotic"}).empty());

@@ -47,6 +47,7 @@ struct VecHeader {
   uint32_t pad2;
   int64_t log_seq, log_id;
   uint64_t space_hash;
+  uint64_t log_corpus;  // whose log: the hash of the corpus's corpus_id
 };
 
 size_t Align8(size_t x) { return (x + 7) & ~size_t{7}; }
@@ -248,7 +249,8 @@ class MappedVectors final : public VectorIndex {
 // The corpus's vectors of `space` into the file at `path`; `key` and `log`
 // were read before them.
 Status BuildVectors(Corpus& corpus, const std::string& space, const std::string& model, uint64_t key,
-                    uint64_t space_hash, const std::optional<Corpus::LogPoint>& log, const std::string& path) {
+                    uint64_t space_hash, const std::optional<Corpus::LogPoint>& log, uint64_t log_corpus,
+                    const std::string& path) {
   std::vector<int64_t> ids;
   std::vector<float> vectors;
   int dim = 0;
@@ -275,6 +277,7 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
   h.log_seq = log ? log->seq : 0;
   h.log_id = log ? log->id : 0;
   h.space_hash = space_hash;
+  h.log_corpus = log_corpus;
   const size_t row = PaddedDim(static_cast<uint32_t>(dim)) / 2;
   std::vector<float> scales(ids.size());
   std::vector<uint8_t> codes(ids.size() * row);
@@ -362,14 +365,16 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(Corpus& corpus, const std
     UMWELT_ASSIGN_OR_RETURN(std::string spaces_meta, corpus.GetMeta("spaces"));
     std::string space_text = space + "|" + it->second + "|" + spaces_meta;
     uint64_t space_hash = XXH3_64bits(space_text.data(), space_text.size());
+    UMWELT_ASSIGN_OR_RETURN(std::string corpus_id, corpus.GetMeta("corpus_id"));
+    uint64_t log_corpus = XXH3_64bits(corpus_id.data(), corpus_id.size());
     auto mapped = MappedVectors::Map(path);
     if (mapped.ok() && (*mapped)->header().key_hash == key) return std::unique_ptr<VectorIndex>(std::move(mapped).value());
-    if (mapped.ok() && (*mapped)->header().space_hash == space_hash) {
+    if (mapped.ok() && (*mapped)->header().space_hash == space_hash && (*mapped)->header().log_corpus == log_corpus) {
       UMWELT_ASSIGN_OR_RETURN(bool applied, ApplyDelta(corpus, space, **mapped));
       if (applied) return std::unique_ptr<VectorIndex>(std::move(mapped).value());
     }
     UMWELT_ASSIGN_OR_RETURN(auto log, corpus.ChangeLogPoint());
-    if (attempt < 2) UMWELT_RETURN_IF_ERROR(BuildVectors(corpus, space, it->second, key, space_hash, log, path));
+    if (attempt < 2) UMWELT_RETURN_IF_ERROR(BuildVectors(corpus, space, it->second, key, space_hash, log, log_corpus, path));
   }
   return Status::Unavailable(path + ": the vector file keeps going stale (a writer is busy); try again");
 }
