@@ -47,6 +47,19 @@ class HybridTest : public ::testing::Test {
   std::unique_ptr<Corpus> corpus_;
 };
 
+// A random unit vector of `dim` dimensions.
+std::vector<float> UnitVector(std::mt19937& rng, int dim) {
+  std::normal_distribution<float> g;
+  std::vector<float> v(dim);
+  float n = 0;
+  for (float& x : v) {
+    x = g(rng);
+    n += x * x;
+  }
+  for (float& x : v) x /= std::sqrt(n);
+  return v;
+}
+
 // The 4-bit scan with float rescoring finds the exact nearest rows, for
 // dimensions that are and are not multiples of the 64-wide code blocks, and
 // a filter that rejects most rows widens the scan instead of coming up short.
@@ -56,17 +69,7 @@ TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
     auto c = Corpus::Open(dir.File("v.db"), Corpus::Mode::kReadWrite);
     ASSERT_TRUE(c.ok());
     std::mt19937 rng(dim);
-    std::normal_distribution<float> g;
-    auto unit = [&] {
-      std::vector<float> v(dim);
-      float n = 0;
-      for (float& x : v) {
-        x = g(rng);
-        n += x * x;
-      }
-      for (float& x : v) x /= std::sqrt(n);
-      return v;
-    };
+    auto unit = [&] { return UnitVector(rng, dim); };
     const int kRows = 3000;
     std::vector<std::pair<int64_t, std::vector<float>>> rows;
     {
@@ -129,17 +132,7 @@ TEST(VectorIndexTest, ChangedVectorsAreScannedBesideTheFile) {
   auto c = Corpus::Open(dir.File("v.db"), Corpus::Mode::kReadWrite);
   ASSERT_TRUE(c.ok());
   std::mt19937 rng(7);
-  std::normal_distribution<float> g;
-  auto unit = [&] {
-    std::vector<float> v(dim);
-    float n = 0;
-    for (float& x : v) {
-      x = g(rng);
-      n += x * x;
-    }
-    for (float& x : v) x /= std::sqrt(n);
-    return v;
-  };
+  auto unit = [&] { return UnitVector(rng, dim); };
   auto put = [&](int i) {
     std::string ref = "o/r#" + std::to_string(i);
     return testing::GithubChunk(ref, ref, "issue", "https://github.com/o/r/issues/" + std::to_string(i),

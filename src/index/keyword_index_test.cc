@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <set>
 
 #include "example_project.h"
@@ -50,10 +51,37 @@ class KeywordTest : public ::testing::Test {
     if (hits.ok()) for (auto& h : *hits) out.push_back(h.ref);
     return out;
   }
+  // One comment chunk, written in a batch of its own.
+  void PutComment(const std::string& ref, const std::string& text) {
+    auto b = corpus_->BeginWrite();
+    Chunk c;
+    c.source = "github";
+    c.kind = "comment";
+    c.ref = ref;
+    c.parent = ref;
+    c.text = text;
+    c.url = "https://x/" + ref;
+    ASSERT_TRUE((*b)->PutRecord({c}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
   testing::TempDir dir_;
   std::unique_ptr<Corpus> corpus_;
   std::unique_ptr<KeywordIndex> index_;
 };
+
+// Forty chunks r100..r139 of six words in pairs, every third an issue with a
+// title; `extra` is appended to the text of chunk i.
+std::vector<Doc> FortyDocs(const std::function<std::string(int)>& extra = nullptr) {
+  std::vector<Doc> docs;
+  const char* words[] = {"checkpoint", "tokenizer", "gradient", "throughput", "scheduler", "z-loss"};
+  for (int i = 0; i < 40; ++i) {
+    docs.push_back({"r" + std::to_string(100 + i), i % 3 ? "comment" : "issue", i % 3 ? "" : "Title " + std::string(words[i % 6]),
+                    std::string(words[i % 6]) + " and " + words[(i + 1) % 6] + " in chunk number " + std::to_string(i) +
+                        (extra ? extra(i) : ""),
+                    "2024-01-" + std::to_string(10 + i % 20), i % 2 ? "alice" : "bob"});
+  }
+  return docs;
+}
 
 TEST_F(KeywordTest, RanksByBm25WithTitleWeight) {
   Load({{"a", "issue", "Checkpoint loading is slow", "we should look at it", "2024-01-01"},
@@ -147,27 +175,9 @@ TEST_F(KeywordTest, StaleIndexIsRebuiltAfterAWrite) {
 // in place, and one that took a removed chunk's id. The file it writes is
 // the one a build from nothing writes, and a damaged base is not trusted.
 TEST_F(KeywordTest, RebuildReusesUnchangedChunksAndMatchesABuildFromNothing) {
-  std::vector<Doc> docs;
-  const char* words[] = {"checkpoint", "tokenizer", "gradient", "throughput", "scheduler", "z-loss"};
-  for (int i = 0; i < 40; ++i) {
-    docs.push_back({"r" + std::to_string(100 + i), i % 3 ? "comment" : "issue", i % 3 ? "" : "Title " + std::string(words[i % 6]),
-                    std::string(words[i % 6]) + " and " + words[(i + 1) % 6] + " in chunk number " + std::to_string(i),
-                    "2024-01-" + std::to_string(10 + i % 20), i % 2 ? "alice" : "bob"});
-  }
-  Load(docs);
+  Load(FortyDocs());
   const std::string path = KeywordIndex::PathFor(*corpus_);
-  auto put = [&](const std::string& ref, const std::string& text) {
-    auto b = corpus_->BeginWrite();
-    Chunk c;
-    c.source = "github";
-    c.kind = "comment";
-    c.ref = ref;
-    c.parent = ref;
-    c.text = text;
-    c.url = "https://x/" + ref;
-    ASSERT_TRUE((*b)->PutRecord({c}).ok());
-    ASSERT_TRUE((*b)->Commit().ok());
-  };
+  auto put = [&](const std::string& ref, const std::string& text) { ASSERT_NO_FATAL_FAILURE(PutComment(ref, text)); };
   put("r105", "replaced wholly: a new word, sesquipedalian");  // a new id
   put("r200", "a fresh chunk about gradient checkpoint");
   {
@@ -219,32 +229,13 @@ TEST_F(KeywordTest, RebuildReusesUnchangedChunksAndMatchesABuildFromNothing) {
 // copies of changed and deleted chunks are masked: the base file is not
 // rewritten, and searches find what a rebuilt index finds.
 TEST_F(KeywordTest, ChangesSinceTheIndexAreSearchedInADeltaSegment) {
-  std::vector<Doc> docs;
-  const char* words[] = {"checkpoint", "tokenizer", "gradient", "throughput", "scheduler", "z-loss"};
-  for (int i = 0; i < 40; ++i) {
-    docs.push_back({"r" + std::to_string(100 + i), i % 3 ? "comment" : "issue", i % 3 ? "" : "Title " + std::string(words[i % 6]),
-                    std::string(words[i % 6]) + " and " + words[(i + 1) % 6] + " in chunk number " + std::to_string(i) +
-                        (i == 10 ? " with quixotic" : ""),
-                    "2024-01-" + std::to_string(10 + i % 20), i % 2 ? "alice" : "bob"});
-  }
-  Load(docs);
+  Load(FortyDocs([](int i) { return i == 10 ? " with quixotic" : ""; }));
   const std::string path = KeywordIndex::PathFor(*corpus_);
   const std::string delta = KeywordIndex::DeltaPathFor(path);
   const std::string base_bytes = testing::ReadFileOrEmpty(path);
   ASSERT_FALSE(base_bytes.empty());
   EXPECT_FALSE(std::filesystem::exists(delta));
-  auto put = [&](const std::string& ref, const std::string& text) {
-    auto b = corpus_->BeginWrite();
-    Chunk c;
-    c.source = "github";
-    c.kind = "comment";
-    c.ref = ref;
-    c.parent = ref;
-    c.text = text;
-    c.url = "https://x/" + ref;
-    ASSERT_TRUE((*b)->PutRecord({c}).ok());
-    ASSERT_TRUE((*b)->Commit().ok());
-  };
+  auto put = [&](const std::string& ref, const std::string& text) { ASSERT_NO_FATAL_FAILURE(PutComment(ref, text)); };
   auto reopen = [&] {
     index_.reset();
     auto idx = KeywordIndex::Open(*corpus_);
