@@ -764,8 +764,10 @@ class SegmentedIndex final : public KeywordIndex {
 
 // A delta segment may hold this many changed chunks before the next write
 // rebuilds the base instead (which then lends every unchanged chunk's
-// postings): beyond it, rebuilding is cheaper than searching two files.
-size_t DeltaLimit(size_t base_docs) { return std::max<size_t>(4096, base_docs / 16); }
+// postings). The delta is scored with the base's average lengths, which a
+// sixteenth more chunks move little; a small base is rebuilt in
+// milliseconds anyway.
+size_t DeltaLimit(size_t base_docs) { return base_docs / 16; }
 
 // `base` with the delta segment at `delta_path` for the corpus at
 // `content_key` (hash `hash`): the one already there, else one built now

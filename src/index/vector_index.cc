@@ -320,7 +320,7 @@ namespace {
 // At most this many changed chunks are scanned beside a stale file (read
 // from the corpus by each process that opens it); beyond, the file is
 // rebuilt.
-size_t VectorDeltaLimit(uint64_t n) { return std::max<size_t>(4096, n / 16); }
+size_t VectorDeltaLimit(uint64_t n) { return static_cast<size_t>(n / 16); }
 
 // Brings `file` (stale, of the same space) up to date from the change log;
 // false when the log cannot say what changed since it was built, or too
