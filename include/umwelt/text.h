@@ -29,6 +29,10 @@ std::string TerminalSafe(std::string_view s);
 std::string XmlChars(std::string_view s);
 // Cuts `s` to at most `max_bytes` without splitting a UTF-8 sequence.
 std::string_view TruncateUtf8(std::string_view s, size_t max_bytes);
+// Cuts `s` to at most `max_bytes` at a word boundary, never inside a word,
+// with an ellipsis that says it goes on (punctuation left dangling before
+// it dropped). One word longer than that is kept whole.
+std::string TruncateAtWord(std::string_view s, size_t max_bytes);
 
 // Parses an ISO-8601 date or date-time ("2024-05-01", "2024-05-01T10:00:00Z",
 // "...+02:00", fractional seconds) into seconds since the epoch, UTC.

@@ -166,6 +166,17 @@ std::string_view TruncateUtf8(std::string_view s, size_t max_bytes) {
   return s.substr(0, end);
 }
 
+std::string TruncateAtWord(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  std::string_view cut = TruncateUtf8(s, max_bytes > 3 ? max_bytes - 3 : 0);
+  size_t space = cut.rfind(' ');
+  if (space == std::string_view::npos || space == 0) return std::string(s);  // one long word: whole
+  std::string out(cut.substr(0, space));
+  while (!out.empty() && std::string_view(",;:-(/").find(out.back()) != std::string_view::npos) out.pop_back();
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out + "…";
+}
+
 std::optional<int64_t> ParseIsoTime(std::string_view s) {
   int y, mo, d, h = 0, mi = 0, sec = 0;
   if (!ReadInt(s, 0, 4, &y) || s.size() < 10 || s[4] != '-' || !ReadInt(s, 5, 2, &mo) ||

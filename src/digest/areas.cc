@@ -219,16 +219,7 @@ std::string ShortTitle(std::string_view title, size_t max_bytes, bool drop_tags)
   static const Pattern pr(R"(\s*\(#\d+\)\s*$)");
   std::string stripped = pr.ReplaceAll(drop_tags ? tags.ReplaceAll(t, "") : t, "");
   if (!CollapseWhitespace(stripped).empty()) t = CollapseWhitespace(stripped);
-  if (t.size() <= max_bytes) return t;
-  // At a word boundary, never inside a word; an ellipsis says it goes on.
-  std::string_view cut = TruncateUtf8(t, max_bytes - 3);
-  size_t space = cut.rfind(' ');
-  if (space == std::string_view::npos || space == 0) return t;  // one long word: whole
-  cut = cut.substr(0, space);
-  std::string out(cut);
-  while (!out.empty() && std::string_view(",;:-(/").find(out.back()) != std::string_view::npos) out.pop_back();
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out + "…";
+  return TruncateAtWord(t, max_bytes);
 }
 
 bool GeneratedPath(std::string_view path) {
