@@ -60,6 +60,7 @@ struct Evidence {
   std::string facet;                  // the facet that found it first
   std::string superseded_by;          // url of a later statement in the same thread
   bool closeout = false;              // the last word of a closed thread
+  bool near = false;                  // a vector leg ranked it among the closest to the question's own words
   int reactions = 0;                  // reactions it drew, where its source keeps them
   double score = 0;
 };
@@ -70,6 +71,7 @@ struct Facet {
   bool code = false;
   int hits = 0;
   double ms = 0;
+  bool from_record = false;  // planned without a model from a record's title (`name` is its aspect)
 };
 
 struct AskResult {

@@ -1,5 +1,6 @@
 // `umwelt ask`: the research pipeline (see research.h).
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -7,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <xxhash.h>
@@ -105,6 +107,30 @@ std::vector<std::string> Clauses(const std::string& question) {
   return clauses;
 }
 
+// The words most of the hits' permalinks carry ("marin", "community",
+// "levanter" in github.com/marin-community/levanter/…): the project's own
+// names, which tell no record from another.
+std::vector<std::string> ProjectWords(const std::vector<Hit>& hits) {
+  std::map<std::string, size_t> count;
+  for (const auto& h : hits) {
+    std::set<std::string> words;
+    std::string word;
+    for (char c : h.url + "/") {
+      if (std::isalnum(static_cast<unsigned char>(c))) {
+        word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      } else if (!word.empty()) {
+        words.insert(std::exchange(word, ""));
+      }
+    }
+    for (const auto& w : words) ++count[w];
+  }
+  std::vector<std::string> out;
+  for (const auto& [w, n] : count) {
+    if (2 * n >= hits.size() && hits.size() >= 2) out.push_back(w);
+  }
+  return out;
+}
+
 std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vector<Hit>& top, int max_facets) {
   std::vector<Facet> out;
   std::vector<std::string> words = ContentWords(question);
@@ -126,12 +152,20 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   if (clause_queries.size() >= 2) {
     for (const auto& cq : clause_queries) out.push_back({"On " + cq, cq, {}, {}, false, 0, 0});
   }
+  // Each title searches as written; its facet is named by the aspect it
+  // adds to the question ("Learning rate scaling"), never by the title. A
+  // title that adds nothing but the question's own words is not a facet.
+  std::vector<std::string> project = ProjectWords(top);
   std::set<std::string> seen;
   for (const auto& h : top) {
     if (static_cast<int>(out.size()) >= max_facets) break;
     std::string title = CollapseWhitespace(h.title);
     if (title.empty() || SpaceOf(h.source) == "code" || !seen.insert(ToLower(title)).second) continue;
-    out.push_back({title, std::string(TruncateUtf8(title, 200)), {}, {}, false, 0, 0});
+    std::string aspect = research_internal::AspectOf(title, words, project);
+    if (aspect.empty()) continue;
+    Facet f{aspect, std::string(TruncateUtf8(title, 200)), {}, {}, false, 0, 0};
+    f.from_record = true;
+    out.push_back(std::move(f));
   }
   out.push_back({"code: " + q, q, {}, SourcesInSpace("code"), true, 0, 0});
   return out;
@@ -408,7 +442,7 @@ Status AskRun::Expand() {
   std::map<std::string, Evidence> by_url;
   std::vector<std::string> order;
   std::map<std::string, std::optional<Hit>> landings;  // a PR thread -> its landing commit, as a hit
-  auto add = [&](const Hit& hit, const std::string& facet, const std::string& lane, double score) {
+  auto add = [&](const Hit& hit, const std::string& facet, const std::string& lane, double score, bool near = false) {
     Hit h = AsPullRequest(*corpus, hit, &landings);
     if (h.url.rfind("https://", 0) != 0 && h.url.rfind("http://", 0) != 0 && h.url.rfind("git+file://", 0) != 0) {
       return;  // not citable
@@ -429,6 +463,7 @@ Status AskRun::Expand() {
       order.push_back(h.url);
     }
     e.score += score;
+    e.near |= near;
   };
   // A question about the code reads deeper into the code facet's windows
   // (the answer is one line among them): beside the records, not in place
@@ -437,7 +472,14 @@ Status AskRun::Expand() {
   std::vector<std::pair<Hit, std::string>> deeper;
   for (size_t i = 0; i < facets.size(); ++i) {
     const auto& fh = per_facet[i];
-    for (size_t r = 0; r < fh.prose.size() && static_cast<int>(r) < o.expand; ++r) add(fh.prose[r], facets[i].name, "", 1.0 / (60 + r));
+    for (size_t r = 0; r < fh.prose.size() && static_cast<int>(r) < o.expand; ++r) {
+      // Among the first five for the question's own words, by meaning.
+      const auto& via = fh.prose[r].via;
+      bool near = r < 5 && !facets[i].from_record && std::any_of(via.begin(), via.end(), [](const std::string& leg) {
+                    return leg.rfind("keyword", 0) != 0;
+                  });
+      add(fh.prose[r], facets[i].name, "", 1.0 / (60 + r), near);
+    }
     for (size_t r = 0; r < fh.main.size() && r < 5; ++r) add(fh.main[r], facets[i].name, "main", 0.5 / (60 + r));
     if (code_question && facets[i].code) {
       for (size_t r = 5; r < fh.main.size() && r < 20; ++r) deeper.emplace_back(fh.main[r], facets[i].name);
@@ -776,7 +818,8 @@ AskResult AskRun::Finish(Clock::time_point t0) {
   for (const auto& e : result.evidence) {
     trace["evidence"].push_back({{"id", e.id}, {"url", e.url}, {"source", e.source}, {"kind", e.kind},
                                  {"facet", e.facet}, {"lane", e.lane}, {"thread_state", e.thread_state},
-                                 {"closeout", e.closeout}, {"superseded_by", e.superseded_by}, {"score", e.score}});
+                                 {"closeout", e.closeout}, {"near", e.near}, {"superseded_by", e.superseded_by},
+                                 {"score", e.score}});
   }
   trace["removed"] = result.removed;
   trace["notes"] = result.notes;

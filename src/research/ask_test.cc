@@ -199,6 +199,162 @@ TEST(Statements, ConstraintsMeetTheirSpellingsAcronymsAndExpansions) {
   EXPECT_TRUE(MentionsAll("FlexAttention with document masking", flex));
 }
 
+// Issue 34, item 3: a section is named by the aspect a title adds to the
+// question, in a short phrase, never by the title.
+TEST(ExtractiveReport, SectionsAreNamedByTheAspectATitleAdds) {
+  using research_internal::AspectOf;
+  std::vector<std::string> muon = {"muon", "optimizer", "support", "evolve", "levanter"};
+  std::vector<std::string> project = {"marin", "community", "levanter", "github", "com", "commit"};
+  EXPECT_EQ(AspectOf("Include Kimi style muon learning rate scaling (#1084)", muon, project),
+            "Muon learning rate scaling");
+  EXPECT_EQ(AspectOf("simple muon sharding (#985)", muon, project), "Muon sharding");
+  EXPECT_EQ(AspectOf("Fix: Muon breakage (#1151)", muon, project), "Muon breakage");
+  EXPECT_EQ(AspectOf("Add Modern Optimizers in Levanter (#955)", muon, project), "Modern Optimizers");
+  EXPECT_EQ(AspectOf("[Reland] Add Dynamic Model Import and ModelSpec Definition", muon, project),
+            "Dynamic Model Import");
+  EXPECT_EQ(AspectOf("feat(optim): add a warmup schedule for the Adam variant", muon, project), "Warmup schedule");
+  // A path, a reference or only the question's own words leave nothing.
+  EXPECT_EQ(AspectOf("Update src/levanter/optim/muon.py", muon, project), "");
+  EXPECT_EQ(AspectOf("Fix muon (#12)", muon, project), "");
+  EXPECT_EQ(AspectOf("Merge pull request #7 from someone/muon-lr", muon, project), "");
+  // Spellings of a question word are its word: z-loss, zloss, z_loss.
+  EXPECT_EQ(AspectOf("add zloss logging to the trainer", {"z-loss"}, {}), "Zloss logging");
+  EXPECT_EQ(AspectOf("Support context, tensor, and pipeline parallelism with MinimalAsyncEP (#4089)",
+                     {"context", "parallelism", "evolve", "torchtitan"}, {}),
+            "Pipeline parallelism");
+  // A commit subject that runs on is named by its first clause.
+  EXPECT_EQ(AspectOf("serve: 256 connections per client address by default (a back-to-back load run saw refused "
+                     "connections at 100); README: load figures re-measured",
+                     {"server", "limit", "slow", "clients"}, {}),
+            "Connections per client address");
+  // The head noun comes last: a long run keeps its last four words.
+  EXPECT_EQ(AspectOf("Add Kimi style per parameter learning rate scaling", muon, project),
+            "Parameter learning rate scaling");
+}
+
+// Issue 34, item 3: a record that names neither the question's subject nor
+// is close to it in meaning appears nowhere in the report, and every facet
+// section is headed by its aspect.
+TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
+  auto record = [](int n, const std::string& title, const std::string& text, const std::string& facet) {
+    Evidence e;
+    e.url = "https://github.com/acme/tinylm/pull/" + std::to_string(n);
+    e.ref = e.thread = "acme/tinylm#" + std::to_string(n);
+    e.source = "github";
+    e.kind = "pr";
+    e.title = title;
+    e.author = "ana";
+    e.date = "2025-0" + std::to_string(1 + n % 9) + "-01T00:00:00Z";
+    e.text = title + ". " + text;
+    e.facet = facet;
+    e.thread_state = "merged";
+    return e;
+  };
+  std::string question = "How did Muon support evolve?";
+  Facet direct{"Direct matches", "muon support evolve", {}, {}, false, 0, 0};
+  Facet lr{"Muon learning rate scaling", "Include Kimi style muon learning rate scaling", {}, {}, false, 0, 0};
+  lr.from_record = true;
+  std::vector<Evidence> ev = {
+      record(1, "Add the Muon optimizer", "Muon orthogonalizes each update with Newton-Schulz steps.",
+             "Direct matches"),
+      record(2, "Include Kimi style muon learning rate scaling",
+             "The Muon learning rate is now scaled by the matrix shape as Kimi does.", "Muon learning rate scaling"),
+      record(3, "define a config option to clip the learning rate to a floor",
+             "The learning rate can no longer fall below the configured floor.", "Muon learning rate scaling"),
+      record(4, "bring back dropout in attention", "Dropout is applied to the attention weights again.",
+             "Direct matches"),
+      record(5, "Shard muon state simply", "Muon's momentum is sharded like the parameters.",
+             "Muon learning rate scaling"),
+  };
+  std::vector<std::string> keys = research::WithVariants({"muon"}, research::EvidenceTexts(ev));
+  std::string md = research_internal::Extractive(question, {direct, lr}, ev, true, keys, false);
+  EXPECT_EQ(md.find("pull/3)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("pull/4)"), std::string::npos) << md;
+  EXPECT_NE(md.find("pull/1)"), std::string::npos) << md;
+  EXPECT_NE(md.find("pull/2)"), std::string::npos) << md;
+  EXPECT_NE(md.find("pull/5)"), std::string::npos) << md << "a record on the subject is still listed";
+  for (size_t at = md.find("\n## "); at != std::string::npos; at = md.find("\n## ", at + 1)) {
+    std::string heading = md.substr(at + 4, md.find('\n', at + 1) - at - 4);
+    for (const auto& e : ev) EXPECT_EQ(heading.find(e.title), std::string::npos) << heading;
+  }
+  EXPECT_NE(md.find("\n## Muon learning rate scaling\n"), std::string::npos) << md;
+  // A record close in meaning to the question (a vector leg ranked it
+  // among the closest) belongs, though it names no key term.
+  ev[3].near = true;
+  md = research_internal::Extractive(question, {direct, lr}, ev, true, keys, false);
+  EXPECT_NE(md.find("pull/4)"), std::string::npos) << md;
+
+  // A subject in plain words is named where its words stand together, or
+  // by the acronym the records give it, as a word.
+  std::vector<Evidence> cp = {
+      record(11, "Enable context parallelism", "Context Parallelism (CP) shards the sequence across ranks.",
+             "Direct matches"),
+      record(12, "Rotate KV shards", "[CP] the kv shards now rotate with all-to-all.", "Direct matches"),
+      record(13, "Checkpoint loading", "Use a context manager for dcp.load. Much later in this long "
+             "description, unrelated to it, tensor parallelism is mentioned.", "Direct matches"),
+      record(14, "Pipeline schedule", "The parallel context of each stage is kept.", "Direct matches"),
+  };
+  md = research_internal::Extractive("How did context parallelism evolve in tinylm?", {direct}, cp, true, {}, false);
+  EXPECT_NE(md.find("pull/11)"), std::string::npos) << md;
+  EXPECT_NE(md.find("pull/12)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("pull/13)"), std::string::npos) << md;
+  EXPECT_NE(md.find("pull/14)"), std::string::npos) << md << "the words together, in any order";
+  // The timeline gives each change's number before its title.
+  EXPECT_NE(md.find("2025-03-01 — #11 [Enable context parallelism](https://github.com/acme/tinylm/pull/11)"),
+            std::string::npos) << md;
+}
+
+// Issue 34, item 3: the value table holds the quantity asked, in its unit,
+// and only a question that asks for a quantity gets one; a quote too long
+// for its place is cut between words.
+TEST(ExtractiveReport, TheValueTableHoldsTheQuantityAskedInItsUnit) {
+  auto record = [](int n, const std::string& text) {
+    Evidence e;
+    e.url = "https://github.com/acme/tinylm/issues/" + std::to_string(n);
+    e.ref = e.thread = "acme/tinylm#" + std::to_string(n);
+    e.source = "github";
+    e.kind = "issue";
+    e.title = "Throughput on H100s";
+    e.author = "ana";
+    e.date = "2025-03-0" + std::to_string(n) + "T00:00:00Z";
+    e.text = text;
+    e.facet = "Direct matches";
+    return e;
+  };
+  std::vector<Evidence> ev = {
+      record(1, "MFU reached 38.5% on 64 H100s after the fused kernel landed."),
+      record(2, "MFU was flat; loss 2.41 on the H100s at the end."),
+      record(3, "With the new schedule MFU held at 41% on the H100s for the whole run."),
+      record(4, ""),
+  };
+  std::string long_sentence = "We measured the H100s again and the MFU";
+  while (long_sentence.size() < 500) long_sentence += " stayed close to where it was before the change";
+  long_sentence += ".";
+  ev[3].text = long_sentence;
+  Facet direct{"Direct matches", "mfu h100s", {}, {}, false, 0, 0};
+  std::vector<std::string> keys = research::WithVariants({"mfu", "h100"}, research::EvidenceTexts(ev));
+  std::string md = research_internal::Extractive("What MFU do we get on H100s?", {direct}, ev, true, keys, false);
+  size_t table = md.find("| value | statement | source |");
+  ASSERT_NE(table, std::string::npos) << md;
+  std::string rows = md.substr(table, md.find("\n\n", table) - table);
+  EXPECT_NE(rows.find("| 38.5% |"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("| 41% |"), std::string::npos) << rows;
+  EXPECT_EQ(rows.find("2.41"), std::string::npos) << rows << "a loss is not an MFU";
+  EXPECT_EQ(rows.find("| 64"), std::string::npos) << rows;
+  // A "how" question asks for no quantity: no table.
+  md = research_internal::Extractive("How does the fused kernel change MFU on H100s?", {direct}, ev, true, keys, false);
+  EXPECT_EQ(md.find("| value | statement | source |"), std::string::npos) << md;
+  // The long statement is cut after a whole word, with an ellipsis.
+  size_t at = md.find("We measured the H100s again");
+  ASSERT_NE(at, std::string::npos) << md;
+  std::string quote = md.substr(at, md.find(" — [", at) - at);
+  ASSERT_GT(quote.size(), 3u);
+  ASSERT_EQ(quote.substr(quote.size() - 3), "…") << quote;
+  std::string kept = quote.substr(0, quote.size() - 3);
+  EXPECT_EQ(long_sentence.compare(0, kept.size(), kept), 0) << quote;
+  EXPECT_EQ(long_sentence[kept.size()], ' ') << quote << " ends inside a word";
+}
+
 // Issue 16: statements are chosen by the kind of answer asked for.
 TEST(Statements, AnswerTypesAndTheNumbersThatAnswer) {
   using research::AnswerType;

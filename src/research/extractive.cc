@@ -19,10 +19,14 @@ namespace {
 
 using research::BestSentence;
 using research::ContentWords;
+using research::MatchForm;
 using research::Neutralize;
 using research::Sentences;
 
-std::string Quote(const std::string& text, size_t max) { return Neutralize(std::string(TruncateUtf8(CollapseWhitespace(text), max))); }
+// A quote cut, when it must be, at a word boundary with an ellipsis.
+std::string Quote(const std::string& text, size_t max) {
+  return Neutralize(TruncateAtWord(CollapseWhitespace(text), max));
+}
 
 std::string Cite(const Evidence& e) {
   std::string who = e.author.empty() ? e.source : e.author;
@@ -155,6 +159,92 @@ const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>
   return nullptr;
 }
 
+std::string AspectOf(const std::string& title, const std::vector<std::string>& question,
+                     const std::vector<std::string>& project) {
+  // Words that say a change happened, not what it is about.
+  static const std::set<std::string> change = {
+      "add", "adds", "added", "adding", "fix", "fixes", "fixed", "fixing", "include", "includes", "support",
+      "supports", "supported", "update", "updates", "updated", "use", "uses", "using", "implement", "implements",
+      "implemented", "remove", "removes", "removed", "allow", "allows", "make", "makes", "enable", "enables",
+      "simple", "new", "initial", "basic", "better", "improve", "improves", "improved", "refactor", "refactors",
+      "bump", "bumps", "introduce", "introduces", "switch", "move", "moves", "clean", "cleanup", "tweak", "tweaks",
+      "minor", "small", "various", "misc", "wip", "try", "get", "revert", "reland", "merge", "branch", "pull",
+      "request", "commit", "pr", "first", "another", "bunch", "stuff", "thing", "things", "way", "ways", "work"};
+  std::set<std::string> asked;
+  for (const auto& q : question) {
+    for (const auto& w : SplitList(MatchForm(q), ' ')) {
+      asked.insert(StemWord(w));
+      asked.insert(w);
+    }
+    std::string joined = MatchForm(q);
+    joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+    asked.insert(joined);
+  }
+  std::string t = CollapseWhitespace(title);
+  if (t.rfind("Merge pull request", 0) == 0 || t.rfind("Merge branch", 0) == 0) return "";
+  while (!t.empty() && t.front() == '[') {  // "[Reland] [BE] Add X"
+    size_t close = t.find(']');
+    if (close == std::string::npos) break;
+    t = CollapseWhitespace(t.substr(close + 1));
+  }
+  // "fix: x", "feat(scope): x": the prefix is the kind of change.
+  if (size_t colon = t.find(": "); colon != std::string::npos && colon <= 24 &&
+                                   t.substr(0, colon).find(' ') == std::string::npos) {
+    t = t.substr(colon + 2);
+  }
+  // A commit message's subject can run on: its first clause names it.
+  for (std::string_view cut : {" (", "; ", " — ", " - ", ". "}) {
+    if (size_t at = t.find(cut); at != std::string::npos && at > 0) t.resize(at);
+  }
+  std::vector<std::vector<std::string>> runs(1);
+  std::vector<int> news;  // each run's words that are not the question's
+  for (const auto& raw : SplitList(t, ' ')) {
+    std::string w = raw;
+    auto punct = [](char c) { return std::string_view(",.;:!?\"'()[]{}`*").find(c) != std::string_view::npos; };
+    bool ends_clause = !w.empty() && std::string_view(",;:!?)").find(w.back()) != std::string_view::npos;
+    while (!w.empty() && punct(w.front())) w.erase(w.begin());
+    while (!w.empty() && punct(w.back())) w.pop_back();
+    std::string lower = ToLower(w);
+    std::string joined = lower;
+    joined.erase(std::remove_if(joined.begin(), joined.end(), [](char c) { return c == '-' || c == '_'; }),
+                 joined.end());
+    bool has_letter = std::any_of(lower.begin(), lower.end(), [](char c) {
+      return std::isalpha(static_cast<unsigned char>(c)) != 0;
+    });
+    bool breaks = !has_letter || lower.find('/') != std::string::npos || lower.find('#') != std::string::npos ||
+                  lower.find('.') != std::string::npos || ContentWords(lower).empty() || change.count(lower) ||
+                  std::find(project.begin(), project.end(), lower) != project.end();
+    if (breaks) {
+      if (!runs.back().empty()) runs.emplace_back();
+      continue;
+    }
+    runs.back().push_back(w);
+    news.resize(runs.size());
+    news.back() += !(asked.count(lower) || asked.count(joined) || asked.count(StemWord(lower)));
+    if (ends_clause) runs.emplace_back();
+  }
+  news.resize(runs.size());
+  // The run with the most words the question does not have, then the
+  // longest ("pipeline parallelism" before "tensor"); the first of equals.
+  size_t best = runs.size();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (news[i] > 0 && (best == runs.size() || news[i] > news[best] ||
+                        (news[i] == news[best] && runs[i].size() > runs[best].size()))) {
+      best = i;
+    }
+  }
+  if (best == runs.size()) return "";
+  const std::vector<std::string>* run = &runs[best];
+  // The head of an English noun phrase comes last: keep the last four.
+  size_t from = run->size() > 4 ? run->size() - 4 : 0;
+  std::string out;
+  for (size_t i = from; i < run->size(); ++i) out += (out.empty() ? "" : " ") + (*run)[i];
+  if (std::islower(static_cast<unsigned char>(out[0]))) {
+    out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+  }
+  return out;
+}
+
 std::vector<CodeLine> CodeAnswerLines(const std::string& question, const std::vector<Evidence>& ev) {
   std::vector<CodeLine> out;
   if (!IsCodeQuestion(question)) return out;
@@ -248,10 +338,12 @@ class ExtractiveReport {
         keys_(keys),
         texts_(research::EvidenceTexts(ev)),
         terms_(ContentWords(question)),
-        type_(research::AnswerTypeOf(question)) {}
+        type_(research::AnswerTypeOf(question)) {
+    if (keys_.empty()) FindSubject();
+  }
 
   std::string Write(bool found, bool abstain) {
-    std::string md = "# " + Cell(std::string(TruncateUtf8(question_, 200))) + "\n\n";
+    std::string md = "# " + Cell(TruncateAtWord(question_, 200)) + "\n\n";
     md += "> **Extractive answer.** No language model was used: the statements below are quoted from the corpus "
           "with their authors, dates and links, chosen and ordered by relevance:\n\n";
     std::vector<CodeLine> code = CodeAnswerLines(question_, ev_);
@@ -332,6 +424,109 @@ class ExtractiveReport {
     const auto& words = keys_.empty() ? terms_ : keys_;
     return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return research::Mentions(form, w); });
   }
+  // Whether a record names the question's subject: one of its key
+  // constraints (any spelling, or an acronym or expansion the corpus pairs
+  // with it), or, for a question without any, two of its words.
+  // A subject of two or three words is named where they stand together
+  // (within eight words: "context parallelism", "parallel context"), one of
+  // four or more by half its words anywhere.
+  bool NamesSubject(const Evidence& e) const {
+    if (!keys_.empty()) return NamedHere(&e) > 0;
+    return SaysSubject(MatchForm(e.author + "\n" + e.title + "\n" + e.text), false, !e.lane.empty());
+  }
+  // `loosely`: one of the subject's words is enough (a quoted sentence that
+  // goes on about it). `code`: a window of code, long and full of words,
+  // names three in four of a long subject's words, not half.
+  bool SaysSubject(const std::string& form, bool loosely, bool code = false) const {
+    std::vector<std::string> words;  // "[cp]" is the word cp
+    for (size_t i = 0; i < form.size();) {
+      size_t e = i;
+      while (e < form.size() && std::isalnum(static_cast<unsigned char>(form[e]))) ++e;
+      if (e > i) words.push_back(form.substr(i, e - i));
+      i = e + 1;
+    }
+    auto whole = [&](const std::string& w) {
+      return std::find(words.begin(), words.end(), w) != words.end();
+    };
+    for (const auto& a : SplitList(subject_acronym_, '|')) {
+      if (whole(a)) return true;
+    }
+    size_t n = subject_.size();
+    if (n == 0) {  // a question of frame words only: two of them
+      int hits = 0;
+      for (const auto& t : terms_) hits += form.find(t) != std::string::npos;
+      return hits >= std::min<int>(loosely ? 1 : 2, static_cast<int>(terms_.size()));
+    }
+    std::vector<uint32_t> at(words.size(), 0);  // which of the subject's stems each word is
+    size_t hits = 0;
+    uint32_t all = 0;
+    for (size_t j = 0; j < n && j < 32; ++j) {
+      all |= 1u << j;
+      bool any = false;
+      for (size_t i = 0; i < words.size(); ++i) {
+        if (NamesStem(words[i], subject_[j])) at[i] |= 1u << j, any = true;
+      }
+      hits += any;
+    }
+    if (loosely) return hits > 0;
+    if (n > 3) return hits >= (code ? (3 * n + 3) / 4 : (n + 1) / 2);
+    for (size_t i = 0; i < words.size(); ++i) {
+      uint32_t seen = 0;
+      for (size_t k = i; k < words.size() && k < i + 8; ++k) seen |= at[k];
+      if (seen == all) return true;
+    }
+    return false;
+  }
+  // Whether a quoted statement speaks of the subject at all.
+  bool StatementSays(const std::string& statement) const {
+    if (!filter_) return true;
+    std::string form = MatchForm(statement);
+    if (!keys_.empty()) {
+      return std::any_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
+    }
+    return SaysSubject(form, true);
+  }
+  // The subject of a question without key constraints: its words' stems,
+  // less the project's names and the words that frame a question ("how did
+  // X evolve"); and the acronym the corpus gives them ("Context
+  // Parallelism (CP)"), when it gives one.
+  void FindSubject() {
+    static const std::set<std::string> frame = {
+        "evolve", "evolved", "evolves", "evolution", "history", "timeline", "change", "changed", "changes",
+        "develop", "developed", "progress", "progressed", "time", "happen", "happened", "work", "works", "worked",
+        "come", "came", "get", "got", "use", "used", "done", "current", "currently", "state", "status", "added",
+        "add", "introduced", "handle", "handled", "implemented", "question", "answer", "without", "within",
+        "across", "around", "among", "via"};
+    std::string words, stems;
+    for (const auto& t : research::WithoutProjectNames(terms_, ev_)) {
+      if (t.size() < 3 || frame.count(t)) continue;
+      std::string stem = StemWord(t);
+      if (stem.size() < 3 || std::find(subject_.begin(), subject_.end(), stem) != subject_.end()) continue;
+      subject_.push_back(stem);
+      words += (words.empty() ? "" : " ") + t;
+      stems += (stems.empty() ? "" : " ") + stem;
+    }
+    if (subject_.size() < 2 || subject_.size() > 4) return;
+    // Only an acronym learned from the records: the words themselves are
+    // matched one by one.
+    for (const auto& phrase : {words, stems}) {
+      std::string joined = phrase;
+      joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+      for (const auto& alt : SplitList(research::WithVariants({phrase}, texts_).front(), '|')) {
+        bool known = ("|" + subject_acronym_ + "|").find("|" + alt + "|") != std::string::npos;
+        if (alt.find(' ') == std::string::npos && alt.size() <= 6 && alt != joined && !known) {
+          subject_acronym_ += (subject_acronym_.empty() ? "" : "|") + alt;
+        }
+      }
+    }
+  }
+  // Whether a record belongs in the answer at all: it names the subject, or
+  // a vector leg found it among the closest to the question's own words (it
+  // says it in other words). Any other record found its way in through a
+  // title's words and says something else.
+  // When no record names the subject so (a question in words its records
+  // do not use), every record the search found may appear.
+  bool Relevant(const Evidence& e) const { return !filter_ || e.near || NamesSubject(e); }
   std::string TopUrl() const { return prose_.empty() ? ev_.front().url : prose_.front()->url; }
 
   // Each record's statement: the sentence that best answers this kind of
@@ -348,6 +543,7 @@ class ExtractiveReport {
       prose_.push_back(&e);
       statement_of_[&e] = std::move(s);
     }
+    filter_ = std::any_of(prose_.begin(), prose_.end(), [&](const Evidence* e) { return Relevant(*e); });
     std::stable_sort(prose_.begin(), prose_.end(), [&](const Evidence* a, const Evidence* b) {
       auto na = NamedHere(a), nb = NamedHere(b);
       if (na != nb) return na > nb;
@@ -371,7 +567,7 @@ class ExtractiveReport {
     md += "## Related records (not an answer)\n\n";
     for (size_t i = 0; i < prose_.size() && i < 6; ++i) {
       const Evidence& e = *prose_[i];
-      md += QuoteLine(StatementOf(&e), 320, Cite(e) + " · " + Cell(std::string(TruncateUtf8(e.title, 90))));
+      md += QuoteLine(StatementOf(&e), 320, Cite(e) + " · " + Cell(TruncateAtWord(e.title, 90)));
     }
     md += "## Caveats\n\n- The search looked for records naming all of the question's key terms together and found "
           "none; a record may say it in other words ([the closest record](" + TopUrl() + ")).\n";
@@ -404,7 +600,7 @@ class ExtractiveReport {
       long tier = -1;  // diversity chooses within the best tier left, never across tiers
       for (size_t i = 0; i < prose_.size(); ++i) {
         const Evidence* e = prose_[i];
-        if (answer_threads_.count(e->thread)) continue;
+        if (answer_threads_.count(e->thread) || !Relevant(*e)) continue;
         if (picked.size() >= 4 && (keys_.empty() || NamedHere(e) < static_cast<long>(keys_.size()) || !OnTopic(e))) continue;
         long t = NamedHere(e) * 2 + OnTopic(e);
         if (tier < 0) tier = t;  // prose is sorted, so the first candidate has the best tier
@@ -432,37 +628,72 @@ class ExtractiveReport {
       std::stable_sort(chosen_.begin(), chosen_.end(), [](const Evidence* a, const Evidence* b) { return a->date < b->date; });
       md += "In date order, earliest first:\n\n";
     }
+    if (chosen_.empty()) {
+      md += "No record found states it in a sentence; the records on it follow.\n";
+    }
     for (const Evidence* e : chosen_) {
       md += "- " + Quote(StatementOf(e), 320) + " — " + Cite(*e) + (e->closeout ? " (the thread's close-out)" : "") + "\n";
     }
     return md;
   }
 
-  // Numbers near the question's words, in statements only: any that can
-  // answer a quantity question, those with a unit otherwise; none for "when".
+  // The quantity a question asks for: "What MFU …" -> "mfu", "How many
+  // tokens …" -> "tokens"; "" when it names none ("how fast …").
+  std::string QuantityAsked() const {
+    static const Pattern what(
+        R"(\bwhat( is| was| were| are| did)?( the)?( final| peak| best| highest| lowest| average| typical)? )"
+        R"((mfu|loss|throughput|speed|speedup|accuracy|latency|perplexity|score|rate|size|percentage|memory|cost)\b)",
+        Pattern::kIgnoreCase);
+    static const Pattern how(R"(\bhow (many|much) ([a-z][a-z0-9/-]*))", Pattern::kIgnoreCase);
+    Groups g;
+    if (what.Search(question_, &g)) return ToLower(std::string(g[4]));
+    if (how.Search(question_, &g) && !research::ContentWords(std::string(g[2])).empty()) {
+      return ToLower(std::string(g[2]));
+    }
+    return "";
+  }
+
+  // A question that asks for a quantity gets a table of its values: those
+  // next to the quantity's name (any of the question's words when it names
+  // none) in statements, in the unit most of them give, so a loss never
+  // stands among MFUs. Any other question gets none.
   std::string NumbersTable() const {
-    if (type_ == research::AnswerType::kWhen) return "";
-    std::string table;
-    int rows = 0;
+    if (type_ != research::AnswerType::kQuantity) return "";
+    std::string quantity = QuantityAsked();
+    std::vector<std::string> near = quantity.empty() ? terms_ : std::vector<std::string>{quantity};
+    struct Row {
+      std::vector<std::string> values;
+      std::string sentence;
+      const Evidence* e;
+    };
+    std::vector<Row> rows;
+    std::map<std::string, int> units;
     for (const auto* e : prose_) {
       for (const auto& s : Sentences(e->text)) {
-        if (rows >= 12) break;
+        if (rows.size() >= 24) break;
         if (!research::IsStatement(s)) continue;
-        std::string lower = ToLower(s);
-        if (std::none_of(terms_.begin(), terms_.end(), [&](const std::string& t) { return lower.find(t) != std::string::npos; })) {
-          continue;
+        std::vector<std::string> values = research::AnsweringNumbers(s, near);
+        if (values.empty()) continue;
+        std::set<std::string> seen;
+        for (const auto& v : values) {
+          if (seen.insert(research::UnitOf(v)).second) ++units[research::UnitOf(v)];
         }
-        std::string value;
-        for (const auto& n : research::AnsweringNumbers(s, terms_)) {
-          if (type_ == research::AnswerType::kQuantity || !research::UnitOf(n).empty()) {
-            value = n;
-            break;
-          }
-        }
-        if (value.empty()) continue;
-        table += "| " + Cell(value) + " | " + Quote(s, 160) + " | " + Cite(*e) + " |\n";
-        ++rows;
+        rows.push_back({std::move(values), s, e});
       }
+    }
+    std::string unit;
+    int most = 0;
+    for (const auto& [u, n] : units) {
+      if (n > most || (n == most && unit.empty())) unit = u, most = n;  // a unit before none among equals
+    }
+    std::string table;
+    int shown = 0;
+    for (const auto& r : rows) {
+      auto v = std::find_if(r.values.begin(), r.values.end(),
+                            [&](const std::string& x) { return research::UnitOf(x) == unit; });
+      if (v == r.values.end() || shown >= 12) continue;
+      table += "| " + Cell(*v) + " | " + Quote(r.sentence, 160) + " | " + Cite(*r.e) + " |\n";
+      ++shown;
     }
     return table.empty() ? "" : "\n| value | statement | source |\n|---|---|---|\n" + table;
   }
@@ -477,39 +708,69 @@ class ExtractiveReport {
     std::set<std::string> seen_threads;
     for (const auto& e : ev_) {
       if (!e.lane.empty() || e.date.empty()) continue;
-      std::string lower = ToLower(e.author + "\n" + e.title + "\n" + e.text);
-      int hits = 0;
-      for (const auto& t : terms_) hits += lower.find(t) != std::string::npos;
-      bool on_topic = keys_.empty() ? hits >= std::min<int>(2, static_cast<int>(terms_.size())) : NamedHere(&e) > 0;
-      if (on_topic && seen_threads.insert(e.thread).second) dated.push_back(&e);
+      if (NamesSubject(e) && seen_threads.insert(e.thread).second) dated.push_back(&e);
     }
     std::stable_sort(dated.begin(), dated.end(), [](const Evidence* a, const Evidence* b) { return a->date < b->date; });
     if (dated.size() < 2) return "";
     std::string md = "## Timeline\n\n";
+    static const Pattern trailing_number(R"(\s*\(#([0-9]{1,9})\)\s*$)");
     for (size_t i = 0; i < dated.size() && i < 15; ++i) {
       const Evidence& e = *dated[i];
-      md += "- " + e.date.substr(0, 10) + " — [" + Cell(std::string(TruncateUtf8(e.title.empty() ? e.thread : e.title, 120))) +
-            "](" + e.url + ")" + (e.author.empty() ? "" : " (" + Cell(e.author) + ")") + "\n";
+      // Its number ("#655", from the thread or the title's "(#655)") before its title.
+      std::string title = e.title.empty() ? e.thread : e.title, number;
+      Groups g;
+      if (trailing_number.Search(title, &g)) number = std::string(g[1]), title = trailing_number.ReplaceAll(title, "");
+      size_t hash = e.thread.rfind('#');
+      if (number.empty() && hash != std::string::npos && hash + 1 < e.thread.size() &&
+          e.thread.find_first_not_of("0123456789", hash + 1) == std::string::npos) {
+        number = e.thread.substr(hash + 1);
+      }
+      md += "- " + e.date.substr(0, 10) + " — " + (number.empty() ? "" : "#" + number + " ") + "[" +
+            Cell(TruncateAtWord(title, 120)) + "](" + e.url + ")" +
+            (e.author.empty() ? "" : " (" + Cell(e.author) + ")") + "\n";
     }
     return md + "\n";
   }
 
-  // One section per facet: its best statements, quoted; a facet no record
-  // answers (its own key constraints never together) shows them as related.
+  // One section per aspect: its best statements, quoted. Only records that
+  // belong in the answer (Relevant); under a facet planned from a record's
+  // title, only those that also name what its aspect adds to the question. A question's own facet no
+  // record answers (its key constraints never together) shows its records
+  // as related. Facets of one aspect share a section.
   // `quoted`: the records quoted, filled in.
   std::string FacetSections(std::set<std::string>* quoted) const {
-    std::string md;
+    std::vector<std::string> headings;
+    std::map<std::string, std::string> sections;
+    std::map<std::string, int> counts;
+    std::set<std::string> done;
     for (const auto& f : facets_) {
-      if (f.code) continue;
-      std::string section;
-      int n = 0;
+      if (f.code || !done.insert(f.name).second) continue;
+      std::vector<std::string> aspect;
+      if (f.from_record) {
+        for (const auto& w : ContentWords(f.name)) {  // the words it adds to the question's
+          bool asked = std::any_of(terms_.begin(), terms_.end(), [&](const std::string& t) {
+            return t == w || StemWord(t) == StemWord(w);
+          });
+          if (w.size() >= 3 && !asked) aspect.push_back(w);
+        }
+      }
       std::vector<std::string> keys = research::WithVariants(
           research::WithoutProjectNames(research::KeyConstraints(f.name + " " + f.query), ev_), texts_);
-      bool answered = keys.empty();
+      bool answered = f.from_record || keys.empty();
+      std::string section;
+      int& n = counts[Cell(f.name)];
       for (const auto& e : ev_) {
-        if (e.facet != f.name || !e.lane.empty() || n >= 3 || quoted->count(e.url)) continue;
+        if (e.facet != f.name || !e.lane.empty() || n >= 3 || quoted->count(e.url) || !Relevant(e)) continue;
+        if (!aspect.empty()) {
+          std::string form = MatchForm(e.title + "\n" + e.text);
+          if (std::none_of(aspect.begin(), aspect.end(), [&](const std::string& w) {
+                return form.find(w) != std::string::npos || NamesStem(form, StemWord(w));
+              })) {
+            continue;
+          }
+        }
         std::string statement = BestSentence(e.text, terms_, type_);
-        if (statement.empty()) continue;
+        if (statement.empty() || !StatementSays(statement)) continue;
         quoted->insert(e.url);
         answered |= research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
         section += QuoteLine(statement, 400,
@@ -517,8 +778,13 @@ class ExtractiveReport {
                                  (e.superseded_by.empty() ? "" : " · superseded by [a later statement](" + e.superseded_by + ")"));
         ++n;
       }
-      if (!section.empty()) md += "## " + Cell(f.name) + (answered ? "" : " (related records)") + "\n\n" + section;
+      if (section.empty()) continue;
+      std::string heading = Cell(f.name) + (answered ? "" : " (related records)");
+      if (!sections.count(heading)) headings.push_back(heading);
+      sections[heading] += section;
     }
+    std::string md;
+    for (const auto& h : headings) md += "## " + h + "\n\n" + sections[h];
     return md;
   }
 
@@ -544,17 +810,35 @@ class ExtractiveReport {
     shown_threads.insert(answer_threads_.begin(), answer_threads_.end());
     int further_n = 0;
     for (const auto& e : ev_) {  // in rank order; a record with no statement still has a title
-      if (!e.lane.empty() || further_n >= 12 || e.facet == "Linked pages" || !shown_threads.insert(e.thread).second) continue;
-      further += "- [" + Cell(std::string(TruncateUtf8(e.title.empty() ? e.thread : e.title, 120))) + "](" + e.url + ") — " +
+      if (!e.lane.empty() || further_n >= 12 || e.facet == "Linked pages" || !Relevant(e) ||
+          !shown_threads.insert(e.thread).second) {
+        continue;
+      }
+      further += "- [" + Cell(TruncateAtWord(e.title.empty() ? e.thread : e.title, 120)) + "](" + e.url + ") — " +
                  Cell(e.author) + ", " + e.date.substr(0, 10) + "\n";
       ++further_n;
     }
     return further.empty() ? "" : "## Further records\n\n" + further + "\n";
   }
 
+  // The code the search found, one line per file (its windows overlap;
+  // the best ranked stands for them), only files that name the subject.
   std::string CodeLanes() const {
     std::string main, branch;
+    std::set<std::string> files;
+    // Source first, then tests; data files (fixtures, an eval's questions) not at all.
+    std::vector<const Evidence*> code;
     for (const auto& e : ev_) {
+      if (!e.lane.empty() && FileClass(WindowPath(e.url)) < 2) code.push_back(&e);
+    }
+    std::stable_sort(code.begin(), code.end(), [](const Evidence* a, const Evidence* b) {
+      return FileClass(WindowPath(a->url)) < FileClass(WindowPath(b->url));
+    });
+    for (const Evidence* c : code) {
+      const Evidence& e = *c;
+      if (filter_ && !NamesSubject(e)) continue;
+      std::string path = WindowPath(e.url);
+      if (!path.empty() && !files.insert(e.lane + ":" + path).second) continue;
       if (e.lane == "main" && main.size() < 2000) main += "- [" + Cell(e.title) + "](" + e.url + ")\n";
       if (e.lane == "branch" && branch.size() < 2000) {
         branch += "- [" + Cell(e.title) + "](" + e.url + ") by " + Cell(e.author) + ", " + e.date.substr(0, 10) + "\n";
@@ -571,7 +855,7 @@ class ExtractiveReport {
     std::set<std::string> threads;
     for (const auto& e : ev_) {
       const SourceTraits* source = TraitsOf(e.source);
-      if (e.thread_state == "open" && source && source->tracker && threads.insert(e.thread).second &&
+      if (e.thread_state == "open" && source && source->tracker && Relevant(e) && threads.insert(e.thread).second &&
           threads.size() <= 8) {
         open += "- " + Cell(e.title) + " — open ([" + Cell(e.thread) + "](" + e.url + "))\n";
       }
@@ -585,6 +869,9 @@ class ExtractiveReport {
   const std::vector<std::string>& keys_;
   std::vector<std::string> texts_;  // what was found, to learn acronyms from
   const std::vector<std::string> terms_;
+  std::vector<std::string> subject_;  // stems, for a question without key constraints (FindSubject)
+  std::string subject_acronym_;       // "cp", "|"-separated, as research::Mentions reads it
+  bool filter_ = true;                // whether records off the subject are left out (Relevant)
   const research::AnswerType type_;
   std::vector<const Evidence*> prose_;  // records with a statement, best first
   std::map<const Evidence*, std::string> statement_of_;

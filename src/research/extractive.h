@@ -47,6 +47,17 @@ std::string WindowPath(const std::string& url);
 // The evidence window a code line permalink (`<window url>#L<n>`) falls in.
 const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>& ev);
 
+// The aspect a record's title names, as a short heading: the run of its
+// words with the most that the question (`question`) does not have (then
+// the longest), its last four at most. Runs break at function words, the project's names
+// (`project`) and the verbs and adjectives of a change ("Add", "Fix",
+// "simple"); tags ("[Reland]"), a conventional prefix ("fix:"), references
+// (#12) and paths are left out. "Include Kimi style muon learning rate
+// scaling (#1084)" -> "Muon learning rate scaling". "" when the title adds
+// no word to the question's.
+std::string AspectOf(const std::string& title, const std::vector<std::string>& question,
+                     const std::vector<std::string>& project);
+
 // The extractive report: statements quoted from the evidence with their
 // authors, dates and links, chosen by the kind of answer the question asks
 // for. `found`: whether the corpus holds anything on the question; `keys`:
