@@ -169,7 +169,8 @@ std::string_view TruncateUtf8(std::string_view s, size_t max_bytes) {
 std::string TruncateAtWord(std::string_view s, size_t max_bytes) {
   if (s.size() <= max_bytes) return std::string(s);
   std::string_view cut = TruncateUtf8(s, max_bytes > 3 ? max_bytes - 3 : 0);
-  size_t space = cut.rfind(' ');
+  // The cut ends a word when a space follows it; else it goes back to one.
+  size_t space = s[cut.size()] == ' ' ? cut.size() : cut.rfind(' ');
   if (space == std::string_view::npos || space == 0) return std::string(s);  // one long word: whole
   std::string out(cut.substr(0, space));
   while (!out.empty() && std::string_view(",;:-(/").find(out.back()) != std::string_view::npos) out.pop_back();

@@ -21,6 +21,18 @@ TEST(Utf8, TruncatesOnBoundaries) {
   EXPECT_EQ(TruncateUtf8(s, 5), s);
 }
 
+TEST(Utf8, TruncatesAtAWordWithAnEllipsis) {
+  EXPECT_EQ(TruncateAtWord("short enough", 20), "short enough");
+  EXPECT_EQ(TruncateAtWord("the watchdog counts from the previous request", 30), "the watchdog counts from…");
+  EXPECT_EQ(TruncateAtWord("the watchdog counts from the previous request", 31), "the watchdog counts from the…");
+  EXPECT_EQ(TruncateAtWord("a list, of things", 12), "a list…") << "a dangling comma goes";
+  EXPECT_EQ(TruncateAtWord("one-very-long-word-without-spaces", 10), "one-very-long-word-without-spaces");
+  std::string multibyte = "gr\xC3\xBC\xC3\x9F gr\xC3\xBC\xC3\x9F gr\xC3\xBC\xC3\x9F";  // "grüß grüß grüß"
+  EXPECT_EQ(TruncateAtWord(multibyte, 14), "gr\xC3\xBC\xC3\x9F…");
+  EXPECT_EQ(TruncateAtWord(multibyte, 16), "gr\xC3\xBC\xC3\x9F gr\xC3\xBC\xC3\x9F…");
+  EXPECT_TRUE(IsValidUtf8(TruncateAtWord(multibyte, 9)));
+}
+
 TEST(IsoTime, ParsesTheFormsSourcesUse) {
   EXPECT_EQ(ParseIsoTime("1970-01-01T00:00:00Z"), 0);
   EXPECT_EQ(ParseIsoTime("2024-05-01"), 1714521600);
