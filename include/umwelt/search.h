@@ -45,6 +45,7 @@ struct KeywordTuning {
   double prf_lambda = 0.7;       // feedback: weight of the original query (1: none of the feedback)
   int prox_docs = 0;             // proximity: rescore the top N exact matches (0: off)
   double prox_weight = 0.5;      // proximity: the bonus's weight against BM25F's
+  double compound_part = 0.5;    // a query compound's part ("loss" of "z-loss") against its joined form
 };
 
 // The chunks feedback reads when asked for (`search --feedback`, the API's
@@ -173,6 +174,8 @@ std::vector<std::string> Tokenize(std::string_view text);
 // index stores them beside the words and a query searches them too, so each
 // spelling finds the others.
 std::vector<std::string> CompoundTerms(std::string_view text);
+// The same compounds' parts, lower-case, in the same order ({"z", "loss"}).
+std::vector<std::vector<std::string>> CompoundParts(std::string_view text);
 
 // The index term of a token: its English stem (Snowball's Porter2: "retries"
 // and "retrying" give "retri") for a word of three or more ASCII letters, the

@@ -268,7 +268,8 @@ void AddEvalRetrievalVerb(const VerbContext& v, CLI::App& eval) {
                              "Which queries: all, tune (the 1st, 3rd, … in file order) or held-out (the 2nd, 4th, …)")
       ->default_val("all");
   eval_retrieval->add_option("--bm25", ea.bm25,
-                             "Keyword tuning, e.g. k1=1.6,b=0.75,title=5,title_b=0.5,expanded=0.3,prf=10,prf_terms=10,prf_lambda=0.7,prox=50,prox_weight=0.3");
+                             "Keyword tuning, e.g. k1=1.6,b=0.75,title=5,title_b=0.5,expanded=0.3,prf=10,prf_terms=10,"
+                             "prf_lambda=0.7,prox=50,prox_weight=0.3,compound_part=0.5");
   eval_retrieval->add_option("--fusion", ea.fusion, "rrf or scores")->default_val("scores");
   eval_retrieval->add_option("--group", ea.group, "thread: with --questions, rank threads (search --group thread)");
   eval_retrieval->add_flag("--keyword-only", ea.keyword_only, "Only FTS5 and keyword (no vector space to train)");

@@ -322,14 +322,28 @@ void Count(std::vector<std::pair<std::string, double>>* terms, std::string term,
   terms->emplace_back(std::move(term), weight);
 }
 
-QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words) {
+QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words, double compound_part) {
   QueryTerms q;
   for (const auto& w : words) {
     Count(&q.stems, StemWord(w), 1);
     Count(&q.spellings, w, 1);
   }
-  // "z-loss" also asks for zloss, which every spelling of it indexes as.
+  // "z-loss" also asks for zloss, which every spelling of it indexes as;
+  // its parts then weigh `compound_part` each (a title about "loss" is not
+  // about z-loss).
   for (const auto& c : CompoundTerms(query)) Count(&q.stems, StemWord(c), 1);
+  if (compound_part < 1) {
+    for (const auto& parts : CompoundParts(query)) {
+      for (const auto& p : parts) {
+        for (auto* list : {&q.stems, &q.spellings}) {
+          std::string term = list == &q.stems ? StemWord(p) : p;
+          for (auto& [t, w] : *list) {
+            if (t == term) w = std::max(w - (1 - compound_part), compound_part);
+          }
+        }
+      }
+    }
+  }
   // Parts come from the original spelling so camelCase survives lower-casing.
   size_t i = 0;
   while (i < query.size() && q.part_spellings.size() <= 64) {
@@ -561,7 +575,7 @@ Result<std::vector<ScoredDoc>> MappedIndex::Score(const SearchOptions& o, size_t
   const KeywordTuning& t = o.tuning;
   const Fields text{Sec<uint32_t>(ii::kLenBody), Sec<uint32_t>(ii::kLenTitle), h_.avg_len_body, h_.avg_len_title, &t};
   const Fields syms{Sec<uint32_t>(ii::kLenSyms), nullptr, h_.avg_len_syms, 1, &t};
-  std::vector<QueryChannel> channels = Channels(o, TermsOf(o.query, words), text, syms);
+  std::vector<QueryChannel> channels = Channels(o, TermsOf(o.query, words, o.tuning.compound_part), text, syms);
   auto pass = [&](uint32_t d) { return !Masked(d) && f.Pass(d); };
   std::vector<Cand> top = exhaustive ? RankAccumulated(channels, pass, limit) : RankPruned(channels, pass, limit);
   const int64_t* chunk_ids = Sec<int64_t>(ii::kChunkIds);

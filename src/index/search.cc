@@ -75,10 +75,11 @@ Result<KeywordTuning> ParseKeywordTuning(std::string_view spec) {
     else if (name == "prf_lambda" && v <= 1) t.prf_lambda = v;
     else if (name == "prox" && v <= 1000) t.prox_docs = static_cast<int>(v);
     else if (name == "prox_weight") t.prox_weight = v;
+    else if (name == "compound_part" && v <= 1) t.compound_part = v;
     else {
       return Status::Invalid("keyword tuning `" + std::string(pair) +
-                             "`: names are k1, b, title, title_b, expanded, prf, prf_terms, prf_lambda, prox, prox_weight "
-                             "(b, title_b and prf_lambda at most 1)");
+                             "`: names are k1, b, title, title_b, expanded, prf, prf_terms, prf_lambda, prox, "
+                             "prox_weight, compound_part (b, title_b, prf_lambda and compound_part at most 1)");
     }
   }
   return t;

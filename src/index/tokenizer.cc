@@ -42,9 +42,12 @@ std::vector<std::string> Tokenize(std::string_view s) {
   return out;
 }
 
-std::vector<std::string> CompoundTerms(std::string_view s) {
-  // A compound: two or three runs of letters and digits joined by `-` or
-  // `_` and nothing else ("z-loss", "z_loss", "mixture-of-experts").
+namespace {
+
+// A compound: two or three runs of letters and digits joined by `-` or `_`
+// and nothing else ("z-loss", "z_loss", "mixture-of-experts"): each one's
+// joined form, and its parts when asked.
+std::vector<std::string> Compounds(std::string_view s, std::vector<std::vector<std::string>>* parts_out) {
   std::vector<std::string> out;
   auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || Digit(c); };
   size_t i = 0, n = s.size();
@@ -55,17 +58,20 @@ std::vector<std::string> CompoundTerms(std::string_view s) {
       continue;
     }
     std::string joined;
+    std::vector<std::string> part_list;
     int parts = 0;
     bool letters = false;
     size_t j = i;
     while (true) {
       size_t start = j;
+      size_t from = joined.size();
       while (j < n && alnum(s[j])) {
         letters |= !Digit(s[j]);
         joined += static_cast<char>(s[j] >= 'A' && s[j] <= 'Z' ? s[j] - 'A' + 'a' : s[j]);
         ++j;
       }
       if (j == start) break;
+      part_list.push_back(joined.substr(from));
       ++parts;
       if (j + 1 < n && (s[j] == '-' || s[j] == '_') && alnum(s[j + 1])) {
         ++j;
@@ -76,10 +82,23 @@ std::vector<std::string> CompoundTerms(std::string_view s) {
     // Dates and version ranges (all digits), paths and long identifiers are
     // not terms a person spells another way.
     bool followed = j < n && (s[j] == '/' || s[j] == '.' || s[j] == '-' || s[j] == '_') && j + 1 < n && alnum(s[j + 1]);
-    if (parts >= 2 && parts <= 3 && letters && !followed && joined.size() <= 32) out.push_back(joined);
+    if (parts >= 2 && parts <= 3 && letters && !followed && joined.size() <= 32) {
+      out.push_back(joined);
+      if (parts_out) parts_out->push_back(std::move(part_list));
+    }
     i = j;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> CompoundTerms(std::string_view s) { return Compounds(s, nullptr); }
+
+std::vector<std::vector<std::string>> CompoundParts(std::string_view s) {
+  std::vector<std::vector<std::string>> parts;
+  Compounds(s, &parts);
+  return parts;
 }
 
 std::string StemWord(std::string_view token) {
