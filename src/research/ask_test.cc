@@ -302,6 +302,17 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
   // The timeline gives each change's number before its title.
   EXPECT_NE(md.find("2025-03-01 — #11 [Enable context parallelism](https://github.com/acme/tinylm/pull/11)"),
             std::string::npos) << md;
+  // Two of a three-word subject together; a compound as the records join it.
+  std::vector<Evidence> accum = {
+      record(21, "Support gradient accumulation", "Gradients are summed over microbatches before the step.",
+             "Direct matches"),
+      record(22, "Batch size warmup", "The batch size grows over the first steps; gradients are clipped.",
+             "Direct matches"),
+  };
+  md = research_internal::Extractive("How does tinylm accumulate gradients over several micro-batches?", {direct},
+                                     accum, true, {}, false);
+  EXPECT_NE(md.find("pull/21)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("pull/22)"), std::string::npos) << md;
 }
 
 // Issue 34, item 3: the value table holds the quantity asked, in its unit,

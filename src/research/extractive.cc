@@ -2,6 +2,7 @@
 #include "extractive.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -426,10 +427,10 @@ class ExtractiveReport {
   }
   // Whether a record names the question's subject: one of its key
   // constraints (any spelling, or an acronym or expansion the corpus pairs
-  // with it), or, for a question without any, two of its words.
-  // A subject of two or three words is named where they stand together
-  // (within eight words: "context parallelism", "parallel context"), one of
-  // four or more by half its words anywhere.
+  // with it), or, for a question without any, the words of its subject
+  // (FindSubject): one or two words where they stand together (within eight
+  // words: "context parallelism", "parallel context"), two of three
+  // together, half of four or more anywhere; or the subject's acronym.
   bool NamesSubject(const Evidence& e) const {
     if (!keys_.empty()) return NamedHere(&e) > 0;
     return SaysSubject(MatchForm(e.author + "\n" + e.title + "\n" + e.text), false, !e.lane.empty());
@@ -470,10 +471,11 @@ class ExtractiveReport {
     }
     if (loosely) return hits > 0;
     if (n > 3) return hits >= (code ? (3 * n + 3) / 4 : (n + 1) / 2);
+    int need = n <= 2 ? static_cast<int>(n) : 2;
     for (size_t i = 0; i < words.size(); ++i) {
       uint32_t seen = 0;
       for (size_t k = i; k < words.size() && k < i + 8; ++k) seen |= at[k];
-      if (seen == all) return true;
+      if (std::popcount(seen & all) >= need) return true;
     }
     return false;
   }
@@ -496,11 +498,17 @@ class ExtractiveReport {
         "develop", "developed", "progress", "progressed", "time", "happen", "happened", "work", "works", "worked",
         "come", "came", "get", "got", "use", "used", "done", "current", "currently", "state", "status", "added",
         "add", "introduced", "handle", "handled", "implemented", "question", "answer", "without", "within",
-        "across", "around", "among", "via"};
+        "across", "around", "among", "via", "several", "multiple", "various", "different", "another", "one",
+        "ones", "every"};
     std::string words, stems;
     for (const auto& t : research::WithoutProjectNames(terms_, ev_)) {
       if (t.size() < 3 || frame.count(t)) continue;
-      std::string stem = StemWord(t);
+      // "micro-batches" as a record's words read it: microbatch (MatchForm
+      // adds every compound's joined form).
+      std::string joined = t;
+      joined.erase(std::remove_if(joined.begin(), joined.end(), [](char c) { return c == '-' || c == '_'; }),
+                   joined.end());
+      std::string stem = StemWord(joined);
       if (stem.size() < 3 || std::find(subject_.begin(), subject_.end(), stem) != subject_.end()) continue;
       subject_.push_back(stem);
       words += (words.empty() ? "" : " ") + t;
