@@ -436,6 +436,14 @@ Status AskRun::FanOut() {
   return Status::Ok();
 }
 
+// Whether a hit of a facet's prose ranking is close in meaning to the
+// question's own words: a vector leg found it among the first five of a
+// facet that is not a record's title.
+bool NearTheQuestion(const Hit& h, size_t rank, const Facet& f) {
+  return rank < 5 && !f.from_record &&
+         std::any_of(h.via.begin(), h.via.end(), [](const std::string& leg) { return leg.rfind("keyword", 0) != 0; });
+}
+
 Status AskRun::Expand() {
   // 5-6. Expand and gather evidence: fuse the facets' rankings, read the best
   // threads to their end.
@@ -473,12 +481,7 @@ Status AskRun::Expand() {
   for (size_t i = 0; i < facets.size(); ++i) {
     const auto& fh = per_facet[i];
     for (size_t r = 0; r < fh.prose.size() && static_cast<int>(r) < o.expand; ++r) {
-      // Among the first five for the question's own words, by meaning.
-      const auto& via = fh.prose[r].via;
-      bool near = r < 5 && !facets[i].from_record && std::any_of(via.begin(), via.end(), [](const std::string& leg) {
-                    return leg.rfind("keyword", 0) != 0;
-                  });
-      add(fh.prose[r], facets[i].name, "", 1.0 / (60 + r), near);
+      add(fh.prose[r], facets[i].name, "", 1.0 / (60 + r), NearTheQuestion(fh.prose[r], r, facets[i]));
     }
     for (size_t r = 0; r < fh.main.size() && r < 5; ++r) add(fh.main[r], facets[i].name, "main", 0.5 / (60 + r));
     if (code_question && facets[i].code) {

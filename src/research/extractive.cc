@@ -24,6 +24,12 @@ using research::MatchForm;
 using research::Neutralize;
 using research::Sentences;
 
+// A term without its separators ("z-loss", "z loss" -> "zloss").
+std::string Joined(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == ' ' || c == '-' || c == '_'; }), s.end());
+  return s;
+}
+
 // A quote cut, when it must be, at a word boundary with an ellipsis.
 std::string Quote(const std::string& text, size_t max) {
   return Neutralize(TruncateAtWord(CollapseWhitespace(text), max));
@@ -177,9 +183,7 @@ std::string AspectOf(const std::string& title, const std::vector<std::string>& q
       asked.insert(StemWord(w));
       asked.insert(w);
     }
-    std::string joined = MatchForm(q);
-    joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
-    asked.insert(joined);
+    asked.insert(Joined(MatchForm(q)));
   }
   std::string t = CollapseWhitespace(title);
   if (t.rfind("Merge pull request", 0) == 0 || t.rfind("Merge branch", 0) == 0) return "";
@@ -206,9 +210,7 @@ std::string AspectOf(const std::string& title, const std::vector<std::string>& q
     while (!w.empty() && punct(w.front())) w.erase(w.begin());
     while (!w.empty() && punct(w.back())) w.pop_back();
     std::string lower = ToLower(w);
-    std::string joined = lower;
-    joined.erase(std::remove_if(joined.begin(), joined.end(), [](char c) { return c == '-' || c == '_'; }),
-                 joined.end());
+    std::string joined = Joined(lower);
     bool has_letter = std::any_of(lower.begin(), lower.end(), [](char c) {
       return std::isalpha(static_cast<unsigned char>(c)) != 0;
     });
@@ -505,10 +507,7 @@ class ExtractiveReport {
       if (t.size() < 3 || frame.count(t)) continue;
       // "micro-batches" as a record's words read it: microbatch (MatchForm
       // adds every compound's joined form).
-      std::string joined = t;
-      joined.erase(std::remove_if(joined.begin(), joined.end(), [](char c) { return c == '-' || c == '_'; }),
-                   joined.end());
-      std::string stem = StemWord(joined);
+      std::string stem = StemWord(Joined(t));
       if (stem.size() < 3 || std::find(subject_.begin(), subject_.end(), stem) != subject_.end()) continue;
       subject_.push_back(stem);
       words += (words.empty() ? "" : " ") + t;
@@ -518,8 +517,7 @@ class ExtractiveReport {
     // Only an acronym learned from the records: the words themselves are
     // matched one by one.
     for (const auto& phrase : {words, stems}) {
-      std::string joined = phrase;
-      joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
+      std::string joined = Joined(phrase);
       for (const auto& alt : SplitList(research::WithVariants({phrase}, texts_).front(), '|')) {
         bool known = ("|" + subject_acronym_ + "|").find("|" + alt + "|") != std::string::npos;
         if (alt.find(' ') == std::string::npos && alt.size() <= 6 && alt != joined && !known) {
