@@ -28,7 +28,9 @@ bool ExemptHeading(const std::string& heading) {
   return false;
 }
 
-std::string NodeText(cmark_node* node) {
+// A node's text; `with_code`: its code spans too (a query or a line of code
+// quoted as code states no fact of its own).
+std::string NodeText(cmark_node* node, bool with_code = true) {
   std::string out;
   cmark_iter* it = cmark_iter_new(node);
   cmark_event_type ev;
@@ -36,7 +38,7 @@ std::string NodeText(cmark_node* node) {
     cmark_node* n = cmark_iter_get_node(it);
     if (ev != CMARK_EVENT_ENTER) continue;
     cmark_node_type t = cmark_node_get_type(n);
-    if (t == CMARK_NODE_TEXT || t == CMARK_NODE_CODE) {
+    if (t == CMARK_NODE_TEXT || (with_code && t == CMARK_NODE_CODE)) {
       if (const char* lit = cmark_node_get_literal(n)) out += lit;
     } else if (t == CMARK_NODE_SOFTBREAK || t == CMARK_NODE_LINEBREAK) {
       out += ' ';
@@ -267,7 +269,7 @@ std::vector<CheckProblem> CheckCitations(std::string_view markdown, Corpus* corp
     } else if (t == CMARK_NODE_PARAGRAPH && footnote_depth == 0 && !ExemptHeading(heading)) {
       std::string p = NodeText(n);
       bool token = p.rfind("UMWELTSIDENOTE", 0) == 0;
-      if (!token && LooksFactual(p) && !HasCitation(n)) {
+      if (!token && LooksFactual(NodeText(n, false)) && !HasCitation(n)) {
         std::string excerpt(TruncateUtf8(CollapseWhitespace(p), 70));
         Add(&out, CheckProblem::Severity::kWarning, line, "", "uncited claim: \"" + excerpt + "…\"");
       } else if (!token && corpus) {

@@ -90,6 +90,13 @@ TEST_F(AskTest, AQuestionTheCorpusCannotAnswerSaysSo) {
   EXPECT_NE(r->markdown.find("`quantum teleportation llamas`"), std::string::npos);
 }
 
+// What an abstention lists as searched is quoted as code, not claimed: a
+// number inside a code span makes no uncited claim; one in prose does.
+TEST(AskCheck, ASearchedQueryQuotedAsCodeIsNoClaim) {
+  EXPECT_TRUE(CheckCitations("# Q\n\nSearched:\n\n- `mfu reach h100 gpus` (code)\n", nullptr).empty());
+  EXPECT_FALSE(CheckCitations("# Q\n\nWe reach 38% MFU on 64 H100 GPUs.\n", nullptr).empty());
+}
+
 // Issue 16: a number the corpus does not hold (MFU on hardware nobody
 // measured) is not answered with whatever came closest; the report says so,
 // shows the closest records as related, and passes the strict check.
