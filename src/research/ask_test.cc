@@ -178,6 +178,11 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));
   EXPECT_TRUE(research::KeyConstraints("why is the loader slow").empty());
   EXPECT_TRUE(research::MentionsAll("H100 MFU is 41%", {"mfu", "h100"}));
+  // Junk counts quotes, not a timeline's dates before an unnumbered title.
+  EXPECT_EQ(research::CountJunkQuotes("- 2024-08-05 — [Apply float8 to all parts](https://x.io/c/1) (ann)\n"
+                                      "> pip install -e .[dev] — [ann, 2024-08-05](https://x.io/c/1)\n"
+                                      "- The loader now prefetches two batches ahead. — [ann](https://x.io/c/2)\n"),
+            1);
 }
 
 // Issue 34, item 1: a constraint meets its other spellings, and the
@@ -310,7 +315,12 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
   EXPECT_NE(md.find("2025-03-01 — #11 [Enable context parallelism](https://github.com/acme/tinylm/pull/11)"),
             std::string::npos) << md;
   // Two of a three-word subject together; a compound as the records join it.
+  // A word the stemmer reads as the subject's, however long its ending
+  // ("accumulation" for "accumulate"), names it; a record whose title names
+  // the subject is about it, and its statement comes before one that
+  // mentions it in passing.
   std::vector<Evidence> accum = {
+      record(23, "Trainer loop", "The gradient accumulation steps default to one.", "Direct matches"),
       record(21, "Support gradient accumulation", "Gradients are summed over microbatches before the step.",
              "Direct matches"),
       record(22, "Batch size warmup", "The batch size grows over the first steps; gradients are clipped.",
@@ -320,6 +330,8 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
                                      accum, true, {}, false);
   EXPECT_NE(md.find("pull/21)"), std::string::npos) << md;
   EXPECT_EQ(md.find("pull/22)"), std::string::npos) << md;
+  EXPECT_NE(md.find("pull/23)"), std::string::npos) << md;
+  EXPECT_LT(md.find("pull/21)"), md.find("pull/23)")) << md;
 }
 
 // Issue 34, item 3: the value table holds the quantity asked, in its unit,
@@ -585,6 +597,10 @@ TEST(AskEvidence, NumbersSentencesAndNeutralizing) {
             (std::vector<std::string>{"31%", "38.5%", "64 H100s", "362k"}));
   EXPECT_EQ(research::UnitOf("64 H100s"), "h100s");
   EXPECT_EQ(research::Sentences("One. Two is 2.5x faster!\nThree").size(), 3u);
+  // An abbreviation goes on within its sentence; a word ending in one ("Lie.") does not.
+  EXPECT_EQ(research::Sentences("It zeroes all but the last, i.e. no accumulation. As Smith et al. said, e.g. here. Lie. X"),
+            (std::vector<std::string>{"It zeroes all but the last, i.e. no accumulation.",
+                                      "As Smith et al. said, e.g. here.", "Lie.", "X"}));
   EXPECT_EQ(research::Neutralize("# see https://x.io <b>[a](b)</b>"), "\\# see `https://x.io` \\<b\\>\\[a\\](b)\\</b\\>");
   EXPECT_EQ(research::ContentWords("What MFU should we expect on the H100s?"),
             (std::vector<std::string>{"mfu", "h100s"}));

@@ -324,7 +324,9 @@ int CountJunkQuotes(std::string_view md) {
     // A line of code quoted whole (a code question's answer) is what it is.
     bool code_line = quote.size() > 2 && quote.front() == '`' && quote.back() == '`' &&
                      quote.find('`', 1) == quote.size() - 1;
-    junk += !code_line && !research::IsStatement(quote);
+    // A timeline's date before its linked title ("- 2024-08-05 — [title](…)") quotes nothing.
+    bool dated = quote.size() == 10 && ParseIsoTime(quote + "T00:00:00Z").has_value();
+    junk += !code_line && !dated && !research::IsStatement(quote);
   }
   return junk;
 }

@@ -140,7 +140,9 @@ bool NamesStem(const std::string& form, const std::string& stem) {
     if (at > 0 && word_byte(form[at - 1])) continue;
     size_t end = at + stem.size();
     while (end < form.size() && word_byte(form[end])) ++end;
-    if (end - at - stem.size() <= 3) return true;
+    // A short ending ("gradients"), or a longer one the stemmer takes off
+    // ("accumulation" is accumul, as "accumulate" is).
+    if (end - at - stem.size() <= 3 || StemWord(form.substr(at, end - at)) == stem) return true;
   }
   return false;
 }
@@ -421,11 +423,24 @@ class ExtractiveReport {
     return type_ != research::AnswerType::kOther && research::AnswerFit(StatementOf(e), type_, terms_) >= 1.5;
   }
   // Whether the quoted statement itself speaks of the question (a long record
-  // can name it in one place and say something else in its best sentence).
+  // can name it in one place and say something else in its best sentence):
+  // a key constraint, else a word of the subject (the project's own name,
+  // which every record says, is none).
   bool OnTopic(const Evidence* e) const {
     std::string form = research::MatchForm(StatementOf(e));
+    if (keys_.empty() && !subject_.empty()) return SaysSubject(form, true);
     const auto& words = keys_.empty() ? terms_ : keys_;
     return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return research::Mentions(form, w); });
+  }
+  // Whether a record's title names the question's subject: the record is
+  // about it ("Support gradient accumulation"), not one that mentions it in
+  // passing.
+  bool TitleSays(const Evidence* e) const {
+    std::string form = MatchForm(e->title);
+    if (!keys_.empty()) {
+      return std::any_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
+    }
+    return !subject_.empty() && SaysSubject(form, false);
   }
   // Whether a record names the question's subject: one of its key
   // constraints (any spelling, or an acronym or expansion the corpus pairs
@@ -533,7 +548,11 @@ class ExtractiveReport {
   // When no record names the subject so (a question in words its records
   // do not use), every record the search found may appear.
   bool Relevant(const Evidence& e) const { return !filter_ || e.near || NamesSubject(e); }
-  std::string TopUrl() const { return prose_.empty() ? ev_.front().url : prose_.front()->url; }
+  // The best-ranked statement's record that belongs in the answer.
+  std::string TopUrl() const {
+    auto top = std::find_if(prose_.begin(), prose_.end(), [&](const Evidence* e) { return Relevant(*e); });
+    return top == prose_.end() ? ev_.front().url : (*top)->url;
+  }
 
   // Each record's statement: the sentence that best answers this kind of
   // question. Ranked: records naming more of the question's key constraints
@@ -555,6 +574,8 @@ class ExtractiveReport {
       if (na != nb) return na > nb;
       bool ta = OnTopic(a), tb = OnTopic(b);
       if (ta != tb) return ta;
+      bool sa = TitleSays(a), sb = TitleSays(b);
+      if (sa != sb) return sa;
       bool fa = Fits(a), fb = Fits(b);
       if (fa != fb) return fa;
       return a->closeout != b->closeout ? a->closeout : a->score > b->score;
@@ -608,7 +629,7 @@ class ExtractiveReport {
         const Evidence* e = prose_[i];
         if (answer_threads_.count(e->thread) || !Relevant(*e)) continue;
         if (picked.size() >= 4 && (keys_.empty() || NamedHere(e) < static_cast<long>(keys_.size()) || !OnTopic(e))) continue;
-        long t = NamedHere(e) * 2 + OnTopic(e);
+        long t = NamedHere(e) * 4 + OnTopic(e) * 2 + (OnTopic(e) && TitleSays(e));
         if (tier < 0) tier = t;  // prose is sorted, so the first candidate has the best tier
         if (t < tier) break;
         double redundancy = 0;

@@ -39,7 +39,7 @@ std::vector<CodeLine> CodeAnswerLines(const std::string& question, const std::ve
 std::vector<std::pair<std::string, std::string>> CodeQuestionWords(const std::string& question);
 // Whether `form` (research::MatchForm) has a word that is `stem` with at
 // most three more letters ("timeouts" for "timeout", not "redirect" for
-// "redi").
+// "redi"), or one whose stem is `stem` ("accumulation" for "accumul").
 bool NamesStem(const std::string& form, const std::string& stem);
 // The file of a code window's url ("…:src/a.cc#L1-L60" -> "src/a.cc"), ""
 // for any other url.

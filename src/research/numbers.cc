@@ -24,6 +24,17 @@ bool StartsItem(std::string_view line) {
   return d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ';
 }
 
+// Whether the '.' at `dot` closes an abbreviation that goes on within the
+// sentence ("i.e.", "e.g.", "vs.", "et al.").
+bool AbbreviationAt(std::string_view text, size_t dot) {
+  static const std::set<std::string, std::less<>> kAbbreviations = {"i.e.", "e.g.", "vs.", "cf.", "al.", "approx.",
+                                                                     "incl.", "resp.", "fig.", "eq.", "viz."};
+  size_t start = dot;
+  while (start > 0 && (Alpha(text[start - 1]) || text[start - 1] == '.')) --start;
+  if (dot - start > 6) return false;
+  return kAbbreviations.count(ToLower(text.substr(start, dot - start + 1))) > 0;
+}
+
 }  // namespace
 
 std::vector<std::string> Sentences(std::string_view text) {
@@ -38,7 +49,8 @@ std::vector<std::string> Sentences(std::string_view text) {
     char c = text[i];
     cur += c;
     bool end = c == '\n' || ((c == '.' || c == '!' || c == '?') && (i + 1 == text.size() || text[i + 1] == ' ' || text[i + 1] == '\n') &&
-                             !(i > 0 && Digit(text[i - 1]) && i + 1 < text.size() && Digit(text[i + 1])));
+                             !(i > 0 && Digit(text[i - 1]) && i + 1 < text.size() && Digit(text[i + 1])) &&
+                             !(c == '.' && AbbreviationAt(text, i)));
     if (end) flush();
   }
   flush();
