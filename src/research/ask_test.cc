@@ -177,6 +177,10 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("What MFU did we reach on H200 GPUs?"), (std::vector<std::string>{"mfu", "h200"}));
   EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));
   EXPECT_TRUE(research::KeyConstraints("why is the loader slow").empty());
+  EXPECT_EQ(research::KeyConstraints("How are GPTQ-quantized models evaluated on H100-based nodes?"),
+            (std::vector<std::string>{"gptq", "h100"}));
+  EXPECT_EQ(research::KeyConstraints("When did Mixture-of-Experts and GPT-4o-mini arrive?"),
+            (std::vector<std::string>{"mixture-of-expert", "gpt-4o-mini"}));
   EXPECT_TRUE(research::MentionsAll("H100 MFU is 41%", {"mfu", "h100"}));
   // Junk counts quotes, not a timeline's dates before an unnumbered title.
   EXPECT_EQ(research::CountJunkQuotes("- 2024-08-05 — [Apply float8 to all parts](https://x.io/c/1) (ann)\n"

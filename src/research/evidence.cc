@@ -331,6 +331,31 @@ int CountJunkQuotes(std::string_view md) {
   return junk;
 }
 
+namespace {
+
+// "GPTQ-quantized" is GPTQ, "H100-based" is H100: a hyphenated word whose
+// tail is a lower-case participle or modifier after a name, an acronym or a
+// measure is that name; "Mixture-of-Experts" and "GPT-4o-mini" stay whole.
+std::string WithoutModifierTail(const std::string& word) {
+  static const std::set<std::string, std::less<>> kModifiers = {
+      "based", "style", "like", "aware", "only", "wise", "free", "specific", "compatible", "ready", "friendly"};
+  std::string_view w = word;
+  while (true) {
+    size_t dash = w.rfind('-');
+    if (dash == std::string_view::npos || dash == 0) break;
+    std::string_view tail = w.substr(dash + 1), head = w.substr(0, dash);
+    bool lower = !tail.empty() && std::all_of(tail.begin(), tail.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+    bool modifier = lower && tail.size() >= 4 &&
+                    (tail.ends_with("ed") || tail.ends_with("ing") || kModifiers.count(tail) > 0);
+    bool named = std::any_of(head.begin(), head.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || Digit(c); });
+    if (!modifier || !named) break;
+    w = head;
+  }
+  return std::string(w);
+}
+
+}  // namespace
+
 std::vector<std::string> KeyConstraints(std::string_view question) {
   static const std::set<std::string> kGeneric = {
       "gpu", "tpu", "cpu", "api", "llm", "ml", "ai", "pr", "ci", "url", "json", "yaml", "id", "ok", "faq", "i",
@@ -339,7 +364,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
   std::vector<std::string> out;
   std::vector<std::string> words = NameWords(question);
   for (size_t n = 0; n < words.size(); ++n) {
-    const std::string& w = words[n];
+    std::string w = WithoutModifierTail(words[n]);
     bool was_first = n == 0;
     int upper = 0, lower = 0, digits = 0;
     for (char c : w) {
