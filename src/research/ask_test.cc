@@ -181,6 +181,8 @@ TEST(Statements, NonProseIsNeverAStatement) {
             (std::vector<std::string>{"gptq", "h100"}));
   EXPECT_EQ(research::KeyConstraints("When did Mixture-of-Experts and GPT-4o-mini arrive?"),
             (std::vector<std::string>{"mixture-of-expert", "gpt-4o-mini"}));
+  EXPECT_EQ(research::KeyConstraints("How is a Hugging Face model steered, and Weights & Biases fed, on TPU Pods?"),
+            (std::vector<std::string>{"hugging face", "weight", "biase", "pod"}));
   EXPECT_TRUE(research::MentionsAll("H100 MFU is 41%", {"mfu", "h100"}));
   // Junk counts quotes, not a timeline's dates before an unnumbered title.
   EXPECT_EQ(research::CountJunkQuotes("- 2024-08-05 — [Apply float8 to all parts](https://x.io/c/1) (ann)\n"

@@ -363,6 +363,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       "a", "an", "we", "our", "in", "on", "for", "and", "or", "of", "to", "with", "has", "have", "can", "should"};
   std::vector<std::string> out;
   std::vector<std::string> words = NameWords(question);
+  bool prev_name = false;  // the word before was a name (a key's last word)
   for (size_t n = 0; n < words.size(); ++n) {
     std::string w = WithoutModifierTail(words[n]);
     bool was_first = n == 0;
@@ -375,11 +376,24 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool measure = digits > 0 && upper + lower > 0;              // h200, v5p, 7b, llama3
     bool acronym = upper >= 2 && upper >= lower;                 // MFU, TPU, FSDP, GPUs
     bool name = !was_first && upper >= 1 && std::isupper(static_cast<unsigned char>(w[0])) && lower > 0;  // Olmo, Haliax
-    if (!measure && !acronym && !name) continue;
+    if (!measure && !acronym && !name) {
+      prev_name = false;
+      continue;
+    }
     std::string key = ToLower(w);
     if (key.size() > 3 && key.back() == 's' && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();
     if (key.size() > 2 && key.back() == 's' && std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();  // H100s
-    if (kGeneric.count(key) || std::find(out.begin(), out.end(), key) != out.end()) continue;
+    if (kGeneric.count(key) || std::find(out.begin(), out.end(), key) != out.end()) {
+      prev_name = false;
+      continue;
+    }
+    // Names written together, a space apart, are one name: "Hugging Face".
+    bool joins = name && prev_name && !out.empty() && question.find(words[n - 1] + " " + words[n]) != std::string_view::npos;
+    prev_name = name && !acronym && !measure;
+    if (joins && prev_name) {
+      out.back() += " " + key;
+      continue;
+    }
     out.push_back(key);
   }
   return out;
