@@ -340,6 +340,48 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
   EXPECT_LT(md.find("pull/21)"), md.find("pull/23)")) << md;
 }
 
+// Issue 34, item 2: a question's rare word beside its key constraint
+// carries its subject. Many records name Hugging Face; the one about
+// steering says "HF" and answers, ahead of them.
+TEST(ExtractiveReport, ARareWordBesideACommonKeyCarriesTheSubject) {
+  auto record = [](int n, const std::string& title, const std::string& text) {
+    Evidence e;
+    e.url = "https://github.com/acme/evalkit/pull/" + std::to_string(n);
+    e.ref = e.thread = "acme/evalkit#" + std::to_string(n);
+    e.source = "github";
+    e.kind = "pr";
+    e.title = title;
+    e.author = "ana";
+    e.date = "2025-0" + std::to_string(n) + "-01T00:00:00Z";
+    e.text = title + ". " + text;
+    e.facet = "Direct matches";
+    e.thread_state = "merged";
+    return e;
+  };
+  std::vector<Evidence> ev = {
+      record(1, "Fix the Hugging Face model loader", "The Hugging Face model now loads with its own tokenizer."),
+      record(2, "Retry the Hugging Face API in tests", "Tests retry the Hugging Face API after a 429."),
+      record(3, "Add a Hugging Face dataset reader", "Datasets from the Hugging Face hub are read in streaming mode."),
+      record(4, "Document Hugging Face models", "The README lists the Hugging Face model arguments."),
+      record(5, "Enable steering HF models", "A steering vector is added to the chosen layer's activations."),
+      record(6, "Pin the Hugging Face version", "The Hugging Face model hub client is pinned."),
+  };
+  std::string question = "How can a Hugging Face model be steered during evaluation?";
+  std::vector<std::string> keys =
+      research::WithVariants(research::KeyConstraints(question), research::EvidenceTexts(ev));
+  ASSERT_EQ(keys.size(), 1u);
+  Facet direct{"Direct matches", "hugging face model steered evaluation", {}, {}, false, 0, 0};
+  std::string md = research_internal::Extractive(question, {direct}, ev, true, keys, false);
+  size_t answer = md.find("## Short answer"), steering = md.find("pull/5)");
+  ASSERT_NE(steering, std::string::npos) << md;
+  for (int n : {1, 2, 3, 4, 6}) {
+    size_t other = md.find("pull/" + std::to_string(n) + ")", answer);
+    if (other != std::string::npos) {
+      EXPECT_LT(steering, other) << n << "\n" << md;
+    }
+  }
+}
+
 // Issue 34, item 3: the value table holds the quantity asked, in its unit,
 // and only a question that asks for a quantity gets one; a quote too long
 // for its place is cut between words.

@@ -418,6 +418,51 @@ class ExtractiveReport {
     std::string form = research::MatchForm(e->author + "\n" + e->title + "\n" + e->text);
     return std::count_if(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
   }
+  // The question's rare words beside its key constraints: "steered" in
+  // "How can a Hugging Face model be steered?", where many records name
+  // Hugging Face and few name steering. Stems of the words no key holds, less
+  // the project's names and the words that frame a question, each named by
+  // at most a third of the records (a word most records say, "model" in an
+  // eval harness, is context).
+  void FindBeside() {
+    if (keys_.empty() || prose_.empty()) return;
+    std::vector<std::string> forms;
+    for (const Evidence* e : prose_) forms.push_back(MatchForm(e->title + "\n" + e->text));
+    for (const auto& t : research::WithoutProjectNames(terms_, ev_)) {
+      std::string word = MatchForm(t);
+      bool in_key = std::any_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return k.find(word) != std::string::npos; });
+      if (FrameWord(t) || in_key) continue;
+      std::string stem = StemWord(Joined(t));
+      if (stem.size() < 4 || std::find(beside_.begin(), beside_.end(), stem) != beside_.end()) continue;
+      size_t df = std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, stem); });
+      if (df > 0 && df * 3 <= forms.size()) beside_.push_back(stem);
+    }
+    // How much naming each key or rare word tells: the rarer among the
+    // records, the more.
+    auto weigh = [&](size_t df) { return std::log((static_cast<double>(forms.size()) + 1) / (static_cast<double>(df) + 0.5)); };
+    for (const auto& k : keys_) {
+      weight_[k] = weigh(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return research::Mentions(f, k); }));
+    }
+    for (const auto& b : beside_) {
+      weight_[b] = weigh(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, b); }));
+    }
+  }
+  // What the keys and rare words a record names tell, summed.
+  double Weight(const Evidence* e) const {
+    std::string form = MatchForm(e->title + "\n" + e->text);
+    double sum = 0;
+    for (const auto& k : keys_) sum += research::Mentions(form, k) ? weight_.at(k) : 0;
+    for (const auto& b : beside_) sum += NamesStem(form, b) ? weight_.at(b) : 0;
+    return sum;
+  }
+  bool SaysBeside(const std::string& form) const {
+    return std::any_of(beside_.begin(), beside_.end(), [&](const std::string& b) { return NamesStem(form, b); });
+  }
+  // How many of the question's key constraints a record names, and one more
+  // when it names a rare word beside them.
+  long Named(const Evidence* e) const {
+    return NamedHere(e) + (!beside_.empty() && SaysBeside(MatchForm(e->title + "\n" + e->text)));
+  }
   // Whether a record's statement is the kind of answer asked for.
   bool Fits(const Evidence* e) const {
     return type_ != research::AnswerType::kOther && research::AnswerFit(StatementOf(e), type_, terms_) >= 1.5;
@@ -429,6 +474,7 @@ class ExtractiveReport {
   bool OnTopic(const Evidence* e) const {
     std::string form = research::MatchForm(StatementOf(e));
     if (keys_.empty() && !subject_.empty()) return SaysSubject(form, true);
+    if (SaysBeside(form)) return true;
     const auto& words = keys_.empty() ? terms_ : keys_;
     return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return research::Mentions(form, w); });
   }
@@ -449,7 +495,7 @@ class ExtractiveReport {
   // words: "context parallelism", "parallel context"), two of three
   // together, half of four or more anywhere; or the subject's acronym.
   bool NamesSubject(const Evidence& e) const {
-    if (!keys_.empty()) return NamedHere(&e) > 0;
+    if (!keys_.empty()) return Named(&e) > 0;
     return SaysSubject(MatchForm(e.author + "\n" + e.title + "\n" + e.text), false, !e.lane.empty());
   }
   // `loosely`: one of the subject's words is enough (a quoted sentence that
@@ -509,7 +555,7 @@ class ExtractiveReport {
   // less the project's names and the words that frame a question ("how did
   // X evolve"); and the acronym the corpus gives them ("Context
   // Parallelism (CP)"), when it gives one.
-  void FindSubject() {
+  static bool FrameWord(const std::string& t) {
     static const std::set<std::string> frame = {
         "evolve", "evolved", "evolves", "evolution", "history", "timeline", "change", "changed", "changes",
         "develop", "developed", "progress", "progressed", "time", "happen", "happened", "work", "works", "worked",
@@ -517,9 +563,12 @@ class ExtractiveReport {
         "add", "introduced", "handle", "handled", "implemented", "question", "answer", "without", "within",
         "across", "around", "among", "via", "several", "multiple", "various", "different", "another", "one",
         "ones", "every"};
+    return t.size() < 3 || frame.count(t) > 0;
+  }
+  void FindSubject() {
     std::string words, stems;
     for (const auto& t : research::WithoutProjectNames(terms_, ev_)) {
-      if (t.size() < 3 || frame.count(t)) continue;
+      if (FrameWord(t)) continue;
       // "micro-batches" as a record's words read it: microbatch (MatchForm
       // adds every compound's joined form).
       std::string stem = StemWord(Joined(t));
@@ -568,12 +617,15 @@ class ExtractiveReport {
       prose_.push_back(&e);
       statement_of_[&e] = std::move(s);
     }
+    FindBeside();
     filter_ = std::any_of(prose_.begin(), prose_.end(), [&](const Evidence* e) { return Relevant(*e); });
     std::stable_sort(prose_.begin(), prose_.end(), [&](const Evidence* a, const Evidence* b) {
-      auto na = NamedHere(a), nb = NamedHere(b);
+      auto na = Named(a), nb = Named(b);
       if (na != nb) return na > nb;
       bool ta = OnTopic(a), tb = OnTopic(b);
       if (ta != tb) return ta;
+      double wa = Weight(a), wb = Weight(b);
+      if (std::abs(wa - wb) > 0.5) return wa > wb;
       bool sa = TitleSays(a), sb = TitleSays(b);
       if (sa != sb) return sa;
       bool fa = Fits(a), fb = Fits(b);
@@ -629,7 +681,7 @@ class ExtractiveReport {
         const Evidence* e = prose_[i];
         if (answer_threads_.count(e->thread) || !Relevant(*e)) continue;
         if (picked.size() >= 4 && (keys_.empty() || NamedHere(e) < static_cast<long>(keys_.size()) || !OnTopic(e))) continue;
-        long t = NamedHere(e) * 4 + OnTopic(e) * 2 + (OnTopic(e) && TitleSays(e));
+        long t = Named(e) * 4 + OnTopic(e) * 2 + (OnTopic(e) && TitleSays(e));
         if (tier < 0) tier = t;  // prose is sorted, so the first candidate has the best tier
         if (t < tier) break;
         double redundancy = 0;
@@ -897,6 +949,8 @@ class ExtractiveReport {
   std::vector<std::string> texts_;  // what was found, to learn acronyms from
   const std::vector<std::string> terms_;
   std::vector<std::string> subject_;  // stems, for a question without key constraints (FindSubject)
+  std::vector<std::string> beside_;   // rare stems beside the key constraints (FindBeside)
+  std::map<std::string, double> weight_;  // of each key and rare stem: log(records / records naming it)
   std::string subject_acronym_;       // "cp", "|"-separated, as research::Mentions reads it
   bool filter_ = true;                // whether records off the subject are left out (Relevant)
   const research::AnswerType type_;
