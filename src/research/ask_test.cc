@@ -253,20 +253,26 @@ TEST(ExtractiveReport, SectionsAreNamedByTheAspectATitleAdds) {
 // Issue 34, item 3: a record that names neither the question's subject nor
 // is close to it in meaning appears nowhere in the report, and every facet
 // section is headed by its aspect.
+// A merged PR of acme/`repo` in the month n % 9 + 1, its title its text's first sentence.
+Evidence MergedPr(const std::string& repo, int n, const std::string& title, const std::string& text,
+                  const std::string& facet = "Direct matches") {
+  Evidence e;
+  e.url = "https://github.com/acme/" + repo + "/pull/" + std::to_string(n);
+  e.ref = e.thread = "acme/" + repo + "#" + std::to_string(n);
+  e.source = "github";
+  e.kind = "pr";
+  e.title = title;
+  e.author = "ana";
+  e.date = "2025-0" + std::to_string(1 + n % 9) + "-01T00:00:00Z";
+  e.text = title + ". " + text;
+  e.facet = facet;
+  e.thread_state = "merged";
+  return e;
+}
+
 TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
   auto record = [](int n, const std::string& title, const std::string& text, const std::string& facet) {
-    Evidence e;
-    e.url = "https://github.com/acme/tinylm/pull/" + std::to_string(n);
-    e.ref = e.thread = "acme/tinylm#" + std::to_string(n);
-    e.source = "github";
-    e.kind = "pr";
-    e.title = title;
-    e.author = "ana";
-    e.date = "2025-0" + std::to_string(1 + n % 9) + "-01T00:00:00Z";
-    e.text = title + ". " + text;
-    e.facet = facet;
-    e.thread_state = "merged";
-    return e;
+    return MergedPr("tinylm", n, title, text, facet);
   };
   std::string question = "How did Muon support evolve?";
   Facet direct{"Direct matches", "muon support evolve", {}, {}, false, 0, 0};
@@ -344,20 +350,7 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
 // carries its subject. Many records name Hugging Face; the one about
 // steering says "HF" and answers, ahead of them.
 TEST(ExtractiveReport, ARareWordBesideACommonKeyCarriesTheSubject) {
-  auto record = [](int n, const std::string& title, const std::string& text) {
-    Evidence e;
-    e.url = "https://github.com/acme/evalkit/pull/" + std::to_string(n);
-    e.ref = e.thread = "acme/evalkit#" + std::to_string(n);
-    e.source = "github";
-    e.kind = "pr";
-    e.title = title;
-    e.author = "ana";
-    e.date = "2025-0" + std::to_string(n) + "-01T00:00:00Z";
-    e.text = title + ". " + text;
-    e.facet = "Direct matches";
-    e.thread_state = "merged";
-    return e;
-  };
+  auto record = [](int n, const std::string& title, const std::string& text) { return MergedPr("evalkit", n, title, text); };
   std::vector<Evidence> ev = {
       record(1, "Fix the Hugging Face model loader", "The Hugging Face model now loads with its own tokenizer."),
       record(2, "Retry the Hugging Face API in tests", "Tests retry the Hugging Face API after a 429."),
