@@ -373,6 +373,23 @@ TEST(ExtractiveReport, ARareWordBesideACommonKeyCarriesTheSubject) {
       EXPECT_LT(steering, other) << n << "\n" << md;
     }
   }
+  // A word beside a rarer key is context: "support" beside Muon brings in
+  // no record about supporting something else.
+  ev = {
+      record(1, "Add the Muon optimizer", "Muon orthogonalizes each update."),
+      record(2, "Support parquet files", "Parquet shards are read lazily."),
+      record(3, "Support Docker images", "Images are built per release."),
+      record(4, "Tune the warmup", "Warmup is linear."),
+      record(5, "Rename the logger", "The logger has a shorter name."),
+      record(6, "Cache the tokenizer", "The tokenizer is cached on disk."),
+      record(7, "Drop the old loader", "The loader is gone."),
+  };
+  question = "How did Muon support evolve?";
+  keys = research::WithVariants(research::KeyConstraints(question), research::EvidenceTexts(ev));
+  md = research_internal::Extractive(question, {direct}, ev, true, keys, false);
+  EXPECT_NE(md.find("pull/1)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("pull/2)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("pull/3)"), std::string::npos) << md;
 }
 
 // Issue 34, item 3: the value table holds the quantity asked, in its unit,

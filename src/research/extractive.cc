@@ -422,12 +422,19 @@ class ExtractiveReport {
   // "How can a Hugging Face model be steered?", where many records name
   // Hugging Face and few name steering. Stems of the words no key holds, less
   // the project's names and the words that frame a question, each named by
-  // at most a third of the records (a word most records say, "model" in an
-  // eval harness, is context).
+  // fewer records than every key and by at most a third of them (a word many
+  // records say, "model" in an eval harness, "support" beside "Muon", is
+  // context, not the subject).
   void FindBeside() {
     if (keys_.empty() || prose_.empty()) return;
     std::vector<std::string> forms;
     for (const Evidence* e : prose_) forms.push_back(MatchForm(e->title + "\n" + e->text));
+    size_t rarest_key = forms.size();
+    for (const auto& k : keys_) {
+      rarest_key = std::min<size_t>(rarest_key, std::count_if(forms.begin(), forms.end(), [&](const std::string& f) {
+                                      return research::Mentions(f, k);
+                                    }));
+    }
     for (const auto& t : research::WithoutProjectNames(terms_, ev_)) {
       std::string word = MatchForm(t);
       bool in_key = std::any_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return k.find(word) != std::string::npos; });
@@ -435,7 +442,7 @@ class ExtractiveReport {
       std::string stem = StemWord(Joined(t));
       if (stem.size() < 4 || std::find(beside_.begin(), beside_.end(), stem) != beside_.end()) continue;
       size_t df = std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, stem); });
-      if (df > 0 && df * 3 <= forms.size()) beside_.push_back(stem);
+      if (df > 0 && df < rarest_key && df * 3 <= forms.size()) beside_.push_back(stem);
     }
     // How much naming each key or rare word tells: the rarer among the
     // records, the more.
