@@ -317,6 +317,7 @@ class AskRun {
     std::string state, reverted_by;
   };
   std::map<std::string, ThreadView> threads;  // each read once
+  Result<const ThreadView*> View(const std::string& ref);  // a thread, read into `threads` once
   std::vector<std::string> fetched;
   std::vector<std::string> keys;
   bool unanswered = false;
@@ -444,6 +445,29 @@ bool NearTheQuestion(const Hit& h, size_t rank, const Facet& f) {
          std::any_of(h.via.begin(), h.via.end(), [](const std::string& leg) { return leg.rfind("keyword", 0) != 0; });
 }
 
+// Each thread read once: its chunks (to the end), its row, its state (with
+// a revert found among what links to a merged PR).
+Result<const AskRun::ThreadView*> AskRun::View(const std::string& ref) {
+  auto it = threads.find(ref);
+  if (it != threads.end()) return &it->second;
+  ThreadView v;
+  UMWELT_ASSIGN_OR_RETURN(v.chunks, corpus->ThreadChunks(ref));
+  if (v.chunks.size() > 400) v.chunks.erase(v.chunks.begin() + 1, v.chunks.end() - 399);  // the body and the last 399
+  UMWELT_ASSIGN_OR_RETURN(v.row, corpus->GetThread(ref));
+  if (v.row) v.state = v.row->state_reason == "not_planned" ? "closed as not planned" : v.row->state;
+  if (v.row && v.row->state == "merged") {  // a later commit that reverts it
+    UMWELT_ASSIGN_OR_RETURN(auto from, corpus->LinkedFrom(ref, 20));
+    for (const auto& c : from) {
+      if (RoleOf(c.source, c.kind) == Role::kChange && ToLower(c.title).rfind("revert", 0) == 0 &&
+          c.url.rfind("http", 0) == 0) {
+        v.state = "merged, then reverted";
+        v.reverted_by = c.url;
+      }
+    }
+  }
+  return &threads.emplace(ref, std::move(v)).first->second;
+}
+
 Status AskRun::Expand() {
   // 5-6. Expand and gather evidence: fuse the facets' rankings, read the best
   // threads to their end.
@@ -495,28 +519,6 @@ Status AskRun::Expand() {
   size_t read = order.size();
   for (const auto& [hit, facet] : deeper) add(hit, facet, "main", 0);
   for (size_t i = read; i < order.size(); ++i) ev.push_back(by_url[order[i]]);
-  // Each thread read once: its chunks (to the end), its row, its state (with
-  // a revert found among what links to a merged PR).
-  auto view = [&](const std::string& ref) -> Result<const ThreadView*> {
-    auto it = threads.find(ref);
-    if (it != threads.end()) return &it->second;
-    ThreadView v;
-    UMWELT_ASSIGN_OR_RETURN(v.chunks, corpus->ThreadChunks(ref));
-    if (v.chunks.size() > 400) v.chunks.erase(v.chunks.begin() + 1, v.chunks.end() - 399);  // the body and the last 399
-    UMWELT_ASSIGN_OR_RETURN(v.row, corpus->GetThread(ref));
-    if (v.row) v.state = v.row->state_reason == "not_planned" ? "closed as not planned" : v.row->state;
-    if (v.row && v.row->state == "merged") {  // a later commit that reverts it
-      UMWELT_ASSIGN_OR_RETURN(auto from, corpus->LinkedFrom(ref, 20));
-      for (const auto& c : from) {
-        if (RoleOf(c.source, c.kind) == Role::kChange && ToLower(c.title).rfind("revert", 0) == 0 &&
-            c.url.rfind("http", 0) == 0) {
-          v.state = "merged, then reverted";
-          v.reverted_by = c.url;
-        }
-      }
-    }
-    return &threads.emplace(ref, std::move(v)).first->second;
-  };
   for (auto& e : ev) {
     std::string base = BaseRef(e.ref);
     if (RoleOf(e.source, e.kind) == Role::kMessage || !e.lane.empty()) {  // a chat message or a code window: read alone
@@ -524,7 +526,7 @@ Status AskRun::Expand() {
       e.text = own ? own->text : e.title;
       continue;
     }
-    UMWELT_ASSIGN_OR_RETURN(const ThreadView* tv, view(e.thread));
+    UMWELT_ASSIGN_OR_RETURN(const ThreadView* tv, View(e.thread));
     const auto& chunks = tv->chunks;
     const auto& t = tv->row;
     std::string text;

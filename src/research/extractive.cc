@@ -428,7 +428,7 @@ class ExtractiveReport {
   void FindBeside() {
     if (keys_.empty() || prose_.empty()) return;
     std::vector<std::string> forms;
-    for (const Evidence* e : prose_) forms.push_back(MatchForm(e->title + "\n" + e->text));
+    for (const Evidence* e : prose_) forms.push_back(FormOf(e));
     size_t rarest_key = forms.size();
     for (const auto& k : keys_) {
       rarest_key = std::min<size_t>(rarest_key, std::count_if(forms.begin(), forms.end(), [&](const std::string& f) {
@@ -456,7 +456,7 @@ class ExtractiveReport {
   }
   // What the keys and rare words a record names tell, summed.
   double Weight(const Evidence* e) const {
-    std::string form = MatchForm(e->title + "\n" + e->text);
+    const std::string& form = FormOf(e);
     double sum = 0;
     for (const auto& k : keys_) sum += research::Mentions(form, k) ? weight_.at(k) : 0;
     for (const auto& b : beside_) sum += NamesStem(form, b) ? weight_.at(b) : 0;
@@ -468,7 +468,14 @@ class ExtractiveReport {
   // How many of the question's key constraints a record names, and one more
   // when it names a rare word beside them.
   long Named(const Evidence* e) const {
-    return NamedHere(e) + (!beside_.empty() && SaysBeside(MatchForm(e->title + "\n" + e->text)));
+    return NamedHere(e) + (!beside_.empty() && SaysBeside(FormOf(e)));
+  }
+  // A record's title and text as research::MatchForm reads them, made once:
+  // the ordering asks for it at every comparison.
+  const std::string& FormOf(const Evidence* e) const {
+    auto [it, fresh] = form_of_.try_emplace(e);
+    if (fresh) it->second = MatchForm(e->title + "\n" + e->text);
+    return it->second;
   }
   // Whether a record's statement is the kind of answer asked for.
   bool Fits(const Evidence* e) const {
@@ -958,6 +965,7 @@ class ExtractiveReport {
   std::vector<std::string> subject_;  // stems, for a question without key constraints (FindSubject)
   std::vector<std::string> beside_;   // rare stems beside the key constraints (FindBeside)
   std::map<std::string, double> weight_;  // of each key and rare stem: log(records / records naming it)
+  mutable std::map<const Evidence*, std::string> form_of_;  // FormOf's
   std::string subject_acronym_;       // "cp", "|"-separated, as research::Mentions reads it
   bool filter_ = true;                // whether records off the subject are left out (Relevant)
   const research::AnswerType type_;
