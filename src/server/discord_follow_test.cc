@@ -80,8 +80,14 @@ TEST_F(DiscordFollowServerTest, EventsAreSearchableInSecondsAndANewSessionCatche
   ASSERT_TRUE(Searchable("platypusaway", 10)) << Log();
   EXPECT_EQ(gw_.resumes(), 1);
   EXPECT_EQ(gw_.identifies(), 1) << "resumed, not identified again";
-  // Status shows the source: events received and applied, none failed.
-  json st = Json(client_->Get("/api/status"));
+  // Status shows the source: events received and applied, none failed. A
+  // batch is searchable a moment before it is marked applied (applied means
+  // searchable), so the status is read once nothing is pending.
+  json st;
+  FakeGateway::WaitUntil([&] {
+    st = Json(client_->Get("/api/status"));
+    return st["hooks"].contains("discord") && st["hooks"]["discord"]["pending"] == 0;
+  }, 10);
   ASSERT_TRUE(st["hooks"].contains("discord")) << st.dump();
   const json& d = st["hooks"]["discord"];
   EXPECT_GE(d["received"].get<int>(), 4) << d.dump();  // the catch-up and three events

@@ -400,7 +400,13 @@ TEST(HooksProcessTest, AKilledServerLosesNoAcknowledgedDelivery) {
     if (found < 20) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(found, 20) << testing::ReadFileOrEmpty(dir.File("serve2.log"));
-  auto status = json::parse(client.Get("/api/status")->body);
+  // Searchable comes a moment before the batch is marked applied.
+  json status;
+  for (int i = 0; i < 100; ++i) {
+    status = json::parse(client.Get("/api/status")->body);
+    if (status["hooks"]["github"]["applied"] == 20) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   EXPECT_EQ(status["hooks"]["github"]["applied"], 20) << status["hooks"].dump();
   serve.Signal(SIGTERM);
   EXPECT_EQ(serve.Wait(30), 0);
