@@ -48,6 +48,10 @@ std::set<std::string> ThreadNumbers(const nlohmann::json& list) {
   for (const auto& x : list) {
     std::string s = x.is_number_integer() ? std::to_string(x.get<int64_t>()) : x.is_string() ? x.get<std::string>() : "";
     size_t hash = s.rfind('#');
+    if (hash == std::string::npos && s.find(':') != std::string::npos && s.size() <= 200) {
+      out.insert(s);  // a thread with no number, by its ref ("discord:GUILD/THREAD")
+      continue;
+    }
     std::string digits = hash == std::string::npos ? s : s.substr(hash + 1);
     if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
     int64_t n = std::strtoll(digits.c_str(), nullptr, 10);
@@ -190,7 +194,9 @@ Result<EvalQuestion> ParseQuestion(std::string_view text, const std::string& f) 
   if (const nlohmann::json* traps = FieldOf(j, "trap_checks"); traps && traps->is_object()) {
     for (const auto& [k, v] : traps->items()) q.forbid_cite.merge(ThreadNumbers(ArrayField(v, "forbid_cite")));
   }
-  for (const auto& n : q.must_cite) q.must_have.push_back(std::strtoll(n.c_str() + 1, nullptr, 10));
+  for (const auto& n : q.must_cite) {
+    if (n[0] == '#') q.must_have.push_back(std::strtoll(n.c_str() + 1, nullptr, 10));
+  }
   const nlohmann::json* facts = FieldOf(j, "facts");
   for (const auto& f : facts ? ArrayField(*facts, "must_have") : nlohmann::json::array()) {
     std::string match = StrField(f, "match");

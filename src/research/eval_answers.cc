@@ -15,7 +15,8 @@ namespace umwelt {
 namespace {
 
 // "#N" of the issue or PR a url is, or is in (a commit that landed a PR, a
-// comment); "" for none.
+// comment); for a thread with no number (a Discord thread), its whole ref
+// ("discord:GUILD/THREAD"); "" for a url the corpus does not hold.
 std::string NumberOf(Corpus& corpus, const std::string& url) {
   std::string ref = ThreadRefFromUrl(url);
   if (ref.find('#') == std::string::npos) {
@@ -23,10 +24,10 @@ std::string NumberOf(Corpus& corpus, const std::string& url) {
     if (c.ok() && *c) ref = (*c)->parent;
   }
   size_t hash = ref.find('#');
-  return hash == std::string::npos ? "" : ref.substr(hash);
+  return hash == std::string::npos ? ref : ref.substr(hash);
 }
 
-// "#N" for every link in the report to an issue or PR, or into one.
+// "#N" (or the thread's ref) for every link in the report to a thread or into one.
 std::set<std::string> CitedNumbers(Corpus& corpus, const std::string& md) {
   std::set<std::string> out;
   static const Pattern link(R"(\]\((https?://[^)\s]+)\))");
