@@ -50,6 +50,10 @@ std::string UnitOf(const std::string& number);
 // version bump or bot; and not our own annotations (Files:, Changed:,
 // Attachments:, Reactions:, Reply to:, Embed:, trailers).
 bool IsStatement(std::string_view sentence);
+// Whether a sentence asks rather than tells: it ends in a question mark, or
+// opens as a request for help does ("I was wondering if…", "Is there a way
+// to…", "Does anyone know…"). In a thread, its answer is a reply.
+bool Asks(std::string_view sentence);
 
 // How many quoted lines of a report or digest ("> …" or "- …" before their
 // " — [" attribution) are not statements: junk quoted as if said.
@@ -75,19 +79,23 @@ double AnswerFit(std::string_view sentence, AnswerType type, const std::vector<s
 
 // The statement of `text` that best says something: most of `terms`, then
 // the best fit to the answer type (numbers preferred when none is given);
-// "" when no sentence is a statement (IsStatement).
+// "" when no sentence is a statement (IsStatement). `tells_only`: a
+// sentence that asks (Asks) is never the one.
 std::string BestSentence(std::string_view text, const std::vector<std::string>& terms,
-                         AnswerType type = AnswerType::kOther);
+                         AnswerType type = AnswerType::kOther, bool tells_only = false);
 
 // The question's key constraints: the names and measures an answer must
 // mention together ("MFU", "H200", "v5p", "Olmo2"): words with digits and
 // letters, acronyms, and capitalized words inside the sentence; generic ones
 // (GPUs, PR, API) left out. Lower-case, a plural's s dropped.
 std::vector<std::string> KeyConstraints(std::string_view question);
-// The constraints left once those most of the evidence's permalinks carry
-// are dropped: the project's own name ("levanter" in
-// github.com/marin-community/levanter/…) tells no record from another.
-std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence);
+// The constraints left once the project's own names are dropped: those most
+// of the evidence's permalinks carry ("levanter" in
+// github.com/marin-community/levanter/…), and those in `widespread` (names a
+// third of the corpus says, as a Discord server's name, which its permalinks
+// never carry). Such a name tells no record from another.
+std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence,
+                                             const std::vector<std::string>& widespread = {});
 // Text as constraints are looked for in it: lower-case, `-` and `_` read as
 // spaces, whitespace collapsed, and the joined forms of its compounds
 // ("Z-Loss" reads "z loss … zloss").

@@ -115,6 +115,11 @@ class Searcher {
   Result<MultiSearchResponse> SearchMulti(const std::vector<std::string>& queries, const SearchRequest& base,
                                           int total, const TaskRunner& run = RunOnThreads);
 
+  // How many of the corpus's chunks name `words` (each word, as the keyword
+  // index stems it; at most the rarest word's count); 0 before the first
+  // Refresh().
+  size_t ChunksNaming(std::string_view words);
+
   // The key of everything a search reads ("" before the first Refresh()).
   std::string content_key();
   const std::string& path() const { return path_; }

@@ -442,6 +442,16 @@ TEST_F(KeywordTest, MatchesOtherFormsOfAWord) {
   EXPECT_EQ((*hits)[0].via, std::vector<std::string>{"keyword"});  // a form of the word is an exact match
 }
 
+TEST_F(KeywordTest, ALinksSchemeIsNotAWordTheTextSays) {
+  Load({{"a", "comment", "", "see https://docs.example.org/tls and HTTP://other.example/x for the details", "2024-01-01"},
+        {"b", "comment", "", "put a reverse proxy in front so the UI is served over HTTPS", "2024-01-02"},
+        {"c", "comment", "", "plain http is refused; the docs at https://docs.example.org say why", "2024-01-03"}});
+  EXPECT_EQ(Refs({.query = "https"}), std::vector<std::string>{"b"});
+  EXPECT_EQ(Refs({.query = "http"}), std::vector<std::string>{"c"});
+  EXPECT_EQ(Refs({.query = "docs.example.org"}).size(), 2u);  // the rest of a link is still searchable
+  EXPECT_EQ(Tokenize("HTTPS://a.b https: http//x"), (std::vector<std::string>{"a", "b", "https", "http", "x"}));
+}
+
 TEST_F(KeywordTest, RepeatedQueryWordsWeighMore) {
   // Each chunk matches one of the two words once; the word the query says
   // twice decides.

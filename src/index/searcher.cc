@@ -206,6 +206,14 @@ std::string Searcher::content_key() {
   return s ? s->key : "";
 }
 
+size_t Searcher::ChunksNaming(std::string_view words) {
+  auto s = Current();
+  if (!s || !s->keyword) return 0;
+  size_t least = SIZE_MAX;  // a name of several words: no more chunks than its rarest word
+  for (const auto& w : Tokenize(words)) least = std::min(least, s->keyword->DocFrequency(StemWord(w)));
+  return least == SIZE_MAX ? 0 : least;
+}
+
 Status Searcher::Refresh() {
   std::lock_guard<std::mutex> one(reload_mu_);
   UMWELT_ASSIGN_OR_RETURN(auto corpus, Corpus::Open(path_, Corpus::Mode::kReadOnly));

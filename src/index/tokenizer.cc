@@ -12,6 +12,16 @@ inline bool WordByte(unsigned char c) {
          c >= 0x80;
 }
 inline bool Digit(char c) { return c >= '0' && c <= '9'; }
+bool IsScheme(std::string_view w) {
+  auto eq = [&](std::string_view lower) {
+    if (w.size() != lower.size()) return false;
+    for (size_t k = 0; k < w.size(); ++k) {
+      if ((w[k] | 0x20) != lower[k]) return false;
+    }
+    return true;
+  };
+  return eq("http") || eq("https");
+}
 }  // namespace
 
 std::vector<std::string> Tokenize(std::string_view s) {
@@ -29,6 +39,9 @@ std::vector<std::string> Tokenize(std::string_view s) {
     }
     size_t len = i - start;
     if (len == 0 || len > 64) continue;
+    // A link's scheme is not a word the text says: "HTTPS" in a question
+    // would otherwise match every message that carries a link.
+    if ((len == 4 || len == 5) && s.substr(i, 3) == "://" && IsScheme(s.substr(start, len))) continue;
     std::string tok(s.substr(start, len));
     for (auto& c : tok) {
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');

@@ -131,7 +131,8 @@ std::vector<std::string> ProjectWords(const std::vector<Hit>& hits) {
   return out;
 }
 
-std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vector<Hit>& top, int max_facets) {
+std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vector<Hit>& top, int max_facets,
+                                    const std::vector<std::string>& widespread) {
   std::vector<Facet> out;
   std::vector<std::string> words = ContentWords(question);
   std::string q;
@@ -156,6 +157,7 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   // adds to the question ("Learning rate scaling"), never by the title. A
   // title that adds nothing but the question's own words is not a facet.
   std::vector<std::string> project = ProjectWords(top);
+  project.insert(project.end(), widespread.begin(), widespread.end());
   std::set<std::string> seen;
   for (const auto& h : top) {
     if (static_cast<int>(out.size()) >= max_facets) break;
@@ -320,6 +322,7 @@ class AskRun {
   Result<const ThreadView*> View(const std::string& ref);  // a thread, read into `threads` once
   std::vector<std::string> fetched;
   std::vector<std::string> keys;
+  std::vector<std::string> widespread;  // the question's names a third of the corpus says (Orient)
   bool unanswered = false;
   std::string md;
 };
@@ -378,6 +381,14 @@ void AskRun::Orient() {
     return r.ok() ? std::move(r->result.hits) : std::vector<Hit>{};
   };
   top = keyword_search(20, {});
+  // A name the question gives that a third of the corpus says is the
+  // project's own ("Infrahub" on its Discord server, whose permalinks do not
+  // carry it): it tells no record from another. In a corpus so small that a
+  // third is under 100 records, a subject the corpus is about looks the same.
+  for (const auto& k : research::KeyConstraints(question)) {
+    size_t naming = searcher->ChunksNaming(k);
+    if (naming >= 100 && naming * 3 >= static_cast<size_t>(stats.total_chunks)) widespread.push_back(k);
+  }
   {
     narrative = keyword_search(3, {std::string(kNarrativeSource)});
     std::string latest;
@@ -406,7 +417,7 @@ void AskRun::Decompose() {
     if (!r.ok()) result.notes.push_back("decompose: " + r.status().message() + "; facets made extractively");
     else if (facets.empty()) result.notes.push_back("decompose: the model's answer held no usable facets; made extractively");
   }
-  if (facets.empty()) facets = ExtractiveFacets(question, top, std::max(2, o.facets));
+  if (facets.empty()) facets = ExtractiveFacets(question, top, std::max(2, o.facets), widespread);
   Progress("decompose", std::to_string(facets.size()) + " facets");
 }
 
@@ -660,7 +671,8 @@ void AskRun::Judge() {
   // Abstain when no record names the question's key constraints together
   // (a metric and a hardware name, say): the closest records are related,
   // not an answer.
-  keys = research::WithVariants(research::WithoutProjectNames(research::KeyConstraints(question), ev), research::EvidenceTexts(ev));
+  keys = research::WithVariants(research::WithoutProjectNames(research::KeyConstraints(question), ev, widespread),
+                                research::EvidenceTexts(ev));
   if (found) {
     bool together = keys.empty();
     for (const auto& e : ev) {
@@ -678,7 +690,7 @@ void AskRun::Judge() {
         std::vector<std::string> words = ContentWords(clause);
         if (clauses.size() < 2 || words.size() < 2) continue;
         std::vector<std::string> need = research::WithVariants(
-            research::WithoutProjectNames(research::KeyConstraints(clause), ev), texts);
+            research::WithoutProjectNames(research::KeyConstraints(clause), ev, widespread), texts);
         if (need.empty()) need = research::WithVariants(words, texts);
         bool met = std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
           return e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, need);
@@ -749,7 +761,7 @@ void AskRun::Synthesize() {
   }
   if (md.empty()) {
     result.extractive = true;
-    md = Extractive(question, facets, ev, found && !ev.empty(), keys, unanswered);
+    md = Extractive(question, facets, ev, found && !ev.empty(), keys, widespread, unanswered);
   }
   Progress("synthesize", result.extractive ? "extractive" : "llm");
 }

@@ -118,6 +118,53 @@ TEST_F(AskTest, AQuestionWhoseKeyTermsNeverMeetAbstains) {
   for (const auto& p : CheckCitations(h100->markdown, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
 }
 
+// A name the question gives that a third of the corpus says (the project's,
+// on a Discord server whose permalinks never carry it) is not a key: a
+// record naming only it is not on the subject. The search finds the thread
+// the answer is in, and the answer is its reply.
+TEST_F(AskTest, TheProjectsNameOnItsOwnServerIsNotAKeyConstraint) {
+  {
+    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto b = (*c)->BeginWrite();
+    auto put = [&](const std::string& thread, const std::string& id, const std::string& author, const std::string& title,
+                   const std::string& text) {
+      Chunk m;
+      m.source = "discord";
+      m.kind = "message";
+      m.parent = "discord:7/" + thread;
+      m.ref = m.parent + "/" + id;
+      m.url = "https://discord.com/channels/7/" + thread + "/" + id;
+      m.title = title;
+      m.author = author;
+      m.date = "2026-11-0" + std::to_string(1 + std::stoi(id) % 9) + "T10:00:00Z";
+      m.text = text;
+      ASSERT_TRUE(b->get()->PutRecord({m}).ok());
+    };
+    const char* topics[] = {"menu", "import", "schema", "backup", "webhook", "token", "branch", "artifact"};
+    for (int i = 0; i < 120; ++i) {
+      std::string t = std::to_string(100 + i), topic = topics[i % 8];
+      put(t, t, "user" + std::to_string(i % 11), "The " + topic + " page",
+          "Quokkahub shows the " + topic + " page " + std::to_string(i) + " slowly; how do I make it answer faster?");
+    }
+    put("900", "900", "dana", "Serving pages securely", "I was wondering if Quokkahub can answer over HTTPS instead of plain HTTP.");
+    put("900", "901", "omar", "Serving pages securely",
+        "Put a reverse proxy in front of Quokkahub that terminates TLS, so every page is served over HTTPS.");
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto r = Ask(Options("How do I make Quokkahub answer over HTTPS?"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->found);
+  const std::string& md = r->markdown;
+  std::string answer = md.substr(md.find("## Short answer"));
+  answer = answer.substr(0, answer.find("\n## ", 3));
+  EXPECT_NE(answer.find("- Put a reverse proxy in front of Quokkahub that terminates TLS"), std::string::npos) << md;
+  EXPECT_NE(answer.find("answering [dana's question](https://discord.com/channels/7/900/900)"), std::string::npos) << md;
+  EXPECT_EQ(answer.find("slowly"), std::string::npos) << "a record naming only the project\n" << md;
+  auto corpus = Corpus::Open(path_, Corpus::Mode::kReadOnly);
+  for (const auto& p : CheckCitations(md, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
+}
+
 // Issue 34, item 2: abstention is decided on evidence. A question of two
 // clauses is answered when a record names one clause's subject, and says
 // which part the corpus does not state; one clause alone still abstains.
@@ -177,6 +224,7 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("What MFU did we reach on H200 GPUs?"), (std::vector<std::string>{"mfu", "h200"}));
   EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));
   EXPECT_TRUE(research::KeyConstraints("why is the loader slow").empty());
+  EXPECT_EQ(research::KeyConstraints("Is the UI served over HTTPS on TPUs?"), (std::vector<std::string>{"ui", "https"}));
   EXPECT_EQ(research::KeyConstraints("How are GPTQ-quantized models evaluated on H100-based nodes?"),
             (std::vector<std::string>{"gptq", "h100"}));
   EXPECT_EQ(research::KeyConstraints("When did Mixture-of-Experts and GPT-4o-mini arrive?"),
@@ -291,7 +339,7 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
              "Muon learning rate scaling"),
   };
   std::vector<std::string> keys = research::WithVariants({"muon"}, research::EvidenceTexts(ev));
-  std::string md = research_internal::Extractive(question, {direct, lr}, ev, true, keys, false);
+  std::string md = research_internal::Extractive(question, {direct, lr}, ev, true, keys, {}, false);
   EXPECT_EQ(md.find("pull/3)"), std::string::npos) << md;
   EXPECT_EQ(md.find("pull/4)"), std::string::npos) << md;
   EXPECT_NE(md.find("pull/1)"), std::string::npos) << md;
@@ -305,7 +353,7 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
   // A record close in meaning to the question (a vector leg ranked it
   // among the closest) belongs, though it names no key term.
   ev[3].near = true;
-  md = research_internal::Extractive(question, {direct, lr}, ev, true, keys, false);
+  md = research_internal::Extractive(question, {direct, lr}, ev, true, keys, {}, false);
   EXPECT_NE(md.find("pull/4)"), std::string::npos) << md;
 
   // A subject in plain words is named where its words stand together, or
@@ -318,7 +366,7 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
              "description, unrelated to it, tensor parallelism is mentioned.", "Direct matches"),
       record(14, "Pipeline schedule", "The parallel context of each stage is kept.", "Direct matches"),
   };
-  md = research_internal::Extractive("How did context parallelism evolve in tinylm?", {direct}, cp, true, {}, false);
+  md = research_internal::Extractive("How did context parallelism evolve in tinylm?", {direct}, cp, true, {}, {}, false);
   EXPECT_NE(md.find("pull/11)"), std::string::npos) << md;
   EXPECT_NE(md.find("pull/12)"), std::string::npos) << md;
   EXPECT_EQ(md.find("pull/13)"), std::string::npos) << md;
@@ -339,7 +387,7 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
              "Direct matches"),
   };
   md = research_internal::Extractive("How does tinylm accumulate gradients over several micro-batches?", {direct},
-                                     accum, true, {}, false);
+                                     accum, true, {}, {}, false);
   EXPECT_NE(md.find("pull/21)"), std::string::npos) << md;
   EXPECT_EQ(md.find("pull/22)"), std::string::npos) << md;
   EXPECT_NE(md.find("pull/23)"), std::string::npos) << md;
@@ -349,6 +397,77 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
 // Issue 34, item 2: a question's rare word beside its key constraint
 // carries its subject. Many records name Hugging Face; the one about
 // steering says "HF" and answers, ahead of them.
+// A forum's question is answered by a reply in its thread, never by the
+// question itself; the project's own name (one a third of the corpus says,
+// which no permalink of its Discord server carries) constrains nothing.
+TEST(ExtractiveReport, AQuestionIsAnsweredByItsThreadsReplyAndTheProjectsNameConstrainsNothing) {
+  const std::string guild = "discord:1";
+  auto message = [&](const std::string& thread, const std::string& id, const std::string& author, int day,
+                     const std::string& title, const std::string& text) {
+    Evidence e;
+    e.thread = guild + "/" + thread;
+    e.ref = e.thread + "/" + id;
+    e.url = "https://discord.com/channels/1/" + thread + "/" + id;
+    e.source = "discord";
+    e.kind = "message";
+    e.title = title;
+    e.author = author;
+    e.date = "2025-03-" + std::string(day < 10 ? "0" : "") + std::to_string(day) + "T10:00:00Z";
+    e.text = text;
+    e.facet = "Direct matches";
+    return e;
+  };
+  const std::string tls = "Serving pages securely";
+  std::vector<Evidence> ev = {
+      message("20", "20", "dana", 3, tls, "I was wondering if Quokkahub can answer over HTTPS instead of plain HTTP."),
+      message("20", "21", "omar", 3, tls, "Did you try the docs?"),
+      message("20", "22", "omar", 4, tls,
+              "Put a reverse proxy in front of Quokkahub that terminates TLS, so every page is served over HTTPS. "
+              "Which proxy do you run?"),
+      message("20", "23", "dana", 5, tls, "Thanks, the HTTPS setup works now."),
+      message("30", "30", "lee", 6, "Slow imports", "Quokkahub imports take an hour for our inventory of devices."),
+      message("31", "31", "kim", 7, "Menu order", "The Quokkahub menu lists our own pages last (https://docs.example.org/menu)."),
+      message("32", "32", "ray", 8, "Two tenants", "Can one Quokkahub instance hold two customers' data apart?"),
+      message("32", "33", "omar", 9, "Two tenants", "Quokkahub has no tenancy yet; run two instances."),
+  };
+  std::string question = "How do I make Quokkahub answer over HTTPS?";
+  std::vector<std::string> widespread = {"quokkahub"};
+  std::vector<std::string> keys = research::WithVariants(
+      research::WithoutProjectNames(research::KeyConstraints(question), ev, widespread), research::EvidenceTexts(ev));
+  ASSERT_EQ(keys, std::vector<std::string>{"https"});
+  Facet direct{"Direct matches", "quokkahub answer https", {}, {}, false, 0, 0};
+  std::string md = research_internal::Extractive(question, {direct}, ev, true, keys, widespread, false);
+  std::string answer = md.substr(md.find("## Short answer"));
+  answer = answer.substr(0, answer.find("\n## ", 3));
+  // The reply that tells (its question back is not the sentence quoted),
+  // not the question, the reply that only asks, or the asker's thanks.
+  EXPECT_NE(answer.find("- Put a reverse proxy in front of Quokkahub that terminates TLS, so every page is served over "
+                        "HTTPS. — [omar, 2025-03-04](https://discord.com/channels/1/20/22), answering [dana's question]"
+                        "(https://discord.com/channels/1/20/20)"),
+            std::string::npos)
+      << md;
+  for (const char* not_answer : {"I was wondering", "Did you try", "Which proxy", "Thanks, the"}) {
+    EXPECT_EQ(answer.find(not_answer), std::string::npos) << not_answer << "\n" << md;
+  }
+  // Records that name only the project are not on the subject.
+  for (const char* off : {"/30/30", "/31/31", "/32/3"}) EXPECT_EQ(answer.find(off), std::string::npos) << off << "\n" << md;
+  EXPECT_EQ(research::CountJunkQuotes(md), 0) << md;
+}
+
+TEST(Statements, WhatAsksIsToldFromWhatTells) {
+  for (const char* asks : {"Can generators only run in pipelines?", "I was wondering if it installs offline.",
+                           "Is there a way to dump the schema", "Does anyone know why the worker crashed.",
+                           "how do I enable TLS", "Any idea why it fails"}) {
+    EXPECT_TRUE(research::Asks(asks)) << asks;
+  }
+  for (const char* tells : {"Generators only run in CI pipelines.", "There is a way: the /api/schema endpoint.",
+                            "Anyone can open a proposed change.", "I wondered too, and the fix is in 1.3."}) {
+    EXPECT_FALSE(research::Asks(tells)) << tells;
+  }
+  EXPECT_EQ(research::BestSentence("Is the proxy the fix? The proxy terminates TLS.", {"proxy"}, research::AnswerType::kOther, true),
+            "The proxy terminates TLS.");
+}
+
 TEST(ExtractiveReport, ARareWordBesideACommonKeyCarriesTheSubject) {
   auto record = [](int n, const std::string& title, const std::string& text) { return MergedPr("evalkit", n, title, text); };
   std::vector<Evidence> ev = {
@@ -364,7 +483,7 @@ TEST(ExtractiveReport, ARareWordBesideACommonKeyCarriesTheSubject) {
       research::WithVariants(research::KeyConstraints(question), research::EvidenceTexts(ev));
   ASSERT_EQ(keys.size(), 1u);
   Facet direct{"Direct matches", "hugging face model steered evaluation", {}, {}, false, 0, 0};
-  std::string md = research_internal::Extractive(question, {direct}, ev, true, keys, false);
+  std::string md = research_internal::Extractive(question, {direct}, ev, true, keys, {}, false);
   size_t answer = md.find("## Short answer"), steering = md.find("pull/5)");
   ASSERT_NE(steering, std::string::npos) << md;
   for (int n : {1, 2, 3, 4, 6}) {
@@ -386,7 +505,7 @@ TEST(ExtractiveReport, ARareWordBesideACommonKeyCarriesTheSubject) {
   };
   question = "How did Muon support evolve?";
   keys = research::WithVariants(research::KeyConstraints(question), research::EvidenceTexts(ev));
-  md = research_internal::Extractive(question, {direct}, ev, true, keys, false);
+  md = research_internal::Extractive(question, {direct}, ev, true, keys, {}, false);
   EXPECT_NE(md.find("pull/1)"), std::string::npos) << md;
   EXPECT_EQ(md.find("pull/2)"), std::string::npos) << md;
   EXPECT_EQ(md.find("pull/3)"), std::string::npos) << md;
@@ -421,7 +540,7 @@ TEST(ExtractiveReport, TheValueTableHoldsTheQuantityAskedInItsUnit) {
   ev[3].text = long_sentence;
   Facet direct{"Direct matches", "mfu h100s", {}, {}, false, 0, 0};
   std::vector<std::string> keys = research::WithVariants({"mfu", "h100"}, research::EvidenceTexts(ev));
-  std::string md = research_internal::Extractive("What MFU do we get on H100s?", {direct}, ev, true, keys, false);
+  std::string md = research_internal::Extractive("What MFU do we get on H100s?", {direct}, ev, true, keys, {}, false);
   size_t table = md.find("| value | statement | source |");
   ASSERT_NE(table, std::string::npos) << md;
   std::string rows = md.substr(table, md.find("\n\n", table) - table);
@@ -430,7 +549,7 @@ TEST(ExtractiveReport, TheValueTableHoldsTheQuantityAskedInItsUnit) {
   EXPECT_EQ(rows.find("2.41"), std::string::npos) << rows << "a loss is not an MFU";
   EXPECT_EQ(rows.find("| 64"), std::string::npos) << rows;
   // A "how" question asks for no quantity: no table.
-  md = research_internal::Extractive("How does the fused kernel change MFU on H100s?", {direct}, ev, true, keys, false);
+  md = research_internal::Extractive("How does the fused kernel change MFU on H100s?", {direct}, ev, true, keys, {}, false);
   EXPECT_EQ(md.find("| value | statement | source |"), std::string::npos) << md;
   // The long statement is cut after a whole word, with an ellipsis.
   size_t at = md.find("We measured the H100s again");

@@ -105,6 +105,18 @@ std::string Neutralize(std::string_view quoted) {
   return out;
 }
 
+bool Asks(std::string_view sentence) {
+  std::string_view s = sentence;
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  if (!s.empty() && s.back() == '?') return true;
+  static const Pattern opens(
+      R"(^\W*(i (was |am )?wondering|i'm wondering|i wonder\b|i('d| would) like to know|is (there|it possible)|does (any|some)(one|body)|)"
+      R"(has (any|some)(one|body)|can (i|we|you|some(one|body))|how (do|can|should|would) (i|we|you)|)"
+      R"(any (idea|way|suggestion|pointer)s?\b))",
+      Pattern::kIgnoreCase);
+  return opens.Search(s);
+}
+
 bool IsStatement(std::string_view sentence) {
   std::string s = CollapseWhitespace(sentence);
   if (s.size() < 12) return false;
@@ -286,13 +298,13 @@ double AnswerFit(std::string_view sentence, AnswerType type, const std::vector<s
   return 0;
 }
 
-std::string BestSentence(std::string_view text, const std::vector<std::string>& terms, AnswerType type) {
+std::string BestSentence(std::string_view text, const std::vector<std::string>& terms, AnswerType type, bool tells_only) {
   std::string best;
   double best_score = -1;
   // Sentences as written: a wrapped line is not a sentence of its own.
   for (std::string s : ProseSentences(text)) {
     if (s.size() > 2 && (s[0] == '*' || s[0] == '-' || s[0] == '+') && s[1] == ' ') s.erase(0, 2);  // a list item
-    if (!IsStatement(s)) continue;
+    if (!IsStatement(s) || (tells_only && Asks(s))) continue;
     std::string lower = ToLower(s);
     double score = 0;
     for (const auto& t : terms) score += lower.find(t) != std::string::npos ? 1 : 0;
@@ -381,7 +393,9 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       continue;
     }
     std::string key = ToLower(w);
-    if (key.size() > 3 && key.back() == 's' && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();
+    // A plural's s ("GPUs", "Olmos"), not an acronym's own last letter ("HTTPS").
+    bool plural = key.size() > 3 && w.back() == 's' && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]));
+    if (plural) key.pop_back();
     if (key.size() > 2 && key.back() == 's' && std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();  // H100s
     if (kGeneric.count(key) || std::find(out.begin(), out.end(), key) != out.end()) {
       prev_name = false;
@@ -399,11 +413,17 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
   return out;
 }
 
-std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence) {
+std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence,
+                                             const std::vector<std::string>& widespread) {
+  std::erase_if(constraints, [&](const std::string& c) {
+    return std::find(widespread.begin(), widespread.end(), c) != widespread.end();
+  });
   if (evidence.size() < 3) return constraints;
   std::erase_if(constraints, [&](const std::string& c) {
-    size_t carry = std::count_if(evidence.begin(), evidence.end(),
-                                 [&](const Evidence& e) { return ToLower(e.url).find(c) != std::string::npos; });
+    size_t carry = std::count_if(evidence.begin(), evidence.end(), [&](const Evidence& e) {
+      size_t scheme = e.url.find("://");  // every permalink's "https" is not the project's name
+      return ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3)).find(c) != std::string::npos;
+    });
     return carry * 5 >= evidence.size() * 4;
   });
   return constraints;
@@ -411,7 +431,19 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
 
 std::string MatchForm(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  auto scheme_at = [&](size_t i) -> size_t {  // a link's "http"/"https" before "://": not a word the text says
+    if (i > 0 && std::isalnum(static_cast<unsigned char>(text[i - 1]))) return 0;
+    for (size_t len : {4, 5}) {
+      if (i + len + 3 <= text.size() && text.substr(i + len, 3) == "://" &&
+          ToLower(text.substr(i, len)) == (len == 4 ? "http" : "https")) {
+        return len;
+      }
+    }
+    return 0;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((text[i] | 0x20) == 'h') i += scheme_at(i);
+    char c = text[i];
     char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (l == '-' || l == '_' || std::isspace(static_cast<unsigned char>(l))) l = ' ';
     if (l == ' ' && (out.empty() || out.back() == ' ')) continue;

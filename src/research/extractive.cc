@@ -336,11 +336,12 @@ namespace {
 class ExtractiveReport {
  public:
   ExtractiveReport(const std::string& question, const std::vector<Facet>& facets, const std::vector<Evidence>& ev,
-                   const std::vector<std::string>& keys)
+                   const std::vector<std::string>& keys, const std::vector<std::string>& widespread)
       : question_(question),
         facets_(facets),
         ev_(ev),
         keys_(keys),
+        widespread_(widespread),
         texts_(research::EvidenceTexts(ev)),
         terms_(ContentWords(question)),
         type_(research::AnswerTypeOf(question)) {
@@ -435,7 +436,7 @@ class ExtractiveReport {
                                       return research::Mentions(f, k);
                                     }));
     }
-    for (const auto& t : research::WithoutProjectNames(terms_, ev_)) {
+    for (const auto& t : research::WithoutProjectNames(terms_, ev_, widespread_)) {
       std::string word = MatchForm(t);
       bool in_key = std::any_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return k.find(word) != std::string::npos; });
       if (FrameWord(t) || in_key) continue;
@@ -581,7 +582,7 @@ class ExtractiveReport {
   }
   void FindSubject() {
     std::string words, stems;
-    for (const auto& t : research::WithoutProjectNames(terms_, ev_)) {
+    for (const auto& t : research::WithoutProjectNames(terms_, ev_, widespread_)) {
       if (FrameWord(t)) continue;
       // "micro-batches" as a record's words read it: microbatch (MatchForm
       // adds every compound's joined form).
@@ -725,9 +726,51 @@ class ExtractiveReport {
       md += "No record found states it in a sentence; the records on it follow.\n";
     }
     for (const Evidence* e : chosen_) {
+      if (Reply r = ReplyTo(e); r.e) {  // a question is answered by its reply
+        md += "- " + Quote(r.statement, 320) + " — " + Cite(*r.e) + ", answering [" + Cell(e->author.empty() ? "the" : e->author) +
+              (e->author.empty() ? "" : "'s") + " question](" + e->url + ")\n";
+        continue;
+      }
       md += "- " + Quote(StatementOf(e), 320) + " — " + Cite(*e) + (e->closeout ? " (the thread's close-out)" : "") + "\n";
     }
     return md;
+  }
+
+  // A record that asks (a statement that is a question, the post that
+  // opened a forum thread) is answered in its thread: by the reply after it
+  // whose text says most of the words of the question and of the asker,
+  // someone else's before the asker's own. Its statement is the sentence
+  // that says most of them.
+  struct Reply {
+    const Evidence* e = nullptr;
+    std::string statement;
+  };
+  static bool OpensThread(const Evidence& e) {  // its id is its thread's ("discord:G/T/T")
+    size_t slash = e.thread.rfind('/');
+    return slash != std::string::npos && e.ref == e.thread + e.thread.substr(slash);
+  }
+  Reply ReplyTo(const Evidence* asked) const {
+    if (!research::Asks(StatementOf(asked)) && !OpensThread(*asked)) return {};
+    std::vector<std::string> stems;
+    for (const auto& w : ContentWords(question_ + "\n" + asked->title + "\n" + StatementOf(asked))) {
+      std::string s = StemWord(w);
+      if (s.size() >= 3 && !FrameWord(w) && std::find(stems.begin(), stems.end(), s) == stems.end()) stems.push_back(s);
+    }
+    Reply best;
+    size_t best_n = 0;
+    for (const auto& e : ev_) {
+      if (e.thread != asked->thread || &e == asked || !e.lane.empty() || e.date < asked->date) continue;
+      std::string form = MatchForm(e.text);  // not the title every record of the thread shares
+      size_t said = std::count_if(stems.begin(), stems.end(), [&](const std::string& s) { return NamesStem(form, s); });
+      if (said == 0) continue;
+      size_t n = said * 2 + (e.author != asked->author);
+      if (n < best_n || (n == best_n && e.date >= best.e->date)) continue;
+      std::string s = BestSentence(e.text, stems, type_, /*tells_only=*/true);
+      if (s.empty()) continue;
+      best = {&e, std::move(s)};
+      best_n = n;
+    }
+    return best;
   }
 
   // The quantity a question asks for: "What MFU …" -> "mfu", "How many
@@ -848,7 +891,7 @@ class ExtractiveReport {
         }
       }
       std::vector<std::string> keys = research::WithVariants(
-          research::WithoutProjectNames(research::KeyConstraints(f.name + " " + f.query), ev_), texts_);
+          research::WithoutProjectNames(research::KeyConstraints(f.name + " " + f.query), ev_, widespread_), texts_);
       bool answered = f.from_record || keys.empty();
       std::string section;
       int& n = counts[Cell(f.name)];
@@ -960,6 +1003,7 @@ class ExtractiveReport {
   const std::vector<Facet>& facets_;
   const std::vector<Evidence>& ev_;
   const std::vector<std::string>& keys_;
+  const std::vector<std::string>& widespread_;  // the project's names the question gives
   std::vector<std::string> texts_;  // what was found, to learn acronyms from
   const std::vector<std::string> terms_;
   std::vector<std::string> subject_;  // stems, for a question without key constraints (FindSubject)
@@ -978,8 +1022,9 @@ class ExtractiveReport {
 }  // namespace
 
 std::string Extractive(const std::string& question, const std::vector<Facet>& facets, const std::vector<Evidence>& ev,
-                       bool found, const std::vector<std::string>& keys, bool abstain) {
-  return ExtractiveReport(question, facets, ev, keys).Write(found, abstain);
+                       bool found, const std::vector<std::string>& keys, const std::vector<std::string>& widespread,
+                       bool abstain) {
+  return ExtractiveReport(question, facets, ev, keys, widespread).Write(found, abstain);
 }
 
 }  // namespace umwelt::research_internal

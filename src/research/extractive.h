@@ -61,9 +61,11 @@ std::string AspectOf(const std::string& title, const std::vector<std::string>& q
 // The extractive report: statements quoted from the evidence with their
 // authors, dates and links, chosen by the kind of answer the question asks
 // for. `found`: whether the corpus holds anything on the question; `keys`:
-// its key constraints; `abstain`: they never meet, so the closest records
-// appear as related, never as the answer.
+// its key constraints; `widespread`: the project's names the question gives
+// (see WithoutProjectNames); `abstain`: the keys never meet, so the closest
+// records appear as related, never as the answer.
 std::string Extractive(const std::string& question, const std::vector<Facet>& facets, const std::vector<Evidence>& ev,
-                       bool found, const std::vector<std::string>& keys, bool abstain);
+                       bool found, const std::vector<std::string>& keys, const std::vector<std::string>& widespread,
+                       bool abstain);
 
 }  // namespace umwelt::research_internal
