@@ -1,10 +1,12 @@
 // Issue 16: what umwelt writes, judged on real histories. The levanter export
 // in ../shared/data is replayed into a git repository; its questions (three
 // of them unanswerable) and four real weeks are scored with `eval answers`
-// and `eval digest`, and this project's own history with its own questions.
+// and `eval digest`, this project's own history with its own questions, and
+// another project's Q&A forum with questions written before any run on it.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -65,6 +67,21 @@ TEST(WritingEval, LevanterAnswersAndWeeksHoldUp) {
     EXPECT_EQ(w["top_in_s"], w["top"]) << week;
     EXPECT_GT(w["landed"].get<int>(), 0) << week;
   }
+}
+
+// A project of another kind, never tuned on before its questions were
+// written: the Infrahub Q&A forum (Discord threads), where the answer to a
+// question is a reply in its thread.
+TEST(WritingEval, AForumOfAnotherProject) {
+  UMWELT_REQUIRE_SHARED_DATA(data);
+  testing::TempDir dir;
+  std::vector<std::string> args = {"--corpus", dir.File("c.db"), "import", "discord"};
+  for (const auto& e : std::filesystem::directory_iterator(data + "/discord/infrahub-qa-forum")) {
+    if (e.path().filename() != "channel_data.json") args.push_back(e.path());
+  }
+  auto r = Umwelt(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ExpectAnswersHold(dir.File("c.db"), UMWELT_SOURCE_DIR "/evals/infrahub-forum/questions", 0.8);
 }
 
 // The history is pinned: later commit messages talk about these very
