@@ -422,9 +422,10 @@ TEST(ExtractiveReport, AQuestionIsAnsweredByItsThreadsReplyAndTheProjectsNameCon
       message("20", "20", "dana", 3, tls, "I was wondering if Quokkahub can answer over HTTPS instead of plain HTTP."),
       message("20", "21", "omar", 3, tls, "Did you try the docs?"),
       message("20", "22", "omar", 4, tls,
-              "Put a reverse proxy in front of Quokkahub that terminates TLS, so every page is served over HTTPS. "
-              "Which proxy do you run?"),
+              "Put a reverse proxy in front of Quokkahub that terminates TLS. That way every page is served over "
+              "HTTPS. Which proxy do you run?"),
       message("20", "23", "dana", 5, tls, "Thanks, the HTTPS setup works now."),
+      message("20", "24", "kim", 6, tls, "Over HTTPS the pages load slower for us here."),  // a side remark
       message("30", "30", "lee", 6, "Slow imports", "Quokkahub imports take an hour for our inventory of devices."),
       message("31", "31", "kim", 7, "Menu order", "The Quokkahub menu lists our own pages last (https://docs.example.org/menu)."),
       message("32", "32", "ray", 8, "Two tenants", "Can one Quokkahub instance hold two customers' data apart?"),
@@ -439,19 +440,32 @@ TEST(ExtractiveReport, AQuestionIsAnsweredByItsThreadsReplyAndTheProjectsNameCon
   std::string md = research_internal::Extractive(question, {direct}, ev, true, keys, widespread, false);
   std::string answer = md.substr(md.find("## Short answer"));
   answer = answer.substr(0, answer.find("\n## ", 3));
-  // The reply that tells (its question back is not the sentence quoted),
-  // not the question, the reply that only asks, or the asker's thanks.
-  EXPECT_NE(answer.find("- Put a reverse proxy in front of Quokkahub that terminates TLS, so every page is served over "
-                        "HTTPS. — [omar, 2025-03-04](https://discord.com/channels/1/20/22), answering [dana's question]"
-                        "(https://discord.com/channels/1/20/20)"),
+  // The reply that tells (its question back is not the sentence quoted;
+  // the sentence that points back comes with the one it points to), not the
+  // question, the reply that only asks, or the asker's thanks.
+  EXPECT_NE(answer.find("- Put a reverse proxy in front of Quokkahub that terminates TLS. That way every page is served "
+                        "over HTTPS. — [omar, 2025-03-04](https://discord.com/channels/1/20/22), answering [dana's "
+                        "question](https://discord.com/channels/1/20/20)"),
             std::string::npos)
       << md;
-  for (const char* not_answer : {"I was wondering", "Did you try", "Which proxy", "Thanks, the"}) {
+  for (const char* not_answer : {"I was wondering", "Did you try", "Which proxy", "Thanks, the", "load slower"}) {
     EXPECT_EQ(answer.find(not_answer), std::string::npos) << not_answer << "\n" << md;
   }
   // Records that name only the project are not on the subject.
   for (const char* off : {"/30/30", "/31/31", "/32/3"}) EXPECT_EQ(answer.find(off), std::string::npos) << off << "\n" << md;
   EXPECT_EQ(research::CountJunkQuotes(md), 0) << md;
+  // A forum post that reports rather than asks is answered by its reply too.
+  const std::string drops = "Sessions drop";
+  ev = {message("50", "50", "ray", 10, drops, "Quokkahub drops every HTTPS session after the upgrade to 2.1."),
+        message("50", "51", "omar", 11, drops, "Clear the HTTPS cookie store after an upgrade; sessions then last."),
+        message("60", "60", "kim", 12, "Menu order", "The Quokkahub menu lists our own pages last.")};
+  question = "Why does Quokkahub drop HTTPS sessions?";
+  keys = research::WithVariants(research::WithoutProjectNames(research::KeyConstraints(question), ev, widespread),
+                                research::EvidenceTexts(ev));
+  md = research_internal::Extractive(question, {direct}, ev, true, keys, widespread, false);
+  EXPECT_NE(md.find("- Clear the HTTPS cookie store after an upgrade; sessions then last. — [omar, 2025-03-11]"),
+            std::string::npos)
+      << md;
 }
 
 TEST(Statements, WhatAsksIsToldFromWhatTells) {

@@ -726,9 +726,10 @@ class ExtractiveReport {
       md += "No record found states it in a sentence; the records on it follow.\n";
     }
     for (const Evidence* e : chosen_) {
-      if (Reply r = ReplyTo(e); r.e) {  // a question is answered by its reply
-        md += "- " + Quote(r.statement, 320) + " — " + Cite(*r.e) + ", answering [" + Cell(e->author.empty() ? "the" : e->author) +
-              (e->author.empty() ? "" : "'s") + " question](" + e->url + ")\n";
+      if (Reply r = AnswerIn(e); r.e) {  // a question is answered by its reply
+        const std::string& who = r.asked->author;
+        md += "- " + Quote(r.statement, 320) + " — " + Cite(*r.e) + ", answering [" + (who.empty() ? "the" : Cell(who) + "'s") +
+              " question](" + r.asked->url + ")\n";
         continue;
       }
       md += "- " + Quote(StatementOf(e), 320) + " — " + Cite(*e) + (e->closeout ? " (the thread's close-out)" : "") + "\n";
@@ -740,37 +741,60 @@ class ExtractiveReport {
   // opened a forum thread) is answered in its thread: by the reply after it
   // whose text says most of the words of the question and of the asker,
   // someone else's before the asker's own. Its statement is the sentence
-  // that says most of them.
+  // that says most of them. Any record of a forum thread whose opening post
+  // the evidence holds is read as that thread's answer: the reply that says
+  // most, which may be another than the record itself (a side remark).
   struct Reply {
-    const Evidence* e = nullptr;
+    const Evidence* e = nullptr;  // the reply; null for none
     std::string statement;
+    const Evidence* asked = nullptr;
   };
   static bool OpensThread(const Evidence& e) {  // its id is its thread's ("discord:G/T/T")
     size_t slash = e.thread.rfind('/');
     return slash != std::string::npos && e.ref == e.thread + e.thread.substr(slash);
   }
+  Reply AnswerIn(const Evidence* e) const {
+    auto opening = std::find_if(ev_.begin(), ev_.end(), [&](const Evidence& o) { return o.thread == e->thread && OpensThread(o); });
+    if (opening != ev_.end()) return ReplyTo(&*opening);
+    return research::Asks(StatementOf(e)) ? ReplyTo(e) : Reply{};
+  }
   Reply ReplyTo(const Evidence* asked) const {
-    if (!research::Asks(StatementOf(asked)) && !OpensThread(*asked)) return {};
     std::vector<std::string> stems;
     for (const auto& w : ContentWords(question_ + "\n" + asked->title + "\n" + StatementOf(asked))) {
       std::string s = StemWord(w);
       if (s.size() >= 3 && !FrameWord(w) && std::find(stems.begin(), stems.end(), s) == stems.end()) stems.push_back(s);
     }
     Reply best;
+    best.asked = asked;
     size_t best_n = 0;
     for (const auto& e : ev_) {
       if (e.thread != asked->thread || &e == asked || !e.lane.empty() || e.date < asked->date) continue;
-      std::string form = MatchForm(e.text);  // not the title every record of the thread shares
-      size_t said = std::count_if(stems.begin(), stems.end(), [&](const std::string& s) { return NamesStem(form, s); });
-      if (said == 0) continue;
-      size_t n = said * 2 + (e.author != asked->author);
-      if (n < best_n || (n == best_n && e.date >= best.e->date)) continue;
       std::string s = BestSentence(e.text, stems, type_, /*tells_only=*/true);
-      if (s.empty()) continue;
-      best = {&e, std::move(s)};
+      std::string form = MatchForm(s);  // what the quoted sentence says, not the thread's shared title
+      size_t said = std::count_if(stems.begin(), stems.end(), [&](const std::string& st) { return NamesStem(form, st); });
+      if (said == 0) continue;
+      size_t n = said + (e.author != asked->author ? 1000 : 0);  // the asker's own follow-ups last
+      if (n < best_n || (n == best_n && e.date >= best.e->date)) continue;
+      best.e = &e;
+      best.statement = std::move(s);
       best_n = n;
     }
+    if (best.e) best.statement = WithItsAntecedent(best.e->text, best.statement);
     return best;
+  }
+  // "Which seems to be the case for MinIO." says nothing without the
+  // sentence before it: a sentence that opens by pointing back is quoted
+  // with the one it points to, when that one is a statement too.
+  static std::string WithItsAntecedent(const std::string& text, const std::string& sentence) {
+    static const Pattern points_back(R"(^(which|this|that|these|those|it|so|then)\b)", Pattern::kIgnoreCase);
+    if (!points_back.Search(sentence)) return sentence;
+    std::vector<std::string> all = research::ProseSentences(text);
+    for (size_t i = 1; i < all.size(); ++i) {
+      if (all[i] == sentence && research::IsStatement(all[i - 1]) && !research::Asks(all[i - 1])) {
+        return all[i - 1] + " " + sentence;
+      }
+    }
+    return sentence;
   }
 
   // The quantity a question asks for: "What MFU …" -> "mfu", "How many
