@@ -415,9 +415,14 @@ class ExtractiveReport {
   }
 
   // How many of the question's key constraints a record names.
+  // Counted once per record: the ordering asks at every comparison.
   long NamedHere(const Evidence* e) const {
-    std::string form = research::MatchForm(e->author + "\n" + e->title + "\n" + e->text);
-    return std::count_if(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
+    auto [it, fresh] = named_here_.try_emplace(e, 0);
+    if (fresh) {
+      std::string form = research::MatchForm(e->author + "\n" + e->title + "\n" + e->text);
+      it->second = std::count_if(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
+    }
+    return it->second;
   }
   // The question's rare words beside its key constraints: "steered" in
   // "How can a Hugging Face model be steered?", where many records name
@@ -1034,6 +1039,7 @@ class ExtractiveReport {
   std::vector<std::string> beside_;   // rare stems beside the key constraints (FindBeside)
   std::map<std::string, double> weight_;  // of each key and rare stem: log(records / records naming it)
   mutable std::map<const Evidence*, std::string> form_of_;  // FormOf's
+  mutable std::map<const Evidence*, long> named_here_;      // NamedHere's
   std::string subject_acronym_;       // "cp", "|"-separated, as research::Mentions reads it
   bool filter_ = true;                // whether records off the subject are left out (Relevant)
   const research::AnswerType type_;
