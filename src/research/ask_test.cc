@@ -468,6 +468,31 @@ TEST(ExtractiveReport, AQuestionIsAnsweredByItsThreadsReplyAndTheProjectsNameCon
       << md;
 }
 
+// A PR's branch commit and its squash say the same: the short answer quotes
+// it once and gives the place to another statement.
+TEST(ExtractiveReport, AStatementIsNeverQuotedTwice) {
+  auto record = [](int n, const std::string& title, const std::string& text) { return MergedPr("tinylm", n, title, text); };
+  std::vector<Evidence> ev = {
+      record(1, "Scale the Muon learning rate by matrix shape (#1)", "Each Muon update is scaled by its matrix shape."),
+      record(2, "Shard the Muon optimizer state", "Muon state is sharded like the parameters."),
+      record(3, "Fix a Muon breakage on TPU", "The Muon step no longer fails on TPU."),
+  };
+  Evidence branch = record(1, "Scale the Muon learning rate by matrix shape", "Each Muon update is scaled by its matrix shape.");
+  branch.thread = branch.ref = "acme/tinylm@0a1b2c";
+  branch.url = "https://github.com/acme/tinylm/commit/0a1b2c";
+  ev.insert(ev.begin() + 1, branch);
+  std::string question = "How is the Muon learning rate scaled?";
+  std::vector<std::string> keys = research::WithVariants(research::KeyConstraints(question), research::EvidenceTexts(ev));
+  Facet direct{"Direct matches", "muon learning rate scaled", {}, {}, false, 0, 0};
+  std::string md = research_internal::Extractive(question, {direct}, ev, true, keys, {}, false);
+  std::string answer = md.substr(md.find("## Short answer"));
+  answer = answer.substr(0, answer.find("\n## ", 3));
+  size_t first = answer.find("Scale the Muon learning rate by matrix shape");
+  ASSERT_NE(first, std::string::npos) << md;
+  EXPECT_EQ(answer.find("Scale the Muon learning rate by matrix shape", first + 1), std::string::npos) << md;
+  for (int n : {2, 3}) EXPECT_NE(answer.find("pull/" + std::to_string(n) + ")"), std::string::npos) << n << "\n" << md;
+}
+
 TEST(Statements, WhatAsksIsToldFromWhatTells) {
   for (const char* asks : {"Can generators only run in pipelines?", "I was wondering if it installs offline.",
                            "Is there a way to dump the schema", "Does anyone know why the worker crashed.",

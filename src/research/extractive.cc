@@ -686,6 +686,17 @@ class ExtractiveReport {
         if (std::find(terms_.begin(), terms_.end(), w) == terms_.end()) words.back().insert(std::move(w));
       }
     }
+    std::vector<std::string> bare;  // a statement's letters and digits, less a "(#N)"
+    for (const Evidence* e : prose_) {
+      std::string s = StatementOf(e), out;
+      if (size_t at = s.rfind("(#"); at != std::string::npos && s.find(')', at) != std::string::npos) {
+        s.erase(at, s.find(')', at) - at + 1);
+      }
+      for (char c : s) {
+        if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      }
+      bare.push_back(std::move(out));
+    }
     auto overlap = [&](size_t a, size_t b) {
       size_t both = 0;
       for (const auto& w : words[a]) both += words[b].count(w);
@@ -701,11 +712,14 @@ class ExtractiveReport {
         const Evidence* e = prose_[i];
         if (answer_threads_.count(e->thread) || !Relevant(*e)) continue;
         if (picked.size() >= 4 && (keys_.empty() || NamedHere(e) < static_cast<long>(keys_.size()) || !OnTopic(e))) continue;
+        double redundancy = 0;
+        for (size_t j : picked) redundancy = std::max(redundancy, overlap(i, j));
+        // The same statement again (a PR's branch commit and its squash) says nothing new.
+        bool again = std::any_of(picked.begin(), picked.end(), [&](size_t j) { return bare[i] == bare[j]; });
+        if (again || redundancy >= 0.8) continue;
         long t = Named(e) * 4 + OnTopic(e) * 2 + (OnTopic(e) && TitleSays(e));
         if (tier < 0) tier = t;  // prose is sorted, so the first candidate has the best tier
         if (t < tier) break;
-        double redundancy = 0;
-        for (size_t j : picked) redundancy = std::max(redundancy, overlap(i, j));
         double mmr = 0.7 * (1.0 - static_cast<double>(i) / static_cast<double>(prose_.size())) - 0.3 * redundancy;
         if (mmr > best) {
           best = mmr;
