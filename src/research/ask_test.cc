@@ -225,6 +225,8 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));
   EXPECT_TRUE(research::KeyConstraints("why is the loader slow").empty());
   EXPECT_EQ(research::KeyConstraints("Is the UI served over HTTPS on TPUs?"), (std::vector<std::string>{"ui", "https"}));
+  EXPECT_EQ(research::KeyConstraints("Are Pre-trained models and Llama-based ones told apart?"),
+            (std::vector<std::string>{"pre-trained", "llama"}));
   EXPECT_EQ(research::KeyConstraints("How are GPTQ-quantized models evaluated on H100-based nodes?"),
             (std::vector<std::string>{"gptq", "h100"}));
   EXPECT_EQ(research::KeyConstraints("When did Mixture-of-Experts and GPT-4o-mini arrive?"),

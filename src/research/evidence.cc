@@ -360,6 +360,10 @@ std::string WithoutModifierTail(const std::string& word) {
     bool modifier = lower && tail.size() >= 4 &&
                     (tail.ends_with("ed") || tail.ends_with("ing") || kModifiers.count(tail) > 0);
     bool named = std::any_of(head.begin(), head.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || Digit(c); });
+    // "Pre-trained", "Self-hosted": a prefix, capitalized, is no name of its own.
+    static const std::set<std::string, std::less<>> kPrefixes = {"pre", "post", "re", "non", "co", "sub", "self", "cross",
+                                                                 "multi", "semi", "auto", "over", "under", "de", "un", "fine"};
+    if (kPrefixes.count(ToLower(head)) > 0) break;
     if (!modifier || !named) break;
     w = head;
   }
