@@ -758,11 +758,12 @@ class ExtractiveReport {
 
   // A record that asks (a statement that is a question, the post that
   // opened a forum thread) is answered in its thread: by the reply after it
-  // whose text says most of the words of the question and of the asker,
-  // someone else's before the asker's own. Its statement is the sentence
-  // that says most of them. Any record of a forum thread whose opening post
-  // the evidence holds is read as that thread's answer: the reply that says
-  // most, which may be another than the record itself (a side remark).
+  // whose best sentence (one that tells, not asks) says most of the words of
+  // the question, the thread's title and the asker's statement; someone
+  // else's before the asker's own, the earliest on a tie. Any record of a
+  // forum thread whose opening post the evidence holds is read as that
+  // thread's answer: the reply that says most, which may be another than the
+  // record itself (a side remark).
   struct Reply {
     const Evidence* e = nullptr;  // the reply; null for none
     std::string statement;
