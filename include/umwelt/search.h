@@ -167,6 +167,10 @@ std::vector<ThreadGroup> GroupByThread(const std::vector<Hit>& hits, size_t limi
 // The words keyword search matches on: lower-case runs of letters, digits and
 // `_` (and a `.` between digits), as the index tokenizes them.
 std::vector<std::string> Tokenize(std::string_view text);
+// The length of the link scheme "http" or "https" (any case) that starts at
+// `at` and is followed by "://", not inside a word; 0 for none. A link's
+// scheme is no word the text says.
+size_t LinkSchemeAt(std::string_view s, size_t at);
 
 // The joined forms of a text's compounds, lower-case: "z-loss", "z_loss"
 // and "Z-Loss" give "zloss", as "zloss" and "ZLoss" tokenize; two or three

@@ -1,5 +1,6 @@
 #include <libstemmer.h>
 
+#include <cctype>
 #include <memory>
 #include <string_view>
 
@@ -12,17 +13,19 @@ inline bool WordByte(unsigned char c) {
          c >= 0x80;
 }
 inline bool Digit(char c) { return c >= '0' && c <= '9'; }
-bool IsScheme(std::string_view w) {
-  auto eq = [&](std::string_view lower) {
-    if (w.size() != lower.size()) return false;
-    for (size_t k = 0; k < w.size(); ++k) {
-      if ((w[k] | 0x20) != lower[k]) return false;
-    }
-    return true;
-  };
-  return eq("http") || eq("https");
-}
 }  // namespace
+
+size_t LinkSchemeAt(std::string_view s, size_t at) {
+  if (at > 0 && std::isalnum(static_cast<unsigned char>(s[at - 1]))) return 0;
+  for (size_t len : {4, 5}) {
+    if (at + len + 3 > s.size() || s.substr(at + len, 3) != "://") continue;
+    std::string_view word = s.substr(at, len);
+    bool scheme = true;
+    for (size_t k = 0; k < len; ++k) scheme = scheme && (word[k] | 0x20) == "https"[k];  // "http" is its start
+    if (scheme) return len;
+  }
+  return 0;
+}
 
 std::vector<std::string> Tokenize(std::string_view s) {
   std::vector<std::string> out;
@@ -41,7 +44,7 @@ std::vector<std::string> Tokenize(std::string_view s) {
     if (len == 0 || len > 64) continue;
     // A link's scheme is not a word the text says: "HTTPS" in a question
     // would otherwise match every message that carries a link.
-    if ((len == 4 || len == 5) && s.substr(i, 3) == "://" && IsScheme(s.substr(start, len))) continue;
+    if (LinkSchemeAt(s, start) == len) continue;
     std::string tok(s.substr(start, len));
     for (auto& c : tok) {
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');

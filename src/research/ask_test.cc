@@ -22,6 +22,12 @@ namespace {
 
 using json = nlohmann::json;
 
+// A report's short answer section, up to the next heading.
+std::string ShortAnswerOf(const std::string& md) {
+  std::string answer = md.substr(std::min(md.find("## Short answer"), md.size()));
+  return answer.substr(0, answer.find("\n## ", 3));
+}
+
 // The example project, plus a comment that tries to instruct the model.
 class AskTest : public ::testing::Test {
  protected:
@@ -156,8 +162,7 @@ TEST_F(AskTest, TheProjectsNameOnItsOwnServerIsNotAKeyConstraint) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->found);
   const std::string& md = r->markdown;
-  std::string answer = md.substr(md.find("## Short answer"));
-  answer = answer.substr(0, answer.find("\n## ", 3));
+  std::string answer = ShortAnswerOf(md);
   EXPECT_NE(answer.find("- Put a reverse proxy in front of Quokkahub that terminates TLS"), std::string::npos) << md;
   EXPECT_NE(answer.find("answering [dana's question](https://discord.com/channels/7/900/900)"), std::string::npos) << md;
   EXPECT_EQ(answer.find("slowly"), std::string::npos) << "a record naming only the project\n" << md;
@@ -440,8 +445,7 @@ TEST(ExtractiveReport, AQuestionIsAnsweredByItsThreadsReplyAndTheProjectsNameCon
   ASSERT_EQ(keys, std::vector<std::string>{"https"});
   Facet direct{"Direct matches", "quokkahub answer https", {}, {}, false, 0, 0};
   std::string md = research_internal::Extractive(question, {direct}, ev, true, keys, widespread, false);
-  std::string answer = md.substr(md.find("## Short answer"));
-  answer = answer.substr(0, answer.find("\n## ", 3));
+  std::string answer = ShortAnswerOf(md);
   // The reply that tells (its question back is not the sentence quoted;
   // the sentence that points back comes with the one it points to), not the
   // question, the reply that only asks, or the asker's thanks.
@@ -487,8 +491,7 @@ TEST(ExtractiveReport, AStatementIsNeverQuotedTwice) {
   std::vector<std::string> keys = research::WithVariants(research::KeyConstraints(question), research::EvidenceTexts(ev));
   Facet direct{"Direct matches", "muon learning rate scaled", {}, {}, false, 0, 0};
   std::string md = research_internal::Extractive(question, {direct}, ev, true, keys, {}, false);
-  std::string answer = md.substr(md.find("## Short answer"));
-  answer = answer.substr(0, answer.find("\n## ", 3));
+  std::string answer = ShortAnswerOf(md);
   size_t first = answer.find("Scale the Muon learning rate by matrix shape");
   ASSERT_NE(first, std::string::npos) << md;
   EXPECT_EQ(answer.find("Scale the Muon learning rate by matrix shape", first + 1), std::string::npos) << md;

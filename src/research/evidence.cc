@@ -435,18 +435,8 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
 
 std::string MatchForm(std::string_view text) {
   std::string out;
-  auto scheme_at = [&](size_t i) -> size_t {  // a link's "http"/"https" before "://": not a word the text says
-    if (i > 0 && std::isalnum(static_cast<unsigned char>(text[i - 1]))) return 0;
-    for (size_t len : {4, 5}) {
-      if (i + len + 3 <= text.size() && text.substr(i + len, 3) == "://" &&
-          ToLower(text.substr(i, len)) == (len == 4 ? "http" : "https")) {
-        return len;
-      }
-    }
-    return 0;
-  };
   for (size_t i = 0; i < text.size(); ++i) {
-    if ((text[i] | 0x20) == 'h') i += scheme_at(i);
+    if ((text[i] | 0x20) == 'h') i += LinkSchemeAt(text, i);  // a link's scheme is not a word the text says
     char c = text[i];
     char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (l == '-' || l == '_' || std::isspace(static_cast<unsigned char>(l))) l = ' ';
