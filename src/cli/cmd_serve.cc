@@ -1,4 +1,6 @@
 // `serve` and `refresh`.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -88,6 +90,10 @@ Status CmdServe(const std::string& path, const ServeArgs& a) {
       std::fprintf(stderr, "%s %s\n", t.c_str(), line.c_str());
     };
   }
+  // Searches on many threads free what they built into per-thread arenas;
+  // glibc handed each freed top back to the system (madvise, then page
+  // faults on the next search): 6 % of a served search. Keep up to 16 MiB.
+  mallopt(M_TRIM_THRESHOLD, 16 << 20);
   return Serve(o);
 }
 

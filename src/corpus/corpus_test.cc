@@ -68,6 +68,24 @@ TEST_F(CorpusTest, UpsertReplacesEditedTextAndReindexesFts) {
 
 // The change log lists the chunks each write inserted, deleted or changed,
 // and answers only while it still reaches back to the point asked about.
+TEST_F(CorpusTest, ChunksByIdKeepTheOrderAskedAndSkipWhatIsGone) {
+  Put({Make("o/r#1/c1", "first words")});
+  Put({Make("o/r#1/c2", "second words")});
+  Put({Make("o/r#1/c3", "third words")});
+  auto c1 = corpus_->ChunkByRef("o/r#1/c1"), c3 = corpus_->ChunkByRef("o/r#1/c3");
+  ASSERT_TRUE(c1.ok() && *c1 && c3.ok() && *c3);
+  int64_t a = (*c1)->id, b = (*c3)->id;
+  auto got = corpus_->ChunksById({b, 999999, a, b});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->size(), 3u);  // the unknown id is skipped, the repeated one repeated
+  EXPECT_EQ((*got)[0].text, "third words");
+  EXPECT_EQ((*got)[1].text, "first words");
+  EXPECT_EQ((*got)[2].text, "third words");
+  auto none = corpus_->ChunksById({});
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
 TEST_F(CorpusTest, ChangeLogListsWhatChangedSinceAPoint) {
   auto point = [&] {
     auto p = corpus_->ChangeLogPoint();

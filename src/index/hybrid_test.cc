@@ -490,5 +490,44 @@ TEST(CodeLane, OneHitPerFileAndSourceBeforeTestsBeforeData) {
   EXPECT_LT(at, 3) << "a data file the query asks for is not put last";
 }
 
+// SearchJson writes the JSON itself; it must read exactly as the tree's dump
+// would, for any text and any score.
+TEST(SearchJsonText, IsExactlyTheTreesDumpForAnyTextAndScore) {
+  const double scores[] = {0.0, -0.0, 3.0, 0.1 + 0.2, 1e-7, 0.00012, 1e22, 123456789012345678.0, -2.5,
+                           std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()};
+  const std::string texts[] = {"", "plain", "quote \" and \\ slash", "tab\tnew\nline\r\b\f", std::string("nul\0x", 5),
+                               "\x01\x1f\x7f", "é — 😀 中文", "\xff invalid", "ok \xed\xa0\x80 surrogate"};
+  std::mt19937 rng(7);
+  // Whole characters; one text in fifty also gets a stray byte (dump's own path).
+  const std::vector<std::string> alphabet = {"a", "b", " ", "\"", "\\", "\n", "\t", "\x01", "\x1f", "\x7f", "é", "😀", "\u2028"};
+  auto random_text = [&] {
+    std::string t;
+    for (int n = static_cast<int>(rng() % 12); n > 0; --n) t += alphabet[rng() % alphabet.size()];
+    if (rng() % 50 == 0) t += "\xe2";
+    return t;
+  };
+  for (int round = 0; round < 400; ++round) {
+    HybridResult r;
+    for (int i = 0; i < 3; ++i) {
+      Hit h;
+      // The texts above; the last two, which are not UTF-8, in one round in five.
+      const bool fixed = round < 40;
+      const size_t n_texts = std::size(texts) - (round % 5 == 0 ? 0 : 2);
+      auto text = [&](int j) { return fixed ? texts[(round + i + j) % n_texts] : random_text(); };
+      h.source = text(0), h.kind = text(1), h.ref = text(2), h.parent = text(3), h.title = text(4);
+      h.author = text(5), h.date = text(6), h.url = text(7), h.snippet = text(8);
+      h.score = fixed ? scores[(round + i) % std::size(scores)] : std::ldexp(static_cast<double>(rng()), -20);
+      h.via = {text(9), "keyword"};
+      (i == 0 ? r.hits : i == 1 ? r.code_main : r.code_branches).push_back(h);
+    }
+    r.notes = {random_text()};
+    const std::string query = round % 2 ? random_text() : "z-loss \"x\"";
+    for (bool hybrid : {false, true}) {
+      std::string tree = SearchValue(query, round, hybrid, r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      ASSERT_EQ(SearchJson(query, round, hybrid, r), tree) << "round " << round;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace umwelt

@@ -105,9 +105,18 @@ inline std::string_view TermAt(const MappedFile& file, const Header& h, uint32_t
   return std::string_view(SectionOf<char>(file, h, kTermBlob) + off[i], off[i + 1] - off[i]);
 }
 
+// Whether `e`'s postings lie within the file's postings. Checked as each
+// term is read rather than for every term at open, which would touch the
+// whole term table (tens of MB at millions of terms) in every one-shot search.
+inline bool InBounds(const Header& h, const TermEntry& e) {
+  return e.exact_off <= h.n_postings && e.exact_n <= h.n_postings - e.exact_off && e.syms_off <= h.n_postings &&
+         e.syms_n <= h.n_postings - e.syms_off;
+}
+
 // Reads `file`'s header into `h` and checks its magic, version and that
 // every section lies in the file at the size the header implies. Corrupt
-// otherwise. The content key is the caller's to check.
+// otherwise. The content key is the caller's to check, and each term's
+// postings (InBounds) the reader's.
 Status ReadLayout(const MappedFile& file, const std::string& path, Header* h);
 
 // Writes to `path` the delta segment of the base index in `base_file`: the

@@ -184,8 +184,9 @@ class MappedIndex final : public KeywordIndex {
       if (Term(mid) < term) lo = mid + 1;
       else hi = mid;
     }
-    if (lo < h_.n_terms && Term(lo) == term) return Sec<ii::TermEntry>(ii::kTermPostings) + lo;
-    return nullptr;
+    if (lo >= h_.n_terms || Term(lo) != term) return nullptr;
+    const ii::TermEntry* e = Sec<ii::TermEntry>(ii::kTermPostings) + lo;
+    return ii::InBounds(h_, *e) ? e : nullptr;  // a damaged entry finds nothing, never reads past the file
   }
   // Ids (within [first, first+count)) of strings in `names`.
   std::vector<bool> Allowed(uint32_t first, uint32_t count, const std::vector<std::string>& names) const {

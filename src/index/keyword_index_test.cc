@@ -382,6 +382,32 @@ TEST_F(KeywordTest, ChangesSinceTheIndexAreSearchedInADeltaSegment) {
   EXPECT_TRUE(Refs({.query = "quixotic"}).empty());
 }
 
+// A term whose postings point past the file (a damaged entry in a file of
+// the right size) finds nothing; it is never read past the file's end.
+TEST_F(KeywordTest, ADamagedTermEntryFindsNothingAndReadsNothingPastTheFile) {
+  Load({{"a", "comment", "", "wombats dig burrows", "2024-01-01"}, {"b", "comment", "", "capybaras swim", "2024-01-02"}});
+  ASSERT_EQ(Refs({.query = "wombats"}), std::vector<std::string>{"a"});
+  const std::string path = KeywordIndex::PathFor(*corpus_);
+  index_.reset();
+  std::string bytes = testing::ReadFileOrEmpty(path);
+  index_internal::Header h;
+  ASSERT_GE(bytes.size(), sizeof h);
+  std::memcpy(&h, bytes.data(), sizeof h);
+  for (uint32_t t = 0; t < h.n_terms; ++t) {
+    index_internal::TermEntry e;
+    const size_t at = h.offset[index_internal::kTermPostings] + t * sizeof e;
+    std::memcpy(&e, bytes.data() + at, sizeof e);
+    e.exact_off = e.syms_off = uint64_t{1} << 40;
+    std::memcpy(bytes.data() + at, &e, sizeof e);
+  }
+  testing::WriteFile(path, bytes);
+  auto idx = KeywordIndex::Open(*corpus_);
+  ASSERT_TRUE(idx.ok()) << idx.status().message();
+  index_ = std::move(idx).value();
+  EXPECT_TRUE(Refs({.query = "wombats"}).empty());
+  EXPECT_TRUE(Refs({.query = "capybaras swim"}).empty());
+}
+
 TEST(KeywordIndexFile, CorruptCacheIsRebuilt) {
   testing::TempDir dir;
   auto c = Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite);

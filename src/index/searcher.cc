@@ -112,6 +112,7 @@ const ParamTable<MultiSearchRequest>& SearchMultiParams() {
 }
 
 std::string SearchResponseJson(const SearchRequest& request, const SearchResponse& response) {
+  if (!response.grouped) return SearchJson(request.search.query, request.search.k, response.hybrid, response.result);
   return SearchResponseValue(request, response).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -46,16 +46,18 @@ const std::string& Csp() {
 
 // JSON with <, > and & written as \u escapes (valid JSON, inert if a
 // browser ever sniffs it as HTML).
-void SetJson(Response& res, const std::string& body) {
+void SetJson(Response& res, std::string body) {
+  size_t at = body.find_first_of("<>&");
+  if (at == std::string::npos) return res.SetContent(std::move(body), "application/json");
   std::string out;
-  out.reserve(body.size());
-  for (char c : body) {
-    if (c == '<') out += "\\u003c";
-    else if (c == '>') out += "\\u003e";
-    else if (c == '&') out += "\\u0026";
-    else out += c;
+  out.reserve(body.size() + 64);
+  size_t from = 0;
+  for (; at != std::string::npos; from = at + 1, at = body.find_first_of("<>&", from)) {
+    out.append(body, from, at - from);
+    out += body[at] == '<' ? "\\u003c" : body[at] == '>' ? "\\u003e" : "\\u0026";
   }
-  res.SetContent(out, "application/json");
+  out.append(body, from);
+  res.SetContent(std::move(out), "application/json");
 }
 
 std::string SessionId(const Request& req) {

@@ -37,7 +37,7 @@ const std::string& Csp();           // the Content-Security-Policy of HTML pages
 extern const char* const kAskJs;    // the ask page's script
 
 // JSON with <, > and & written as \u escapes.
-void SetJson(Response& res, const std::string& body);
+void SetJson(Response& res, std::string body);
 std::string Random128();
 // The sign-in session named by the request's cookie, or "".
 std::string SessionId(const Request& req);

@@ -37,6 +37,15 @@ using json = nlohmann::json;
 using testing::AuthTest;
 using testing::ServerTest;
 
+TEST_F(ServerTest, JsonAnswersCarryNoMarkupCharacters) {
+  StartServer();
+  auto r = client_->Get("/api/search?q=%3Cscript%3E%26MFU%3C%2Fscript%3E&fts_only=1");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200);
+  EXPECT_EQ(r->body.find_first_of("<>&"), std::string::npos) << r->body.substr(0, 300);
+  EXPECT_EQ(Json(r)["query"], "<script>&MFU</script>");  // escaped as \u003c …, read back as they were
+}
+
 TEST_F(ServerTest, ApiSearchShowThreadsStatus) {
   StartServer();
   auto r = client_->Get("/api/search?q=MFU%20H100&k=5");
