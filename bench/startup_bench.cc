@@ -5,7 +5,12 @@
 //
 //   startup_bench --corpus /tmp/umwelt-bench/bench-221146.db
 //                 [--hybrid-corpus CORPUS_WITH_A_VECTOR_SPACE] [--runs 200]
+//                 [--embedder-corpus CORPUS_WITH_A_RANDOM_SPACE --dim 384]
 //                 [--umwelt build/src/cli/umwelt]
+// --embedder-corpus takes a copy that `vector_bench random --dim D` filled:
+// its hybrid searches embed the query through an OpenAI-compatible
+// /v1/embeddings this program serves on loopback, as a corpus built with a
+// model server is searched.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -13,11 +18,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -64,20 +76,63 @@ void Report(const char* what, int runs, Make make) {
   std::printf("| %s | %.2f / %.2f ms |\n", what, Percentile(ms, 0.5), Percentile(ms, 0.95));
 }
 
+// An OpenAI-compatible /v1/embeddings on loopback: each input gets a unit
+// vector of `dim` drawn from a generator seeded by its text.
+class LoopbackEmbedder {
+ public:
+  explicit LoopbackEmbedder(int dim) : dim_(dim) {
+    server_.Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) {
+      auto body = nlohmann::json::parse(req.body, nullptr, false);
+      nlohmann::json data = nlohmann::json::array();
+      int i = 0;
+      for (const auto& t : body.value("input", nlohmann::json::array())) {
+        std::mt19937 rng(static_cast<uint32_t>(std::hash<std::string>()(t.is_string() ? t.get<std::string>() : "")));
+        std::normal_distribution<float> normal;
+        std::vector<float> v(static_cast<size_t>(dim_));
+        float norm = 0;
+        for (float& x : v) {
+          x = normal(rng);
+          norm += x * x;
+        }
+        for (float& x : v) x /= std::sqrt(norm);
+        data.push_back({{"index", i++}, {"embedding", v}, {"object", "embedding"}});
+      }
+      res.set_content(nlohmann::json({{"data", data}, {"model", body.value("model", "")}}).dump(), "application/json");
+    });
+    server_.set_tcp_nodelay(true);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~LoopbackEmbedder() {
+    server_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  int dim_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string umwelt = UMWELT_BINARY, corpus, hybrid;
-  int runs = 200;
+  std::string umwelt = UMWELT_BINARY, corpus, hybrid, embedded;
+  int runs = 200, dim = 384;
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     std::string v = i + 1 < argc ? argv[i + 1] : "";
     if (k == "--corpus") corpus = v, ++i;
     else if (k == "--hybrid-corpus") hybrid = v, ++i;
+    else if (k == "--embedder-corpus") embedded = v, ++i;
+    else if (k == "--dim") dim = std::max(1, std::atoi(v.c_str())), ++i;
     else if (k == "--runs") runs = std::max(1, std::atoi(v.c_str())), ++i;
     else if (k == "--umwelt") umwelt = v, ++i;
     else {
-      std::fprintf(stderr, "usage: startup_bench --corpus DB [--hybrid-corpus DB] [--runs N] [--umwelt BIN]\n");
+      std::fprintf(stderr, "usage: startup_bench --corpus DB [--hybrid-corpus DB] [--embedder-corpus DB --dim D] [--runs N] "
+                           "[--umwelt BIN]\n");
       return 2;
     }
   }
@@ -102,6 +157,17 @@ int main(int argc, char** argv) {
     Report("`umwelt search --json -k 10 Q`, hybrid (builtin vectors)", runs, [&](int i) {
       return std::vector<std::string>{umwelt, "--corpus", hybrid, "search", "--json", "-k", "10",
                                       kQueries[i % std::size(kQueries)]};
+    });
+  }
+  if (!embedded.empty()) {
+    LoopbackEmbedder server(dim);
+    const std::string embedder = "prose=openai:http://127.0.0.1:" + std::to_string(server.port()) +
+                                 "/v1#bench-random-" + std::to_string(dim);
+    const std::string what = "`umwelt search --json -k 10 Q`, hybrid, " + std::to_string(dim) +
+                             "-d through a loopback `/v1/embeddings`";
+    Report(what.c_str(), runs, [&](int i) {
+      return std::vector<std::string>{umwelt, "--corpus", embedded, "search", "--json", "-k", "10", "--embedder",
+                                      embedder, kQueries[i % std::size(kQueries)]};
     });
   }
   std::printf("| shared libraries at start (`ldd umwelt \\| wc -l`) | %s |\n", libs.c_str());
