@@ -71,6 +71,12 @@ AnswerType AnswerTypeOf(std::string_view question);
 // date or a #ref.
 std::vector<std::string> AnsweringNumbers(std::string_view sentence, const std::vector<std::string>& terms);
 
+// The counts a sentence gives of `noun` (a stem: "core"): numbers written
+// right before it, at most two words between and no punctuation ("6 CPU
+// cores", "8 H100 GPUs"), never one before another measure ("12 GB of
+// RAM", "5000 IOPS") or after the noun ("cpu: 1024").
+std::vector<std::string> CountsOf(std::string_view sentence, std::string_view noun);
+
 // How well a sentence gives the kind of answer asked for, 0 to 2: for a
 // quantity, numbers near the question's terms (2) or any number (0.5); for a
 // date, an event (added, landed, switched…) and a date or version; for named

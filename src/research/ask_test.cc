@@ -606,6 +606,39 @@ TEST(ExtractiveReport, TheValueTableHoldsTheQuantityAskedInItsUnit) {
   EXPECT_EQ(long_sentence[kept.size()], ' ') << quote << " ends inside a word";
 }
 
+// A "how many" question's table holds counts of what it counts: the number
+// written before the thing, not a score or a setting beside its name.
+TEST(ExtractiveReport, ACountQuestionsTableHoldsCountsOfWhatItCounts) {
+  EXPECT_EQ(research::CountsOf("It must have at least **6 CPU Cores, 12 GB of RAM and 5000 IOPS.**", "core"),
+            (std::vector<std::string>{"6"}));
+  EXPECT_EQ(research::CountsOf("We ran on 1,024 H100 GPUs and 8x more data", "gpu"), (std::vector<std::string>{"1,024"}));
+  EXPECT_TRUE(research::CountsOf("CPU Perf: 814 - Required: 2000 : KO", "cpu").empty());
+  EXPECT_TRUE(research::CountsOf("cpu: 1024 # unlimited", "core").empty());
+  EXPECT_TRUE(research::CountsOf("set it to 4, cores permitting", "core").empty());  // the comma ends the phrase
+  std::vector<Evidence> ev;
+  for (const char* text : {"The host must have at least 6 CPU cores, 12 GB of RAM and 5000 IOPS.",
+                           "The benchmark said CPU Perf: 814 - Required: 2000 : KO for my CPU cores.",
+                           "We recommend 8 CPU cores and 16 GB of RAM for production."}) {
+    Evidence e;
+    e.ref = e.thread = "acme/tinylm#" + std::to_string(ev.size() + 1);
+    e.url = "https://github.com/acme/tinylm/issues/" + std::to_string(ev.size() + 1);
+    e.source = "github", e.kind = "issue", e.title = "Hardware for the server", e.author = "ana";
+    e.date = "2025-03-0" + std::to_string(ev.size() + 1) + "T00:00:00Z";
+    e.text = text;
+    e.facet = "Direct matches";
+    ev.push_back(e);
+  }
+  Facet direct{"Direct matches", "cpu cores", {}, {}, false, 0, 0};
+  std::string md = research_internal::Extractive("How many CPU cores does the server need?", {direct}, ev, true,
+                                                 {"cpu", "core"}, {}, false);
+  size_t table = md.find("| value | statement | source |");
+  ASSERT_NE(table, std::string::npos) << md;
+  std::string rows = md.substr(table, md.find("\n\n", table) - table);
+  EXPECT_NE(rows.find("| 6 |"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("| 8 |"), std::string::npos) << rows;
+  for (const char* wrong : {"| 814", "| 2000", "| 12", "| 5000", "| 16"}) EXPECT_EQ(rows.find(wrong), std::string::npos) << rows;
+}
+
 // Issue 16: statements are chosen by the kind of answer asked for.
 TEST(Statements, AnswerTypesAndTheNumbersThatAnswer) {
   using research::AnswerType;

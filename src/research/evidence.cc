@@ -264,6 +264,42 @@ std::vector<std::string> AnsweringNumbers(std::string_view sentence, const std::
   return out;
 }
 
+std::vector<std::string> CountsOf(std::string_view sentence, std::string_view noun) {
+  std::vector<std::string> out;
+  if (noun.empty()) return out;
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  struct Word {
+    std::string text;  // lower case, without the punctuation around it
+    bool breaks;       // punctuation after it ends the phrase
+  };
+  std::vector<Word> words;
+  for (size_t i = 0; i < sentence.size();) {
+    while (i < sentence.size() && std::isspace(static_cast<unsigned char>(sentence[i]))) ++i;
+    size_t e = i;
+    while (e < sentence.size() && !std::isspace(static_cast<unsigned char>(sentence[e]))) ++e;
+    std::string_view w = sentence.substr(i, e - i);
+    i = e;
+    size_t a = 0, b = w.size();
+    while (a < b && !alnum(w[a])) ++a;
+    while (b > a && !alnum(w[b - 1])) --b;
+    if (a == b) continue;
+    words.push_back({ToLower(w.substr(a, b - a)), w.substr(b).find_first_of(",;:()[]") != std::string_view::npos});
+  }
+  // A count: digits, with thousands' commas or a k/m suffix ("1,024", "451k").
+  static const Pattern count(R"(^\d[\d,]*[km]?$)");
+  for (size_t w = 0; w < words.size(); ++w) {
+    if (!count.Search(words[w].text) || words[w].breaks) continue;
+    for (size_t k = w + 1; k < words.size() && k <= w + 3; ++k) {
+      if (words[k].text.rfind(noun, 0) == 0) {
+        out.push_back(words[w].text);
+        break;
+      }
+      if (words[k].breaks || std::isdigit(static_cast<unsigned char>(words[k].text[0]))) break;
+    }
+  }
+  return out;
+}
+
 double AnswerFit(std::string_view sentence, AnswerType type, const std::vector<std::string>& terms) {
   switch (type) {
     case AnswerType::kQuantity:

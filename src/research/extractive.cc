@@ -654,13 +654,33 @@ class ExtractiveReport {
     return "";
   }
 
+  // What a "how many" question counts: the last word of the words after it,
+  // up to the first that is not part of the thing ("How many CPU cores and
+  // how much RAM …" -> "core"), as a stem; "" for a rate ("how many tokens
+  // per second") and any other question.
+  std::string CountedNoun() const {
+    static const std::set<std::string> ends = {"and", "or", "but", "do", "does", "did", "is", "are", "was", "were",
+                                               "has", "have", "had", "can", "could", "would", "should", "will", "in",
+                                               "on", "of", "for", "to", "with", "at", "by", "per", "from", "the", "a",
+                                               "an", "we", "you", "they", "it", "i", "once", "there"};
+    std::string lower = ToLower(question_);
+    size_t at = lower.find("how many ");
+    if (at == std::string::npos) return "";
+    std::string head;
+    std::vector<std::string> words = Tokenize(lower.substr(at + 9));
+    size_t i = 0;
+    for (; i < words.size() && i < 4 && !ends.count(words[i]); ++i) head = words[i];
+    if (i < words.size() && words[i] == "per") return "";  // a rate ("tokens per second") is written with its unit
+    return head.empty() ? "" : StemWord(head);
+  }
+
   // A question that asks for a quantity gets a table of its values: those
   // next to the quantity's name (any of the question's words when it names
   // none) in statements, in the unit most of them give, so a loss never
   // stands among MFUs. Any other question gets none.
   std::string NumbersTable() const {
     if (type_ != research::AnswerType::kQuantity) return "";
-    std::string quantity = QuantityAsked();
+    std::string quantity = QuantityAsked(), counted = CountedNoun();
     std::vector<std::string> near = quantity.empty() ? terms_ : std::vector<std::string>{quantity};
     struct Row {
       std::vector<std::string> values;
@@ -673,7 +693,8 @@ class ExtractiveReport {
       for (const auto& s : Sentences(e->text)) {
         if (rows.size() >= 24) break;
         if (!research::IsStatement(s)) continue;
-        std::vector<std::string> values = research::AnsweringNumbers(s, near);
+        std::vector<std::string> values =  // a count is "6 CPU cores", never "CPU perf: 814"
+            counted.empty() ? research::AnsweringNumbers(s, near) : research::CountsOf(s, counted);
         if (values.empty()) continue;
         std::set<std::string> seen;
         for (const auto& v : values) {
