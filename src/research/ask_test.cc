@@ -472,6 +472,14 @@ TEST(ExtractiveReport, AQuestionIsAnsweredByItsThreadsReplyAndTheProjectsNameCon
   EXPECT_NE(md.find("- Clear the HTTPS cookie store after an upgrade; sessions then last. — [omar, 2025-03-11]"),
             std::string::npos)
       << md;
+  // A short reply is quoted whole, with the question that says what to do
+  // but not one that asks back, nor its fields.
+  ev[1].text = "HTTPS sessions drop on a stale cookie. Can you share your logs? Have you tried clearing the `QuokkaSession` store?"
+               "\nReactions: 👍 2";
+  md = research_internal::Extractive(question, {direct}, ev, true, keys, widespread, false);
+  EXPECT_NE(md.find("- HTTPS sessions drop on a stale cookie. Have you tried clearing the 'QuokkaSession' store? — [omar, 2025-03-11]"),
+            std::string::npos)
+      << md;
 }
 
 // A PR's branch commit and its squash say the same: the short answer quotes

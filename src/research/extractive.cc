@@ -620,9 +620,28 @@ class ExtractiveReport {
       best.statement = std::move(s);
       best_n = n;
     }
-    if (best.e) best.statement = WithItsAntecedent(best.e->text, best.statement);
+    if (best.e) best.statement = WholeIfShort(best.e->text, WithItsAntecedent(best.e->text, best.statement));
     return best;
   }
+  // A short reply is quoted whole: "I think it is left-over data. Are you
+  // able to delete `InternalExternalIdentity`?" answers with both sentences,
+  // the one that tells and the one that says what to do. A question back
+  // ("Which proxy do you run?", "Can you share the logs?") is not part of
+  // the answer, nor are fields ("Reactions: 👍 2") or a bare link.
+  static std::string WholeIfShort(const std::string& text, const std::string& sentence) {
+    static const Pattern field(R"(^[A-Z][A-Za-z-]*: )");
+    static const Pattern suggests(R"(^(are you able to|have you tried|did you try|could you try|can you try|try)\b)",
+                                  Pattern::kIgnoreCase);
+    std::string whole;
+    int n = 0;
+    for (const auto& s : research::ProseSentences(text)) {
+      if (field.Search(s) || !research::IsStatement(s) || (research::Asks(s) && !suggests.Search(s))) continue;
+      whole += (whole.empty() ? "" : " ") + s;
+      ++n;
+    }
+    return n > 1 && whole.size() <= kWholeReply && whole.find(sentence) != std::string::npos ? whole : sentence;
+  }
+  static constexpr size_t kWholeReply = 320;  // the short answer's quotes are cut there
   // "Which seems to be the case for MinIO." says nothing without the
   // sentence before it: a sentence that opens by pointing back is quoted
   // with the one it points to, when that one is a statement too.
