@@ -178,7 +178,8 @@ Status Lend(const Base& base, const std::vector<uint32_t>& lent, Collected* c) {
   };
   for (uint32_t t = 0; t < base.n_terms(); ++t) {
     const ii::TermEntry& e = entries[t];
-    if (!ii::InBounds(base.header(), e) || !take(e.exact_off, e.exact_n, true, &exact) || !take(e.syms_off, e.syms_n, false, &syms)) {
+    if (!ii::InBounds(base.header(), e) || !take(e.exact_off, e.exact_n, true, &exact) ||
+        !take(e.syms_off, e.syms_n, false, &syms)) {
       return Status::Corrupt("keyword index: the previous file's postings are out of range or order");
     }
     if (exact.empty() && syms.empty()) continue;

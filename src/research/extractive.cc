@@ -568,11 +568,11 @@ class ExtractiveReport {
     for (const Evidence* e : chosen_) {
       if (Reply r = AnswerIn(e); r.e) {  // a question is answered by its reply
         const std::string& who = r.asked->author;
-        md += "- " + Quote(r.statement, 320) + " — " + Cite(*r.e) + ", answering [" + (who.empty() ? "the" : Cell(who) + "'s") +
+        md += "- " + Quote(r.statement, kShortQuote) + " — " + Cite(*r.e) + ", answering [" + (who.empty() ? "the" : Cell(who) + "'s") +
               " question](" + r.asked->url + ")\n";
         continue;
       }
-      md += "- " + Quote(StatementOf(e), 320) + " — " + Cite(*e) + (e->closeout ? " (the thread's close-out)" : "") + "\n";
+      md += "- " + Quote(StatementOf(e), kShortQuote) + " — " + Cite(*e) + (e->closeout ? " (the thread's close-out)" : "") + "\n";
     }
     return md;
   }
@@ -639,9 +639,9 @@ class ExtractiveReport {
       whole += (whole.empty() ? "" : " ") + s;
       ++n;
     }
-    return n > 1 && whole.size() <= kWholeReply && whole.find(sentence) != std::string::npos ? whole : sentence;
+    return n > 1 && whole.size() <= kShortQuote && whole.find(sentence) != std::string::npos ? whole : sentence;
   }
-  static constexpr size_t kWholeReply = 320;  // the short answer's quotes are cut there
+  static constexpr size_t kShortQuote = 320;  // where the short answer cuts a quote
   // "Which seems to be the case for MinIO." says nothing without the
   // sentence before it: a sentence that opens by pointing back is quoted
   // with the one it points to, when that one is a statement too.
