@@ -674,21 +674,17 @@ class ExtractiveReport {
   }
 
   // What a "how many" question counts: the last word of the words after it,
-  // up to the first that is not part of the thing ("How many CPU cores and
-  // how much RAM …" -> "core"), as a stem; "" for a rate ("how many tokens
-  // per second") and any other question.
+  // up to the first that is not part of the thing (a word ContentWords
+  // drops: "How many CPU cores and how much RAM …" -> "core"), as a stem;
+  // "" for a rate ("how many tokens per second") and any other question.
   std::string CountedNoun() const {
-    static const std::set<std::string> ends = {"and", "or", "but", "do", "does", "did", "is", "are", "was", "were",
-                                               "has", "have", "had", "can", "could", "would", "should", "will", "in",
-                                               "on", "of", "for", "to", "with", "at", "by", "per", "from", "the", "a",
-                                               "an", "we", "you", "they", "it", "i", "once", "there"};
     std::string lower = ToLower(question_);
     size_t at = lower.find("how many ");
     if (at == std::string::npos) return "";
     std::string head;
     std::vector<std::string> words = Tokenize(lower.substr(at + 9));
     size_t i = 0;
-    for (; i < words.size() && i < 4 && !ends.count(words[i]); ++i) head = words[i];
+    for (; i < words.size() && i < 4 && words[i] != "per" && !ContentWords(words[i]).empty(); ++i) head = words[i];
     if (i < words.size() && words[i] == "per") return "";  // a rate ("tokens per second") is written with its unit
     return head.empty() ? "" : StemWord(head);
   }
