@@ -77,11 +77,13 @@ void Report(const char* what, int runs, Make make) {
 }
 
 // An OpenAI-compatible /v1/embeddings on loopback: each input gets a unit
-// vector of `dim` drawn from a generator seeded by its text.
+// vector of `dim` drawn from a generator seeded by its text, after `delay_ms`
+// (what a model's own forward pass takes; 0: none).
 class LoopbackEmbedder {
  public:
-  explicit LoopbackEmbedder(int dim) : dim_(dim) {
-    server_.Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) {
+  LoopbackEmbedder(int dim, int delay_ms) : dim_(dim) {
+    server_.Post("/v1/embeddings", [this, delay_ms](const httplib::Request& req, httplib::Response& res) {
+      if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
       auto body = nlohmann::json::parse(req.body, nullptr, false);
       nlohmann::json data = nlohmann::json::array();
       int i = 0;
@@ -120,7 +122,7 @@ class LoopbackEmbedder {
 
 int main(int argc, char** argv) {
   std::string umwelt = UMWELT_BINARY, corpus, hybrid, embedded;
-  int runs = 200, dim = 384;
+  int runs = 200, dim = 384, delay_ms = 0;
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
     std::string v = i + 1 < argc ? argv[i + 1] : "";
@@ -128,10 +130,12 @@ int main(int argc, char** argv) {
     else if (k == "--hybrid-corpus") hybrid = v, ++i;
     else if (k == "--embedder-corpus") embedded = v, ++i;
     else if (k == "--dim") dim = std::max(1, std::atoi(v.c_str())), ++i;
+    else if (k == "--embedder-delay-ms") delay_ms = std::max(0, std::atoi(v.c_str())), ++i;
     else if (k == "--runs") runs = std::max(1, std::atoi(v.c_str())), ++i;
     else if (k == "--umwelt") umwelt = v, ++i;
     else {
-      std::fprintf(stderr, "usage: startup_bench --corpus DB [--hybrid-corpus DB] [--embedder-corpus DB --dim D] [--runs N] "
+      std::fprintf(stderr, "usage: startup_bench --corpus DB [--hybrid-corpus DB] "
+                           "[--embedder-corpus DB --dim D [--embedder-delay-ms MS]] [--runs N] "
                            "[--umwelt BIN]\n");
       return 2;
     }
@@ -160,11 +164,12 @@ int main(int argc, char** argv) {
     });
   }
   if (!embedded.empty()) {
-    LoopbackEmbedder server(dim);
+    LoopbackEmbedder server(dim, delay_ms);
     const std::string embedder = "prose=openai:http://127.0.0.1:" + std::to_string(server.port()) +
                                  "/v1#bench-random-" + std::to_string(dim);
     const std::string what = "`umwelt search --json -k 10 Q`, hybrid, " + std::to_string(dim) +
-                             "-d through a loopback `/v1/embeddings`";
+                             "-d through a loopback `/v1/embeddings`" +
+                             (delay_ms > 0 ? " answering after " + std::to_string(delay_ms) + " ms" : std::string());
     Report(what.c_str(), runs, [&](int i) {
       return std::vector<std::string>{umwelt, "--corpus", embedded, "search", "--json", "-k", "10", "--embedder",
                                       embedder, kQueries[i % std::size(kQueries)]};

@@ -95,6 +95,10 @@ class VectorIndex {
   virtual const std::string& model() const = 0;
   virtual int dim() const = 0;
   virtual size_t size() const = 0;
+  // Reads the pages a search scans into this process ahead of it (a fresh
+  // process does, on another thread, while a model server embeds the query);
+  // once per index.
+  virtual void Prefetch() const {}
   // The nearest chunks to unit vector `q` by cosine, best first, filtered by
   // `filter` (chunk id -> keep), at most `limit`.
   virtual Result<std::vector<ScoredDoc>> Nearest(const std::vector<float>& q,

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -55,12 +57,17 @@ bool SpaceServes(const std::string& space, const SearchOptions& search) {
   });
 }
 
-// One lane: fuse the legs for `search` and return its best `k` hits.
+// How deep each leg of a lane ranks for its best `k`.
+size_t LegK(const SearchOptions& search) { return std::max<size_t>(static_cast<size_t>(search.k) * 2, 100); }
+
+// One lane: fuse the legs for `search` and return its best `k` hits. The
+// keyword leg's ranking (LegK deep) comes ranked: none for --vec-only.
 Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::vector<Space>& spaces,
                               const std::vector<std::vector<float>>& qvecs, const HybridOptions& o,
-                              const SearchOptions& search, std::vector<std::string>* notes) {
+                              const SearchOptions& search, const std::optional<Result<std::vector<ScoredDoc>>>& ranked,
+                              std::vector<std::string>* notes) {
   size_t k = static_cast<size_t>(search.k);
-  size_t leg_k = std::max<size_t>(k * 2, 100);
+  size_t leg_k = LegK(search);
   UMWELT_ASSIGN_OR_RETURN(auto filter, keyword.Filter(search));
   std::map<int64_t, Fused> by_url;
   auto add = [&](const std::vector<ScoredDoc>& ranked, const std::string& leg, double weight) {
@@ -85,16 +92,15 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
       if (std::find(f.via.begin(), f.via.end(), leg) == f.via.end()) f.via.push_back(leg);
     }
   };
-  if (!o.vec_only) {
-    auto ranked = RankKeyword(corpus, keyword, search, leg_k);
-    if (!ranked.ok()) {
+  if (ranked) {
+    if (!ranked->ok()) {
       // A query with no keyword words can still have a vector leg.
-      if (ranked.status().code() != Code::kInvalidArgument || spaces.empty()) return ranked.status();
-      notes->push_back("keyword leg skipped: " + ranked.status().message());
+      if (ranked->status().code() != Code::kInvalidArgument || spaces.empty()) return ranked->status();
+      notes->push_back("keyword leg skipped: " + ranked->status().message());
     } else {
-      add(*ranked, "keyword", 1.0);
+      add(**ranked, "keyword", 1.0);
       // Name the expansion-only hits as such.
-      for (const auto& d : *ranked) {
+      for (const auto& d : **ranked) {
         if (d.exact) continue;
         int64_t url = filter(d.chunk_id);
         if (url < 0) continue;
@@ -118,9 +124,9 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
     return a.score != b.score ? a.score > b.score : a.chunk_id < b.chunk_id;
   });
   if (all.size() > k) all.resize(k);
-  std::vector<ScoredDoc> ranked;
-  for (const auto& f : all) ranked.push_back({f.chunk_id, f.score, false});
-  UMWELT_ASSIGN_OR_RETURN(auto hits, LoadHits(corpus, ranked, search.query));
+  std::vector<ScoredDoc> fused;
+  for (const auto& f : all) fused.push_back({f.chunk_id, f.score, false});
+  UMWELT_ASSIGN_OR_RETURN(auto hits, LoadHits(corpus, fused, search.query));
   std::map<int64_t, const Fused*> by_chunk;
   for (const auto& f : all) by_chunk[f.chunk_id] = &f;
   for (auto& h : hits) h.via = by_chunk[h.chunk_id]->via;
@@ -177,29 +183,100 @@ std::vector<Hit> OrderCodeLane(std::vector<Hit> hits, std::string_view query, si
 
 }  // namespace
 
+namespace {
+
+// The query's vector in each space (empty where a space is skipped, with a
+// note saying why).
+struct QueryVectors {
+  std::vector<std::vector<float>> vecs;
+  std::vector<std::string> notes;
+};
+
+QueryVectors EmbedQuery(std::vector<Space>& spaces, const HybridOptions& o) {
+  QueryVectors out;
+  out.vecs.resize(spaces.size());
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    auto q = QueryVector(*spaces[i].embedder, o);
+    if (!q.ok()) {
+      out.notes.push_back("space " + spaces[i].name + " skipped: " + q.status().message());
+      continue;
+    }
+    if (static_cast<int>(q->size()) != spaces[i].index->dim()) {
+      out.notes.push_back("space " + spaces[i].name + " skipped: the embedder gave " + std::to_string(q->size()) +
+                          "-d vectors; the space holds " + std::to_string(spaces[i].index->dim()) + "-d");
+      continue;
+    }
+    out.vecs[i] = std::move(q).value();
+  }
+  return out;
+}
+
+// Whether embedding the query waits on a model server (any space's model is
+// not the builtin one, whose table is already in memory).
+bool EmbedsRemotely(const std::vector<Space>& spaces) {
+  return std::any_of(spaces.begin(), spaces.end(),
+                     [](const Space& s) { return s.embedder && s.embedder->model().rfind("builtin:", 0) != 0; });
+}
+
+}  // namespace
+
 Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, std::vector<Space>& spaces,
                                   const HybridOptions& o) {
   if (o.search.k <= 0) return Status::Invalid("-k must be positive, got " + std::to_string(o.search.k));
   if (CollapseWhitespace(o.search.query).empty() && o.vec_texts.empty()) {
     return Status::Invalid("the query is empty");
   }
-  HybridResult result;
-  std::vector<std::vector<float>> qvecs(spaces.size());
-  size_t usable = 0;
-  for (size_t i = 0; i < spaces.size(); ++i) {
-    auto q = QueryVector(*spaces[i].embedder, o);
-    if (!q.ok()) {
-      result.notes.push_back("space " + spaces[i].name + " skipped: " + q.status().message());
-      continue;
-    }
-    if (static_cast<int>(q->size()) != spaces[i].index->dim()) {
-      result.notes.push_back("space " + spaces[i].name + " skipped: the embedder gave " + std::to_string(q->size()) +
-                             "-d vectors; the space holds " + std::to_string(spaces[i].index->dim()) + "-d");
-      continue;
-    }
-    qvecs[i] = std::move(q).value();
-    ++usable;
+  // The lanes: the primary one, and code's own unless the search asked for
+  // code.
+  static const std::vector<std::string> code_sources = SourcesInSpace("code");
+  bool code_primary = std::any_of(o.search.sources.begin(), o.search.sources.end(),
+                                  [](const std::string& s) { return SpaceOf(s) == "code"; });
+  std::vector<SearchOptions> lanes(1, o.search);
+  if (!code_primary && lanes[0].sources.empty()) {
+    for (const auto& s : code_sources) lanes[0].exclude_sources.push_back(s);
   }
+  if (!code_primary && o.search.sources.empty() && o.search.kinds.empty() && o.code_k > 0) {
+    for (bool branch : {false, true}) {
+      SearchOptions code = o.search;
+      code.sources = code_sources;
+      code.kinds = CodeKinds(branch);
+      code.k = std::min(o.code_k * 4, 200);  // room for one window per file and the files a question wants first
+      lanes.push_back(std::move(code));
+    }
+  }
+  // A model server's round trip (and, in a fresh process, loading the HTTP
+  // library) is the longest part of a hybrid search: the keyword legs rank,
+  // and the vector files are read in, while it runs on a thread of its own.
+  // Only that thread touches the embedders; only this one the corpus.
+  QueryVectors embedded;
+  std::thread embedding;
+  std::exception_ptr failed;
+  const bool overlap = !spaces.empty() && EmbedsRemotely(spaces);
+  if (overlap) {
+    embedding = std::thread([&] {
+      try {
+        embedded = EmbedQuery(spaces, o);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+  } else {
+    embedded = EmbedQuery(spaces, o);
+  }
+  std::vector<std::optional<Result<std::vector<ScoredDoc>>>> ranked(lanes.size());
+  if (!o.vec_only) {
+    for (size_t i = 0; i < lanes.size(); ++i) ranked[i] = RankKeyword(corpus, keyword, lanes[i], LegK(lanes[i]));
+  }
+  if (overlap) {
+    for (const auto& sp : spaces) sp.index->Prefetch();
+    embedding.join();
+    if (failed) std::rethrow_exception(failed);
+  }
+  HybridResult result;
+  result.notes = std::move(embedded.notes);
+  const auto& qvecs = embedded.vecs;
+  size_t usable = static_cast<size_t>(
+      std::count_if(qvecs.begin(), qvecs.end(), [](const std::vector<float>& v) { return !v.empty(); }));
   if (usable == 0 && (o.vec_only || Tokenize(o.search.query).empty())) {
     if (!o.vec_only) {
       return Status::Invalid("the query `" + std::string(TruncateUtf8(o.search.query, 80)) + "` has no searchable words");
@@ -207,25 +284,12 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
     std::string why = result.notes.empty() ? "the corpus has no vector space (run `umwelt index`)" : result.notes.front();
     return Status::Unavailable("--vec-only: no vector leg can run: " + why);
   }
-  // Code has lanes of its own unless the search asked for it.
-  static const std::vector<std::string> code_sources = SourcesInSpace("code");
-  bool code_primary = std::any_of(o.search.sources.begin(), o.search.sources.end(),
-                                  [](const std::string& s) { return SpaceOf(s) == "code"; });
-  SearchOptions primary = o.search;
-  if (!code_primary && primary.sources.empty()) {
-    for (const auto& s : code_sources) primary.exclude_sources.push_back(s);
-  }
-  UMWELT_ASSIGN_OR_RETURN(result.hits, Lane(corpus, keyword, spaces, qvecs, o, primary, &result.notes));
-  if (!code_primary && o.search.sources.empty() && o.search.kinds.empty() && o.code_k > 0) {
-    for (auto [branch, lane] : {std::pair{false, &result.code_main}, std::pair{true, &result.code_branches}}) {
-      SearchOptions code = o.search;
-      code.sources = code_sources;
-      code.kinds = CodeKinds(branch);
-      code.k = std::min(o.code_k * 4, 200);  // room for one window per file and the files a question wants first
-      std::vector<std::string> lane_notes;
-      auto hits = Lane(corpus, keyword, spaces, qvecs, o, code, &lane_notes);
-      if (hits.ok()) *lane = OrderCodeLane(std::move(hits).value(), o.search.query, static_cast<size_t>(o.code_k));
-    }
+  UMWELT_ASSIGN_OR_RETURN(result.hits, Lane(corpus, keyword, spaces, qvecs, o, lanes[0], ranked[0], &result.notes));
+  for (size_t i = 1; i < lanes.size(); ++i) {
+    std::vector<std::string> lane_notes;
+    auto hits = Lane(corpus, keyword, spaces, qvecs, o, lanes[i], ranked[i], &lane_notes);
+    std::vector<Hit>& lane = i == 1 ? result.code_main : result.code_branches;
+    if (hits.ok()) lane = OrderCodeLane(std::move(hits).value(), o.search.query, static_cast<size_t>(o.code_k));
   }
   return result;
 }

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <filesystem>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <set>
 
@@ -409,6 +412,98 @@ TEST_F(HybridTest, AnUnreachableEmbedderSkipsItsSpaceAndKeepsKeyword) {
   EXPECT_TRUE(none->empty());
   ASSERT_EQ(hint.size(), 1u);
   EXPECT_NE(hint[0].find("--embedder prose=openai:<base-url>#m1"), std::string::npos);
+}
+
+// A space whose embedder stands for a model server: it answers only once the
+// search has gone on without it (the index's Prefetch, after the keyword
+// legs), or after 10 s.
+struct Handshake {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool prefetched = false;
+  bool embedded_after_prefetch = false;
+};
+
+class WaitingEmbedder final : public Embedder {
+ public:
+  WaitingEmbedder(std::unique_ptr<Embedder> inner, std::string model, Handshake* h)
+      : inner_(std::move(inner)), model_(std::move(model)), h_(h) {}
+  std::string model() const override { return model_; }
+  int dim() const override { return inner_->dim(); }
+  Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override {
+    std::unique_lock<std::mutex> lock(h_->mu);
+    h_->embedded_after_prefetch =
+        h_->cv.wait_for(lock, std::chrono::seconds(10), [this] { return h_->prefetched; });
+    return inner_->Embed(texts);
+  }
+
+ private:
+  std::unique_ptr<Embedder> inner_;
+  std::string model_;
+  Handshake* h_;
+};
+
+class SignallingIndex final : public VectorIndex {
+ public:
+  SignallingIndex(std::unique_ptr<VectorIndex> inner, Handshake* h) : inner_(std::move(inner)), h_(h) {}
+  const std::string& model() const override { return inner_->model(); }
+  int dim() const override { return inner_->dim(); }
+  size_t size() const override { return inner_->size(); }
+  void Prefetch() const override {
+    inner_->Prefetch();
+    std::lock_guard<std::mutex> lock(h_->mu);
+    h_->prefetched = true;
+    h_->cv.notify_all();
+  }
+  Result<std::vector<ScoredDoc>> Nearest(const std::vector<float>& q, const std::function<bool(int64_t)>& filter,
+                                         size_t limit) const override {
+    return inner_->Nearest(q, filter, limit);
+  }
+
+ private:
+  std::unique_ptr<VectorIndex> inner_;
+  Handshake* h_;
+};
+
+// A model server's round trip runs beside the keyword legs and the vector
+// file's read-in, not before them, and the answer is the one a search in
+// turn gives; an in-memory (builtin) model is asked in turn.
+TEST_F(HybridTest, AModelServersRoundTripRunsBesideTheKeywordLegs) {
+  IndexReport r;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r).ok());
+  auto keyword = KeywordIndex::Open(*corpus_);
+  ASSERT_TRUE(keyword.ok());
+  auto space = [&](const std::string& model, Handshake* h) {
+    std::vector<std::string> notes;
+    auto loaded = LoadSpaces(*corpus_, {}, &notes);
+    EXPECT_TRUE(loaded.ok() && loaded->size() == 1);
+    std::vector<Space> out;
+    out.push_back({"prose", std::make_unique<WaitingEmbedder>(std::move((*loaded)[0].embedder), model, h),
+                   std::make_unique<SignallingIndex>(std::move((*loaded)[0].index), h)});
+    return out;
+  };
+  HybridOptions o;
+  o.search.query = "gpu throughput";
+  o.search.k = 10;
+  Handshake remote_h;
+  auto remote_spaces = space("BAAI/bge-small-en-v1.5", &remote_h);
+  auto remote = HybridSearch(*corpus_, **keyword, remote_spaces, o);
+  ASSERT_TRUE(remote.ok()) << remote.status().message();
+  EXPECT_TRUE(remote_h.embedded_after_prefetch);
+  // The same search in turn (the model in memory): the same hits.
+  Handshake local_h;
+  local_h.prefetched = true;  // nothing to wait for
+  auto local_spaces = space("builtin:lsa-test", &local_h);
+  auto local = HybridSearch(*corpus_, **keyword, local_spaces, o);
+  ASSERT_TRUE(local.ok());
+  ASSERT_EQ(remote->hits.size(), local->hits.size());
+  ASSERT_FALSE(remote->hits.empty());
+  for (size_t i = 0; i < remote->hits.size(); ++i) {
+    EXPECT_EQ(remote->hits[i].ref, local->hits[i].ref);
+    EXPECT_EQ(remote->hits[i].score, local->hits[i].score);
+    EXPECT_EQ(remote->hits[i].via, local->hits[i].via);
+  }
+  EXPECT_EQ(remote->notes, local->notes);
 }
 
 // Issue 34, item 6: the code lane gives one hit per file, and for a

@@ -20,6 +20,7 @@
 #include <immintrin.h>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <optional>
 
 #include <xxhash.h>
@@ -147,6 +148,23 @@ class MappedVectors final : public VectorIndex {
     return m;
   }
 
+  // The scales and codes, which every search scans: mapped into the page
+  // table in one call (MADV_POPULATE_READ, Linux 5.14), else touched page by
+  // page; the float rows, read a few at a time, are left alone.
+  void Prefetch() const override {
+    std::call_once(prefetched_, [this] {
+      const uint32_t row = PaddedDim(h_.dim) / 2;
+      const auto* begin = reinterpret_cast<const uint8_t*>(scales_);
+      const uint8_t* end = codes_ + h_.n * row;
+      const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+      auto* first = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(begin) & ~(page - 1));
+      constexpr int kPopulateRead = 22;  // MADV_POPULATE_READ, for older headers
+      if (end <= first || ::madvise(first, static_cast<size_t>(end - first), kPopulateRead) == 0) return;
+      volatile uint8_t sink = 0;
+      for (const uint8_t* p = first; p < end; p += page) sink = sink + *p;
+    });
+  }
+
   const VecHeader& header() const { return h_; }
   const std::string& model() const override { return model_; }
   int dim() const override { return static_cast<int>(h_.dim); }
@@ -238,6 +256,7 @@ class MappedVectors final : public VectorIndex {
   const uint8_t* codes_ = nullptr;
   const float* vectors_ = nullptr;
   std::string model_;
+  mutable std::once_flag prefetched_;
   // The delta (SetDelta): rows replaced or deleted since the file was built,
   // and the vectors written since.
   std::vector<bool> masked_;
