@@ -157,9 +157,11 @@ class MappedVectors final : public VectorIndex {
       const auto* begin = reinterpret_cast<const uint8_t*>(scales_);
       const uint8_t* end = codes_ + h_.n * row;
       const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-      auto* first = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(begin) & ~(page - 1));
+      const uint8_t* first = begin - (reinterpret_cast<uintptr_t>(begin) & (page - 1));
       constexpr int kPopulateRead = 22;  // MADV_POPULATE_READ, for older headers
-      if (end <= first || ::madvise(first, static_cast<size_t>(end - first), kPopulateRead) == 0) return;
+      if (end <= first || ::madvise(const_cast<uint8_t*>(first), static_cast<size_t>(end - first), kPopulateRead) == 0) {
+        return;
+      }
       volatile uint8_t sink = 0;
       for (const uint8_t* p = first; p < end; p += page) sink = sink + *p;
     });

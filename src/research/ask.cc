@@ -285,6 +285,7 @@ class AskRun {
   void Decompose();         // 3: facets, by the model or extractively
   Status FanOut();          // 4: every facet searched, concurrently
   Status Expand();          // 5-6: the facets' rankings fused; the best threads read to their end
+  Status ReadForums();      //      a forum thread's opening post and replies, beside a message of it
   Status FetchLinked();     //      linked papers and posts, fetched and read
   Status AddSuperseding();  //      what superseded a statement, as evidence
   void Judge();             //      found at all; abstain when the key constraints never meet
@@ -576,6 +577,49 @@ Status AskRun::Expand() {
       }
     }
   }
+  return Status::Ok();
+}
+
+Status AskRun::ReadForums() {
+  // A forum thread is a question and its replies, as an issue is: a message
+  // of one (the thread has a post whose id is its own) is read with the post
+  // that opened it and its other replies, so the answer can be the reply to
+  // the question rather than whichever message the search ranked. Threads of
+  // at most 30 messages, the first three in the evidence's order.
+  constexpr size_t kMaxMessages = 30, kMaxThreads = 3;
+  std::set<std::string> have, seen;
+  for (const auto& e : ev) have.insert(e.url);
+  std::vector<Evidence> more;
+  size_t read = 0;
+  for (size_t i = 0; i < ev.size() && read < kMaxThreads; ++i) {
+    const Evidence& e = ev[i];
+    size_t slash = e.thread.rfind('/');
+    if (RoleOf(e.source, e.kind) != Role::kMessage || !e.lane.empty() || slash == std::string::npos ||
+        !seen.insert(e.thread).second) {
+      continue;
+    }
+    UMWELT_ASSIGN_OR_RETURN(auto opening, corpus->ChunkByRef(e.thread + e.thread.substr(slash)));
+    if (!opening) continue;  // a channel, not a thread
+    UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus->ThreadChunks(e.thread));
+    if (chunks.size() > kMaxMessages) continue;
+    ++read;
+    for (const auto& c : chunks) {
+      if (c.url.rfind("https://", 0) != 0 || !have.insert(c.url).second) continue;
+      Evidence x;
+      x.url = c.url;
+      x.ref = c.ref;
+      x.thread = e.thread;
+      x.source = c.source;
+      x.kind = c.kind;
+      x.title = c.title;
+      x.author = c.author;
+      x.date = c.date;
+      x.text = c.text;
+      x.facet = e.facet;
+      more.push_back(std::move(x));
+    }
+  }
+  for (auto& x : more) ev.push_back(std::move(x));
   return Status::Ok();
 }
 
@@ -879,6 +923,7 @@ Result<AskResult> Ask(const AskOptions& o) {
   run.Decompose();
   UMWELT_RETURN_IF_ERROR(run.FanOut());
   UMWELT_RETURN_IF_ERROR(run.Expand());
+  UMWELT_RETURN_IF_ERROR(run.ReadForums());
   UMWELT_RETURN_IF_ERROR(run.FetchLinked());
   UMWELT_RETURN_IF_ERROR(run.AddSuperseding());
   run.Judge();
