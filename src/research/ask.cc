@@ -232,6 +232,22 @@ const char* kSynthesizeSystem =
     "where they apply, then '## Caveats'. Plain, short sentences. If the evidence does not answer the "
     "question, say so plainly.";
 
+// Chunk `c` as evidence of `thread`, found by `facet`.
+Evidence ChunkEvidence(const Chunk& c, const std::string& thread, const std::string& facet) {
+  Evidence x;
+  x.url = c.url;
+  x.ref = c.ref;
+  x.thread = thread;
+  x.source = c.source;
+  x.kind = c.kind;
+  x.title = c.title;
+  x.author = c.author;
+  x.date = c.date;
+  x.text = c.text;
+  x.facet = facet;
+  return x;
+}
+
 std::string EvidenceBlock(const std::vector<Evidence>& ev, size_t max_chars_each) {
   std::string out;
   for (const auto& e : ev) {
@@ -605,18 +621,7 @@ Status AskRun::ReadForums() {
     ++read;
     for (const auto& c : chunks) {
       if (c.url.rfind("https://", 0) != 0 || !have.insert(c.url).second) continue;
-      Evidence x;
-      x.url = c.url;
-      x.ref = c.ref;
-      x.thread = e.thread;
-      x.source = c.source;
-      x.kind = c.kind;
-      x.title = c.title;
-      x.author = c.author;
-      x.date = c.date;
-      x.text = c.text;
-      x.facet = e.facet;
-      more.push_back(std::move(x));
+      more.push_back(ChunkEvidence(c, e.thread, e.facet));
     }
   }
   for (auto& x : more) ev.push_back(std::move(x));
@@ -674,18 +679,8 @@ Status AskRun::AddSuperseding() {
       if (e.superseded_by.empty() || !have.insert(e.superseded_by).second) continue;
       UMWELT_ASSIGN_OR_RETURN(auto c, corpus->ChunkByUrl(e.superseded_by));
       if (!c) continue;
-      Evidence x;
-      x.url = c->url;
-      x.ref = c->ref;
-      x.thread = e.thread;
-      x.source = c->source;
-      x.kind = c->kind;
-      x.title = c->title;
-      x.author = c->author;
-      x.date = c->date;
-      x.text = c->text;
+      Evidence x = ChunkEvidence(*c, e.thread, e.facet);
       x.thread_state = e.thread_state;
-      x.facet = e.facet;
       later.push_back(std::move(x));
     }
     for (auto& x : later) ev.push_back(std::move(x));
