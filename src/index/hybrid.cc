@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -70,16 +71,16 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
   size_t leg_k = LegK(search);
   UMWELT_ASSIGN_OR_RETURN(auto filter, keyword.Filter(search));
   std::map<int64_t, Fused> by_url;
-  auto add = [&](const std::vector<ScoredDoc>& ranked, const std::string& leg, double weight) {
+  auto add = [&](const std::vector<ScoredDoc>& list, const std::string& leg, double weight) {
     // Score fusion: each leg's scores min-max scaled to [0, 1] over its list,
     // never rising down the list (the keyword leg ranks exact matches above
     // expansion-only ones whatever their scores, and fusion keeps that order).
     std::vector<double> scores;
-    for (const auto& d : ranked) scores.push_back(scores.empty() ? d.score : std::min(scores.back(), d.score));
+    for (const auto& d : list) scores.push_back(scores.empty() ? d.score : std::min(scores.back(), d.score));
     const double hi = scores.empty() ? 0 : scores.front(), lo = scores.empty() ? 0 : scores.back();
     const double span = hi > lo ? hi - lo : 1.0;
-    for (size_t r = 0; r < ranked.size(); ++r) {
-      int64_t url = filter(ranked[r].chunk_id);
+    for (size_t r = 0; r < list.size(); ++r) {
+      int64_t url = filter(list[r].chunk_id);
       if (url < 0) continue;
       Fused& f = by_url[url];
       double leg_score = o.fusion == Fusion::kScores ? weight * (scores[r] - lo) / span
@@ -87,7 +88,7 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
       f.score += leg_score;
       if (leg_score > f.best_leg_score) {
         f.best_leg_score = leg_score;
-        f.chunk_id = ranked[r].chunk_id;
+        f.chunk_id = list[r].chunk_id;
       }
       if (std::find(f.via.begin(), f.via.end(), leg) == f.via.end()) f.via.push_back(leg);
     }
@@ -249,8 +250,14 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
   // and the vector files are read in, while it runs on a thread of its own.
   // Only that thread touches the embedders; only this one the corpus.
   QueryVectors embedded;
-  std::thread embedding;
   std::exception_ptr failed;
+  std::thread embedding;
+  struct Joined {  // the thread ends before what it writes, even if this one throws
+    std::thread& t;
+    ~Joined() {
+      if (t.joinable()) t.join();
+    }
+  } joined{embedding};
   const bool overlap = !spaces.empty() && EmbedsRemotely(spaces);
   if (overlap) {
     embedding = std::thread([&] {

@@ -476,8 +476,9 @@ TEST_F(HybridTest, AModelServersRoundTripRunsBesideTheKeywordLegs) {
   auto space = [&](const std::string& model, Handshake* h) {
     std::vector<std::string> notes;
     auto loaded = LoadSpaces(*corpus_, {}, &notes);
-    EXPECT_TRUE(loaded.ok() && loaded->size() == 1);
     std::vector<Space> out;
+    EXPECT_TRUE(loaded.ok() && loaded->size() == 1);
+    if (!loaded.ok() || loaded->size() != 1) return out;
     out.push_back({"prose", std::make_unique<WaitingEmbedder>(std::move((*loaded)[0].embedder), model, h),
                    std::make_unique<SignallingIndex>(std::move((*loaded)[0].index), h)});
     return out;
