@@ -40,4 +40,22 @@ inline Chunk GithubChunk(const std::string& ref, const std::string& parent, cons
   return c;
 }
 
+// A message `id` of Discord channel or thread `thread` on `guild`, at its
+// permalink (a forum thread is one whose opening message has its own id).
+inline Chunk DiscordMessage(const std::string& guild, const std::string& thread, const std::string& id,
+                            const std::string& author, const std::string& title, const std::string& date,
+                            const std::string& text) {
+  Chunk m;
+  m.source = "discord";
+  m.kind = "message";
+  m.parent = "discord:" + guild + "/" + thread;
+  m.ref = m.parent + "/" + id;
+  m.url = "https://discord.com/channels/" + guild + "/" + thread + "/" + id;
+  m.title = title;
+  m.author = author;
+  m.date = date;
+  m.text = text;
+  return m;
+}
+
 }  // namespace umwelt::testing

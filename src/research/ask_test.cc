@@ -135,17 +135,8 @@ TEST_F(AskTest, TheProjectsNameOnItsOwnServerIsNotAKeyConstraint) {
     auto b = (*c)->BeginWrite();
     auto put = [&](const std::string& thread, const std::string& id, const std::string& author, const std::string& title,
                    const std::string& text) {
-      Chunk m;
-      m.source = "discord";
-      m.kind = "message";
-      m.parent = "discord:7/" + thread;
-      m.ref = m.parent + "/" + id;
-      m.url = "https://discord.com/channels/7/" + thread + "/" + id;
-      m.title = title;
-      m.author = author;
-      m.date = "2026-11-0" + std::to_string(1 + std::stoi(id) % 9) + "T10:00:00Z";
-      m.text = text;
-      ASSERT_TRUE(b->get()->PutRecord({m}).ok());
+      std::string date = "2026-11-0" + std::to_string(1 + std::stoi(id) % 9) + "T10:00:00Z";
+      ASSERT_TRUE(b->get()->PutRecord({testing::DiscordMessage("7", thread, id, author, title, date, text)}).ok());
     };
     const char* topics[] = {"menu", "import", "schema", "backup", "webhook", "token", "branch", "artifact"};
     for (int i = 0; i < 120; ++i) {

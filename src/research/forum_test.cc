@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "corpus_fixtures.h"
 #include "test_util.h"
 #include "umwelt/corpus.h"
 #include "umwelt/research.h"
@@ -20,17 +21,9 @@ class ForumAskTest : public ::testing::Test {
     auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
     ASSERT_TRUE(c.ok());
     auto b = (*c)->BeginWrite();
-    Chunk m;
-    m.source = "discord";
-    m.kind = "message";
-    m.parent = "discord:7/" + thread;
-    m.ref = m.parent + "/" + id;
-    m.url = "https://discord.com/channels/7/" + thread + "/" + id;
-    m.title = title;
-    m.author = author;
-    m.date = "2026-11-" + day + "T10:00:00Z";
-    m.text = text;
-    ASSERT_TRUE((*b)->PutRecord({m}).ok());
+    ASSERT_TRUE(
+        (*b)->PutRecord({testing::DiscordMessage("7", thread, id, author, title, "2026-11-" + day + "T10:00:00Z", text)})
+            .ok());
     ASSERT_TRUE((*b)->Commit().ok());
   }
   AskOptions Options(const std::string& q) {
