@@ -7,6 +7,9 @@
 //                                         vector scan and hybrid search
 //   vector_bench child --corpus DB --dim D  (internal) the random-space searches
 //                                         in a fresh process, for peak RSS
+//   vector_bench lists --corpus DB [--queries N]
+//                                         lay the space out in inverted lists;
+//                                         recall and time against the exact scan
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,7 +88,7 @@ int TimeSearches(umwelt::Corpus& corpus, std::vector<umwelt::Space>& spaces, con
       if (!r.ok()) return Fail(r.status());
       auto qv = spaces[0].embedder->Embed({q});
       auto t2 = Clock::now();
-      auto near = spaces[0].index->Nearest((*qv)[0], nullptr, 100);
+      auto near = spaces[0].index->Nearest((*qv)[0], nullptr, 100, false);
       double scan_ms = Ms(t2);
       if (pass == 0) continue;  // warm-up
       hybrid.push_back(ms);
@@ -104,6 +107,7 @@ struct BenchArgs {
   std::string db;
   int dim = 384;
   std::string model;
+  int queries = 100;
 };
 
 // Trains the builtin space, embeds every chunk, then times searches.
@@ -162,7 +166,7 @@ int Recall(umwelt::Corpus& c, const BenchArgs&) {
       exact.emplace_back(dot, ids[i]);
     }
     std::partial_sort(exact.begin(), exact.begin() + kK, exact.end(), std::greater<>());
-    auto near = (*v)->Nearest(x, nullptr, kK);
+    auto near = (*v)->Nearest(x, nullptr, kK, false);
     if (!near.ok()) return Fail(near.status());
     std::set<int64_t> truth;
     for (int i = 0; i < kK; ++i) truth.insert(exact[i].second);
@@ -244,6 +248,85 @@ int Child(umwelt::Corpus& c, const BenchArgs& a) {
   return rc;
 }
 
+// The space laid out in inverted lists (built now unless it is): recall@10
+// and @50 of a search through the nearest lists against an exact float32
+// scan, and its time against the exact scan's, in this process. The queries
+// are the vectors of chunks drawn at random (the space's own distribution;
+// each finds itself) and, for a builtin space, the bench's queries embedded.
+int Lists(umwelt::Corpus& c, const BenchArgs& a) {
+  std::vector<int64_t> ids;
+  std::vector<float> rows;
+  int d = 0;
+  umwelt::Status s = c.ForEachVector("prose", [&](int64_t id, const float* v, int n) {
+    d = n;
+    ids.push_back(id);
+    rows.insert(rows.end(), v, v + n);
+  });
+  if (!s.ok()) return Fail(s);
+  auto v = umwelt::VectorIndex::Open(c, "prose");
+  if (!v.ok()) return Fail(v.status());
+  if ((*v)->lists() == 0) {
+    auto t = Clock::now();
+    std::string path = a.db + ".vec-prose";  // scanned whole: built again in lists
+    std::remove(path.c_str());
+    v = umwelt::VectorIndex::Open(c, "prose", {.ivf_min_rows = 0});
+    if (!v.ok()) return Fail(v.status());
+    std::printf("| %zu vectors, %d-d: build the vector file in %zu lists | %.1f s |\n", ids.size(), d, (*v)->lists(),
+                Ms(t) / 1000);
+  }
+  std::vector<std::vector<float>> queries;
+  std::mt19937_64 rng(7);
+  for (int q = 0; q < a.queries; ++q) {
+    size_t i = rng() % ids.size();
+    queries.emplace_back(rows.begin() + static_cast<long>(i * d), rows.begin() + static_cast<long>((i + 1) * d));
+  }
+  const size_t sampled = queries.size();
+  std::vector<std::string> notes;
+  auto spaces = umwelt::LoadSpaces(c, {}, &notes);
+  if (spaces.ok() && !spaces->empty()) {
+    for (const char* text : kQueries) {
+      auto qv = (*spaces)[0].embedder->Embed({text});
+      if (qv.ok() && umwelt::Normalize(&(*qv)[0])) queries.push_back((*qv)[0]);
+    }
+  }
+  std::vector<double> lists_ms, exact_ms;
+  double r10[2] = {0, 0}, r50[2] = {0, 0};
+  for (size_t q = 0; q < queries.size(); ++q) {
+    const std::vector<float>& x = queries[q];
+    std::vector<std::pair<float, int64_t>> exact;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      float dot = 0;
+      for (int k = 0; k < d; ++k) dot += x[k] * rows[i * d + k];
+      exact.emplace_back(dot, ids[i]);
+    }
+    std::partial_sort(exact.begin(), exact.begin() + 50, exact.end(), std::greater<>());
+    auto t = Clock::now();
+    auto near = (*v)->Nearest(x, nullptr, 100, false);
+    lists_ms.push_back(Ms(t));
+    t = Clock::now();
+    auto all = (*v)->Nearest(x, nullptr, 100, true);
+    exact_ms.push_back(Ms(t));
+    if (!near.ok()) return Fail(near.status());
+    for (int at : {10, 50}) {
+      std::set<int64_t> truth, got;
+      for (int i = 0; i < at; ++i) truth.insert(exact[i].second);
+      for (size_t i = 0; i < std::min<size_t>(near->size(), at); ++i) got.insert((*near)[i].chunk_id);
+      int found = 0;
+      for (int64_t id : got) found += truth.count(id);
+      (at == 10 ? r10 : r50)[q < sampled ? 0 : 1] += static_cast<double>(found) / at;
+    }
+  }
+  const double texts = static_cast<double>(queries.size() - sampled);
+  std::printf("| %zu lists: recall@10 / @50 against an exact float32 scan, %zu chunks' vectors as queries | %.4f / %.4f |\n",
+              (*v)->lists(), sampled, r10[0] / sampled, r50[0] / sampled);
+  if (texts > 0) {
+    std::printf("| the same, the bench's %.0f queries embedded | %.4f / %.4f |\n", texts, r10[1] / texts, r50[1] / texts);
+  }
+  std::printf("| nearest 100 through the lists / exact scan of every vector: p50 / p95 | %.2f / %.2f ms; %.2f / %.2f ms |\n",
+              Pct(lists_ms, 0.5), Pct(lists_ms, 0.95), Pct(exact_ms, 0.5), Pct(exact_ms, 0.95));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -255,6 +338,7 @@ int main(int argc, char** argv) {
     std::string k = argv[i];
     if (k == "--corpus") a.db = argv[++i];
     else if (k == "--dim") a.dim = std::stoi(argv[++i]);
+    else if (k == "--queries") a.queries = std::stoi(argv[++i]);
   }
   a.model = "bench-random-" + std::to_string(a.dim);
   auto corpus = umwelt::Corpus::Open(a.db, umwelt::Corpus::Mode::kReadWrite);
@@ -264,6 +348,7 @@ int main(int argc, char** argv) {
   if (mode == "recall") return Recall(**corpus, a);
   if (mode == "random") return Random(**corpus, a);
   if (mode == "child") return Child(**corpus, a);
-  std::fprintf(stderr, "usage: vector_bench builtin|search|recall|random --corpus DB [--dim N]\n");
+  if (mode == "lists") return Lists(**corpus, a);
+  std::fprintf(stderr, "usage: vector_bench builtin|search|recall|random|lists --corpus DB [--dim N] [--queries N]\n");
   return 2;
 }

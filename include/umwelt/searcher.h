@@ -37,6 +37,7 @@ struct SearchRequest {
   bool vec_only = false;              // vector legs only
   std::vector<std::string> vec_texts; // HyDE texts for the vector legs
   double vec_weight = kDefaultVectorWeight;  // fusion weight of each vector leg (keyword: 1)
+  bool exact = false;                 // vector legs scan every vector (a large space reads the nearest lists)
   bool group_threads = false;         // also group by thread: `k` threads from a deeper ranking
   int rerank_top = 50;                // with a reranker (Searcher::SetReranker): reorder this many
 };

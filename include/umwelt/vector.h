@@ -87,23 +87,36 @@ Result<std::map<std::string, std::string>> CorpusSpaces(Corpus& corpus);
 // beside the corpus. Snapshots carry only such spaces.
 bool PortableModel(const std::string& model);
 
+// Spaces of at least this many vectors are split into inverted lists when
+// their file is built, and a search reads the lists nearest its query; smaller
+// ones are scanned whole (README, "Vectors and hybrid search").
+inline constexpr uint64_t kIvfMinRows = 1'000'000;
+
+struct VectorFileOptions {
+  uint64_t ivf_min_rows = kIvfMinRows;  // applies when the file is built
+};
+
 class VectorIndex {
  public:
   // Maps (building when stale) the side file of `space`.
-  static Result<std::unique_ptr<VectorIndex>> Open(Corpus& corpus, const std::string& space);
+  static Result<std::unique_ptr<VectorIndex>> Open(Corpus& corpus, const std::string& space,
+                                                   const VectorFileOptions& options = {});
   virtual ~VectorIndex() = default;
   virtual const std::string& model() const = 0;
   virtual int dim() const = 0;
   virtual size_t size() const = 0;
+  // The inverted lists it reads by; 0 when every search scans every vector.
+  virtual size_t lists() const { return 0; }
   // Reads the pages a search scans into this process ahead of it (a fresh
   // process does, on another thread, while a model server embeds the query);
   // once per index.
   virtual void Prefetch() const {}
   // The nearest chunks to unit vector `q` by cosine, best first, filtered by
-  // `filter` (chunk id -> keep), at most `limit`.
+  // `filter` (chunk id -> keep), at most `limit`. A space in lists reads the
+  // lists nearest `q`, unless `exact`: then every vector.
   virtual Result<std::vector<ScoredDoc>> Nearest(const std::vector<float>& q,
-                                                 const std::function<bool(int64_t)>& filter,
-                                                 size_t limit) const = 0;
+                                                 const std::function<bool(int64_t)>& filter, size_t limit,
+                                                 bool exact) const = 0;
 };
 
 // How the legs' rankings combine: by reciprocal rank (k = 60), or by their
@@ -122,6 +135,7 @@ struct HybridOptions {
   double vector_weight = kDefaultVectorWeight;  // fusion weight of each vector leg (keyword: 1)
   Fusion fusion = Fusion::kScores;
   int code_k = 10;                      // budget of each code lane
+  bool exact = false;                   // vector legs scan every vector, not the nearest lists
 };
 
 struct Space {

@@ -199,7 +199,7 @@ Status CmdEvalRetrieval(const std::string& corpus_path, const EvalArgs& a) {
     if (a.keyword_only) continue;
     auto qv = spaces[0].embedder->Embed({q.text});
     if (qv.ok() && Normalize(&(*qv)[0])) {
-      UMWELT_ASSIGN_OR_RETURN(auto near, spaces[0].index->Nearest((*qv)[0], nullptr, 100));
+      UMWELT_ASSIGN_OR_RETURN(auto near, spaces[0].index->Nearest((*qv)[0], nullptr, 100, false));
       for (const auto& d : near) add("vector", d.chunk_id, d.score);
     }
     HybridOptions ho;

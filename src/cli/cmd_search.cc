@@ -159,6 +159,10 @@ Status CmdIndex(const std::string& path, const IndexArgs& a) {
   for (const auto& c : configs) {
     auto v = VectorIndex::Open(*corpus, c.space);  // build the side file now, not at the first search
     if (!v.ok()) return v.status();
+    if ((*v)->lists() > 0) {
+      std::printf("space %s: %zu vectors in %zu lists; a search reads the lists nearest its query (--exact: every one)\n",
+                  c.space.c_str(), (*v)->size(), (*v)->lists());
+    }
   }
   return Status::Ok();
 }

@@ -112,7 +112,7 @@ Result<std::vector<Hit>> Lane(Corpus& corpus, const KeywordIndex& keyword, std::
   }
   for (size_t i = 0; i < spaces.size(); ++i) {
     if (qvecs[i].empty() || !SpaceServes(spaces[i].name, search)) continue;
-    auto near = spaces[i].index->Nearest(qvecs[i], [&](int64_t id) { return filter(id) >= 0; }, leg_k);
+    auto near = spaces[i].index->Nearest(qvecs[i], [&](int64_t id) { return filter(id) >= 0; }, leg_k, o.exact);
     if (!near.ok()) {
       notes->push_back("space " + spaces[i].name + " skipped: " + near.status().message());
       continue;

@@ -110,14 +110,14 @@ TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
         for (size_t i = 0; i < std::min(k, all.size()); ++i) ids.push_back(all[i].second);
         return ids;
       };
-      auto got = (*index)->Nearest(q, nullptr, 10);
+      auto got = (*index)->Nearest(q, nullptr, 10, false);
       ASSERT_TRUE(got.ok());
       std::vector<int64_t> ids;
       for (const auto& h : *got) ids.push_back(h.chunk_id);
       EXPECT_EQ(ids, exact(nullptr, 10)) << dim;
       // Only one row in 400 passes: the first pool of 1024 holds ~2 of them.
       auto rare = [](int64_t id) { return id % 400 == 7; };
-      auto filtered = (*index)->Nearest(q, rare, 5);
+      auto filtered = (*index)->Nearest(q, rare, 5, false);
       ASSERT_TRUE(filtered.ok());
       ids.clear();
       for (const auto& h : *filtered) ids.push_back(h.chunk_id);
@@ -181,15 +181,15 @@ TEST(VectorIndexTest, ChangedVectorsAreScannedBesideTheFile) {
   ASSERT_TRUE(index.ok()) << index.status().message();
   EXPECT_TRUE(testing::ReadFileOrEmpty(path) == built);  // not rewritten
   EXPECT_EQ((*index)->size(), static_cast<size_t>(kRows));  // less chunk 3, plus the new one
-  auto top = (*index)->Nearest(q, nullptr, 3);
+  auto top = (*index)->Nearest(q, nullptr, 3, false);
   ASSERT_TRUE(top.ok() && !top->empty());
   EXPECT_EQ((*top)[0].chunk_id, 5);
   EXPECT_NEAR((*top)[0].score, 1.0, 1e-5);
-  auto by_old3 = (*index)->Nearest(old3, nullptr, 3);
+  auto by_old3 = (*index)->Nearest(old3, nullptr, 3, false);
   ASSERT_TRUE(by_old3.ok() && !by_old3->empty());
   EXPECT_EQ((*by_old3)[0].chunk_id, (**fresh).id);
   for (const auto& h : *by_old3) EXPECT_NE(h.chunk_id, 3);  // deleted
-  auto odd = (*index)->Nearest(q, [](int64_t id) { return id % 2 == 1; }, 3);
+  auto odd = (*index)->Nearest(q, [](int64_t id) { return id % 2 == 1; }, 3, false);
   ASSERT_TRUE(odd.ok() && !odd->empty());
   EXPECT_EQ((*odd)[0].chunk_id, 5);
 
@@ -200,7 +200,7 @@ TEST(VectorIndexTest, ChangedVectorsAreScannedBesideTheFile) {
   EXPECT_EQ((*rebuilt)->size(), (*index)->size());
   for (int trial = 0; trial < 5; ++trial) {
     std::vector<float> r = unit();
-    auto a = (*index)->Nearest(r, nullptr, 10), b = (*rebuilt)->Nearest(r, nullptr, 10);
+    auto a = (*index)->Nearest(r, nullptr, 10, false), b = (*rebuilt)->Nearest(r, nullptr, 10, false);
     ASSERT_TRUE(a.ok() && b.ok());
     ASSERT_EQ(a->size(), b->size());
     for (size_t i = 0; i < a->size(); ++i) EXPECT_EQ((*a)[i].chunk_id, (*b)[i].chunk_id) << trial << " #" << i;
@@ -456,8 +456,8 @@ class SignallingIndex final : public VectorIndex {
     h_->cv.notify_all();
   }
   Result<std::vector<ScoredDoc>> Nearest(const std::vector<float>& q, const std::function<bool(int64_t)>& filter,
-                                         size_t limit) const override {
-    return inner_->Nearest(q, filter, limit);
+                                         size_t limit, bool exact) const override {
+    return inner_->Nearest(q, filter, limit, exact);
   }
 
  private:

@@ -52,6 +52,9 @@ std::vector<ParamTable<SearchRequest>::Param> SearchFilterParams() {
       {{.name = "vec_weight", .type = T::kNumber, .help = "Fusion weight of each vector leg (keyword: 1)", .min = 0, .max = 10,
         .fallback = Decimal(kDefaultVectorWeight)},
        [](SearchRequest& r, V v) { r.vec_weight = v.number; }},
+      {{.name = "exact", .type = T::kBool,
+        .help = "Vector legs scan every vector (a space of a million or more reads the lists nearest the query)"},
+       [](SearchRequest& r, V v) { r.exact = v.flag; }},
       {{.name = "feedback", .type = T::kBool,
         .help = "Pseudo-relevance feedback: expand the keyword query with the terms of its top ten hits (≈ +1.7 ms)"},
        [](SearchRequest& r, V v) { r.search.tuning.prf_docs = v.flag ? kFeedbackDocs : 0; }},
@@ -332,6 +335,7 @@ Result<SearchResponse> Searcher::SearchFlat(const SearchRequest& r) {
   ho.vec_only = r.vec_only;
   ho.vec_texts = r.vec_texts;
   ho.vector_weight = r.vec_weight;
+  ho.exact = r.exact;
   UMWELT_ASSIGN_OR_RETURN(out.result, HybridSearch(*corpus, *s->keyword, s->spaces, ho));
   out.result.notes.insert(out.result.notes.begin(), s->notes.begin(), s->notes.end());
   Rerank(*corpus, r, &out);

@@ -1,7 +1,11 @@
-// The per-space vector file: 4-bit codes scanned exhaustively, float32 rows
-// rescored for the best candidates. Layout: header, ids int64[n],
-// scales float[n], codes (8-aligned; n rows of padded_dim/2 bytes),
-// vectors float[n*dim].
+// The per-space vector file: 4-bit codes scanned, float32 rows rescored for
+// the best candidates. Layout: header; for a space in inverted lists (IVF,
+// header.lists > 0) the centroids float[lists*dim], the lists' first rows
+// uint64[lists+1] and the ids in ascending order int64[n]; then ids int64[n],
+// scales float[n], codes (8-aligned; n rows of padded_dim/2 bytes), vectors
+// float[n*dim]. Rows are in id order, or list by list (each in id order).
+// A small space is scanned whole; a large one list by list, the lists
+// nearest the query only (ivf.h), unless the search asks for the exact scan.
 //
 // A code row packs the dimensions in blocks of 64: byte j of a block holds
 // dimension j in its low nibble and dimension 32 + j in its high nibble, each
@@ -27,12 +31,13 @@
 
 #include "umwelt/file.h"
 #include "umwelt/vector.h"
+#include "ivf.h"
 
 namespace umwelt {
 namespace {
 
-// 03: the change log's point and the space's key, for the delta
-constexpr char kMagic[8] = {'U', 'M', 'W', 'V', 'E', 'C', '0', '3'};
+// 03: the change log's point and the space's key, for the delta; 04: lists
+constexpr char kMagic[8] = {'U', 'M', 'W', 'V', 'E', 'C', '0', '4'};
 
 struct VecHeader {
   char magic[8];
@@ -49,6 +54,8 @@ struct VecHeader {
   int64_t log_seq, log_id;
   uint64_t space_hash;
   uint64_t log_corpus;  // whose log: the hash of the corpus's corpus_id
+  uint32_t lists;       // inverted lists; 0: one list of every row, in id order
+  uint32_t pad3;
 };
 
 size_t Align8(size_t x) { return (x + 7) & ~size_t{7}; }
@@ -130,32 +137,48 @@ class MappedVectors final : public VectorIndex {
     m->file_ = std::move(file);
     std::memcpy(&m->h_, m->file_->data(), sizeof m->h_);
     if (std::memcmp(m->h_.magic, kMagic, 8) != 0) return Status::Corrupt(path + ": not a vector file of this version");
-    size_t n = m->h_.n, d = m->h_.dim;
+    const size_t n = m->h_.n, d = m->h_.dim, lists = m->h_.lists;
     if (n > 0 && (d == 0 || d > 8192 || n > size / (d * 4 + 12))) return Status::Corrupt(path + ": header out of range");
-    size_t row = PaddedDim(static_cast<uint32_t>(d)) / 2;
+    if (lists > 0 && (lists > n || d == 0 || d > 8192 || lists > size / (d * 4 + 16))) {
+      return Status::Corrupt(path + ": header out of range");
+    }
+    // Where each part begins, checked against the file's size before any is read.
+    const size_t row = PaddedDim(static_cast<uint32_t>(d)) / 2;
     size_t off = sizeof(VecHeader);
-    m->ids_ = reinterpret_cast<const int64_t*>(m->file_->data() + off);
-    off += n * 8;
-    m->scales_ = reinterpret_cast<const float*>(m->file_->data() + off);
-    off = Align8(off + n * 4);
-    m->codes_ = reinterpret_cast<const uint8_t*>(m->file_->data() + off);
-    off = Align8(off + n * row);
-    m->vectors_ = reinterpret_cast<const float*>(m->file_->data() + off);
-    m->file_->AdviseRandom(off, n * d * 4);  // rescoring reads a few rows
-    off += n * d * 4;
-    if (off != size) return Status::Corrupt(path + ": size disagrees with its header");
+    const size_t centroids = off, starts = Align8(centroids + lists * d * 4);
+    const size_t sorted = lists > 0 ? starts + (lists + 1) * 8 : off;
+    const size_t ids = lists > 0 ? sorted + n * 8 : off;
+    const size_t scales = ids + n * 8, codes = Align8(scales + n * 4), vectors = Align8(codes + n * row);
+    if (vectors + n * d * 4 != size) return Status::Corrupt(path + ": size disagrees with its header");
+    const auto* base = reinterpret_cast<const uint8_t*>(m->file_->data());
+    m->ids_ = reinterpret_cast<const int64_t*>(base + ids);
+    m->sorted_ids_ = lists > 0 ? reinterpret_cast<const int64_t*>(base + sorted) : m->ids_;
+    m->scales_ = reinterpret_cast<const float*>(base + scales);
+    m->codes_ = base + codes;
+    m->vectors_ = reinterpret_cast<const float*>(base + vectors);
+    if (lists > 0) {
+      m->centroids_ = reinterpret_cast<const float*>(base + centroids);
+      m->starts_ = reinterpret_cast<const uint64_t*>(base + starts);
+      if (m->starts_[0] != 0 || m->starts_[lists] != n) return Status::Corrupt(path + ": lists disagree with its header");
+      for (size_t j = 0; j < lists; ++j) {
+        if (m->starts_[j] > m->starts_[j + 1]) return Status::Corrupt(path + ": lists out of order");
+      }
+    }
+    m->file_->AdviseRandom(vectors, n * d * 4);  // rescoring reads a few rows
     m->model_ = std::string(m->h_.model, strnlen(m->h_.model, sizeof m->h_.model));
     return m;
   }
 
-  // The scales and codes, which every search scans: mapped into the page
-  // table in one call (MADV_POPULATE_READ, Linux 5.14), else touched page by
-  // page; the float rows, read a few at a time, are left alone.
+  // What every search reads, mapped into the page table in one call
+  // (MADV_POPULATE_READ, Linux 5.14), else touched page by page: the scales
+  // and codes of a space scanned whole, the centroids and lists' starts of a
+  // space in lists. The float rows, read a few at a time, are left alone.
   void Prefetch() const override {
     std::call_once(prefetched_, [this] {
       const uint32_t row = PaddedDim(h_.dim) / 2;
-      const auto* begin = reinterpret_cast<const uint8_t*>(scales_);
-      const uint8_t* end = codes_ + h_.n * row;
+      const auto* begin = h_.lists > 0 ? reinterpret_cast<const uint8_t*>(centroids_)
+                                       : reinterpret_cast<const uint8_t*>(scales_);
+      const uint8_t* end = h_.lists > 0 ? reinterpret_cast<const uint8_t*>(starts_ + h_.lists + 1) : codes_ + h_.n * row;
       const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
       const uint8_t* first = begin - (reinterpret_cast<uintptr_t>(begin) & (page - 1));
       constexpr int kPopulateRead = 22;  // MADV_POPULATE_READ, for older headers
@@ -170,27 +193,26 @@ class MappedVectors final : public VectorIndex {
   const VecHeader& header() const { return h_; }
   const std::string& model() const override { return model_; }
   int dim() const override { return static_cast<int>(h_.dim); }
-  size_t size() const override { return h_.n - n_masked_ + delta_ids_.size(); }
+  size_t size() const override { return h_.n - masked_.size() + delta_ids_.size(); }
+  size_t lists() const override { return h_.lists; }
+  std::vector<float> centroids() const {
+    return {centroids_, centroids_ + (centroids_ ? size_t{h_.lists} * h_.dim : 0)};
+  }
 
   // Brings a stale file up to date: the chunks among `changed` (sorted) are
   // masked here, and those of them with a vector now, `ids` and their
   // `vectors`, are scanned beside the file, exactly.
   void SetDelta(const std::vector<int64_t>& changed, std::vector<int64_t> ids, std::vector<float> vectors) {
-    masked_.assign(h_.n, false);
-    n_masked_ = 0;
+    masked_.clear();
     for (int64_t id : changed) {
-      const int64_t* it = std::lower_bound(ids_, ids_ + h_.n, id);
-      if (it != ids_ + h_.n && *it == id) {
-        masked_[static_cast<size_t>(it - ids_)] = true;
-        ++n_masked_;
-      }
+      if (std::binary_search(sorted_ids_, sorted_ids_ + h_.n, id)) masked_.push_back(id);
     }
     delta_ids_ = std::move(ids);
     delta_vectors_ = std::move(vectors);
   }
 
   Result<std::vector<ScoredDoc>> Nearest(const std::vector<float>& q, const std::function<bool(int64_t)>& filter,
-                                         size_t limit) const override {
+                                         size_t limit, bool exact) const override {
     const uint32_t d = h_.dim;
     if (q.size() != d) {
       return Status::Invalid("query vector has " + std::to_string(q.size()) + " dimensions; the space has " +
@@ -205,26 +227,36 @@ class MappedVectors final : public VectorIndex {
     int32_t offset = 0;  // codes are q + 8: take 8 * sum(query) back off
     for (int8_t x : qc) offset += 8 * x;
     static const DotNibblesFn dot = PickDotNibbles();
-    // Scan: approximate scores for every row, keeping the best `want`
+    // The rows to scan: every row, or the lists nearest the query (all of
+    // them for the exact scan), `probes` of them in this order.
+    const uint32_t lists = h_.lists;
+    const std::vector<uint32_t> order =
+        lists > 0 ? ivf::NearestLists(q.data(), d, centroids_, lists, lists) : std::vector<uint32_t>{};
+    uint32_t probes = lists == 0 || exact ? lists : ivf::ProbeCount(lists);
+    // Scan: approximate scores for every row read, keeping the best `want`
     // (rescored exactly below). The buffer is cut back to `want` whenever it
     // fills, which raises the bar the next rows must clear.
-    size_t want = std::max<size_t>(limit * 16, 1024);
+    size_t want = std::max<size_t>(limit * 4, 256);
     std::vector<std::pair<float, uint32_t>> cand;
     auto scan = [&](size_t keep) {
       cand.clear();
       cand.reserve(2 * keep);
       float bar = -std::numeric_limits<float>::infinity();
       auto better = [](const auto& a, const auto& b) { return a.first > b.first; };
-      for (uint64_t i = 0; i < h_.n; ++i) {
-        float s = static_cast<float>(dot(qc.data(), codes_ + i * row, blocks) - offset) * qs * scales_[i];
-        if (s < bar) continue;
-        cand.emplace_back(s, static_cast<uint32_t>(i));
-        if (cand.size() == 2 * keep) {
-          std::nth_element(cand.begin(), cand.begin() + static_cast<long>(keep - 1), cand.end(), better);
-          cand.resize(keep);
-          bar = cand.back().first;
+      auto rows = [&](uint64_t begin, uint64_t end) {
+        for (uint64_t i = begin; i < end; ++i) {
+          float s = static_cast<float>(dot(qc.data(), codes_ + i * row, blocks) - offset) * qs * scales_[i];
+          if (s < bar) continue;
+          cand.emplace_back(s, static_cast<uint32_t>(i));
+          if (cand.size() == 2 * keep) {
+            std::nth_element(cand.begin(), cand.begin() + static_cast<long>(keep - 1), cand.end(), better);
+            cand.resize(keep);
+            bar = cand.back().first;
+          }
         }
-      }
+      };
+      if (lists == 0) rows(0, h_.n);
+      for (uint32_t j = 0; j < probes; ++j) rows(starts_[order[j]], starts_[order[j] + 1]);
       size_t take = std::min(keep, cand.size());
       std::partial_sort(cand.begin(), cand.begin() + static_cast<long>(take), cand.end(), better);
       cand.resize(take);
@@ -234,11 +266,15 @@ class MappedVectors final : public VectorIndex {
       scan(want);
       out.clear();
       for (const auto& [approx, r] : cand) {
-        if ((!masked_.empty() && masked_[r]) || (filter && !filter(ids_[r]))) continue;
+        if (std::binary_search(masked_.begin(), masked_.end(), ids_[r]) || (filter && !filter(ids_[r]))) continue;
         out.push_back({ids_[r], DotF(q.data(), vectors_ + size_t{r} * d, d), false});
       }
-      if (out.size() >= limit || cand.size() < want || want >= h_.n) break;
-      want *= 8;  // the filter removed too many: scan again, keeping more
+      // Too few left after the filter: read more lists, keep more candidates.
+      const bool every_row = probes == lists;
+      const bool pool_full = cand.size() >= want && want < h_.n;
+      if (out.size() >= limit || (every_row && !pool_full)) break;
+      if (pool_full) want *= 8;
+      probes = std::min(lists, probes * 4);
     }
     for (size_t i = 0; i < delta_ids_.size(); ++i) {
       if (filter && !filter(delta_ids_[i])) continue;
@@ -254,70 +290,112 @@ class MappedVectors final : public VectorIndex {
   std::unique_ptr<MappedFile> file_;
   VecHeader h_{};
   const int64_t* ids_ = nullptr;
+  const int64_t* sorted_ids_ = nullptr;  // the ids ascending: ids_ itself without lists
   const float* scales_ = nullptr;
   const uint8_t* codes_ = nullptr;
   const float* vectors_ = nullptr;
+  const float* centroids_ = nullptr;  // lists × dim
+  const uint64_t* starts_ = nullptr;  // lists + 1: list j is rows [starts_[j], starts_[j + 1])
   std::string model_;
   mutable std::once_flag prefetched_;
-  // The delta (SetDelta): rows replaced or deleted since the file was built,
-  // and the vectors written since.
-  std::vector<bool> masked_;
-  size_t n_masked_ = 0;
+  // The delta (SetDelta): the ids of rows replaced or deleted since the file
+  // was built (ascending), and the vectors written since.
+  std::vector<int64_t> masked_;
   std::vector<int64_t> delta_ids_;
   std::vector<float> delta_vectors_;
 };
 
-// The corpus's vectors of `space` into the file at `path`; `key` and `log`
-// were read before them.
-Status BuildVectors(Corpus& corpus, const std::string& space, const std::string& model, uint64_t key,
-                    uint64_t space_hash, const std::optional<Corpus::LogPoint>& log, uint64_t log_corpus,
+// What a vector file records besides the vectors (read before them), and how
+// it is laid out.
+struct BuildInputs {
+  uint64_t key = 0, space_hash = 0, log_corpus = 0;
+  std::optional<Corpus::LogPoint> log;
+  uint64_t ivf_min_rows = kIvfMinRows;  // a space of at least this many vectors is split into lists
+  // The centroids of the stale file of the same space being replaced: its
+  // lists are kept (not trained again) while the space has grown less than
+  // fourfold since they were trained.
+  std::vector<float> centroids;
+};
+
+// The corpus's vectors of `space` into the file at `path`.
+Status BuildVectors(Corpus& corpus, const std::string& space, const std::string& model, const BuildInputs& in,
                     const std::string& path) {
   std::vector<int64_t> ids;
   std::vector<float> vectors;
   int dim = 0;
-  std::string bad;
   UMWELT_RETURN_IF_ERROR(corpus.ForEachVector(space, [&](int64_t id, const float* v, int d) {
     if (dim == 0) dim = d;
     if (d != dim) return;
     for (int k = 0; k < d; ++k) {
-      if (!std::isfinite(v[k])) {
-        if (bad.empty()) bad = std::to_string(id);
-        return;  // a NaN vector is left out of the space
-      }
+      if (!std::isfinite(v[k])) return;  // a NaN vector is left out of the space
     }
     ids.push_back(id);
     vectors.insert(vectors.end(), v, v + d);
   }));
+  std::sort(ids.begin(), ids.end());  // the corpus gives them in id order; the lists need it
+  const uint64_t n = ids.size();
+  const auto d = static_cast<uint32_t>(dim);
   VecHeader h{};
   std::memcpy(h.magic, kMagic, 8);
-  h.dim = static_cast<uint32_t>(dim);
-  h.n = ids.size();
-  h.key_hash = key;
+  h.dim = d;
+  h.n = n;
+  h.key_hash = in.key;
   std::strncpy(h.model, model.c_str(), sizeof h.model - 1);
-  h.has_log = log.has_value();
-  h.log_seq = log ? log->seq : 0;
-  h.log_id = log ? log->id : 0;
-  h.space_hash = space_hash;
-  h.log_corpus = log_corpus;
-  const size_t row = PaddedDim(static_cast<uint32_t>(dim)) / 2;
-  std::vector<float> scales(ids.size());
-  std::vector<uint8_t> codes(ids.size() * row);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    scales[i] = QuantizeRow(&vectors[i * dim], static_cast<uint32_t>(dim), &codes[i * row]);
+  h.has_log = in.log.has_value();
+  h.log_seq = in.log ? in.log->seq : 0;
+  h.log_id = in.log ? in.log->id : 0;
+  h.space_hash = in.space_hash;
+  h.log_corpus = in.log_corpus;
+  // The rows' order in the file: by list (each in id order), or by id.
+  std::vector<float> centroids;
+  std::vector<uint64_t> starts;
+  std::vector<uint64_t> order(n);
+  for (uint64_t i = 0; i < n; ++i) order[i] = i;
+  if (n > 0 && n >= in.ivf_min_rows) {
+    const uint64_t kept = in.centroids.size() / d;
+    if (kept > 0 && kept <= n && in.centroids.size() % d == 0 && ivf::ListCount(n) < 2 * kept) {
+      h.lists = static_cast<uint32_t>(kept);
+      centroids = in.centroids;
+    } else {
+      h.lists = ivf::ListCount(n);
+      centroids = ivf::Train(vectors.data(), n, d, h.lists);
+    }
+    std::vector<uint32_t> list = ivf::Assign(vectors.data(), n, d, centroids);
+    std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return list[a] < list[b]; });
+    starts.assign(h.lists + 1, 0);
+    for (uint32_t l : list) ++starts[l + 1];
+    for (uint32_t j = 0; j < h.lists; ++j) starts[j + 1] += starts[j];
+  }
+  const size_t row = PaddedDim(d) / 2;
+  std::vector<int64_t> row_ids(n);
+  std::vector<float> scales(n);
+  std::vector<uint8_t> codes(n * row);
+  for (uint64_t i = 0; i < n; ++i) {
+    row_ids[i] = ids[order[i]];
+    scales[i] = QuantizeRow(&vectors[order[i] * d], d, &codes[i * row]);
   }
   std::string tmp = TempPathFor(path);
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   static const char zeros[8] = {};
-  auto pad = [&](size_t pos) { out.write(zeros, static_cast<std::streamsize>(Align8(pos) - pos)); };
-  out.write(reinterpret_cast<const char*>(&h), sizeof h);
-  out.write(reinterpret_cast<const char*>(ids.data()), static_cast<std::streamsize>(ids.size() * 8));
-  out.write(reinterpret_cast<const char*>(scales.data()), static_cast<std::streamsize>(scales.size() * 4));
-  size_t pos = sizeof h + ids.size() * 12;
-  pad(pos);
-  pos = Align8(pos);
-  out.write(reinterpret_cast<const char*>(codes.data()), static_cast<std::streamsize>(codes.size()));
-  pad(pos + codes.size());
-  out.write(reinterpret_cast<const char*>(vectors.data()), static_cast<std::streamsize>(vectors.size() * 4));
+  size_t pos = 0;
+  auto put = [&](const void* data, size_t bytes) {
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+    pos += bytes;
+  };
+  auto pad = [&] { put(zeros, Align8(pos) - pos); };
+  put(&h, sizeof h);
+  if (h.lists > 0) {
+    put(centroids.data(), centroids.size() * 4);
+    pad();
+    put(starts.data(), starts.size() * 8);
+    put(ids.data(), n * 8);
+  }
+  put(row_ids.data(), n * 8);
+  put(scales.data(), n * 4);
+  pad();
+  put(codes.data(), codes.size());
+  pad();
+  for (uint64_t i = 0; i < n; ++i) put(&vectors[order[i] * d], size_t{d} * 4);
   out.close();
   if (!out) {
     ::unlink(tmp.c_str());
@@ -373,7 +451,8 @@ Result<bool> ApplyDelta(Corpus& corpus, const std::string& space, MappedVectors&
 
 }  // namespace
 
-Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(Corpus& corpus, const std::string& space) {
+Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(Corpus& corpus, const std::string& space,
+                                                       const VectorFileOptions& options) {
   UMWELT_ASSIGN_OR_RETURN(auto spaces, CorpusSpaces(corpus));
   auto it = spaces.find(space);
   if (it == spaces.end()) return Status::NotFound("the corpus has no vector space `" + space + "`");
@@ -390,12 +469,14 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::Open(Corpus& corpus, const std
     uint64_t log_corpus = XXH3_64bits(corpus_id.data(), corpus_id.size());
     auto mapped = MappedVectors::Map(path);
     if (mapped.ok() && (*mapped)->header().key_hash == key) return std::unique_ptr<VectorIndex>(std::move(mapped).value());
+    BuildInputs in{.key = key, .space_hash = space_hash, .log_corpus = log_corpus, .ivf_min_rows = options.ivf_min_rows};
     if (mapped.ok() && (*mapped)->header().space_hash == space_hash && (*mapped)->header().log_corpus == log_corpus) {
       UMWELT_ASSIGN_OR_RETURN(bool applied, ApplyDelta(corpus, space, **mapped));
       if (applied) return std::unique_ptr<VectorIndex>(std::move(mapped).value());
+      in.centroids = (*mapped)->centroids();
     }
-    UMWELT_ASSIGN_OR_RETURN(auto log, corpus.ChangeLogPoint());
-    if (attempt < 2) UMWELT_RETURN_IF_ERROR(BuildVectors(corpus, space, it->second, key, space_hash, log, log_corpus, path));
+    UMWELT_ASSIGN_OR_RETURN(in.log, corpus.ChangeLogPoint());
+    if (attempt < 2) UMWELT_RETURN_IF_ERROR(BuildVectors(corpus, space, it->second, in, path));
   }
   return Status::Unavailable(path + ": the vector file keeps going stale (a writer is busy); try again");
 }

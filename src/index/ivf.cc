@@ -1,0 +1,114 @@
+#include "ivf.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include <Eigen/Dense>
+
+namespace umwelt::ivf {
+namespace {
+
+using Rows = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstRows = Eigen::Map<const Rows>;
+
+// Rows scored against the centroids at a time: 4,096 × lists floats.
+constexpr Eigen::Index kBlock = 4096;
+
+// Training samples per list: enough for a centroid to settle, and training
+// stays seconds at millions of vectors.
+constexpr uint64_t kSamplesPerList = 64;
+constexpr int kIterations = 10;
+
+void Normalize(float* v, uint32_t dim) {
+  double s = 0;
+  for (uint32_t k = 0; k < dim; ++k) s += double{v[k]} * v[k];
+  if (s <= 0) return;
+  const auto inv = static_cast<float>(1 / std::sqrt(s));
+  for (uint32_t k = 0; k < dim; ++k) v[k] *= inv;
+}
+
+// The nearest centroid of each row of `x` (n × dim), blockwise.
+std::vector<uint32_t> Nearest(const ConstRows& x, const ConstRows& c) {
+  std::vector<uint32_t> out(static_cast<size_t>(x.rows()));
+  Rows scores;
+  for (Eigen::Index begin = 0; begin < x.rows(); begin += kBlock) {
+    const Eigen::Index rows = std::min(kBlock, x.rows() - begin);
+    scores.noalias() = x.middleRows(begin, rows) * c.transpose();
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      Eigen::Index best = 0;
+      scores.row(r).maxCoeff(&best);
+      out[static_cast<size_t>(begin + r)] = static_cast<uint32_t>(best);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+uint32_t ListCount(uint64_t n) {
+  const auto root = static_cast<uint64_t>(std::sqrt(static_cast<double>(n)));
+  return static_cast<uint32_t>(std::clamp<uint64_t>(root, 1, 8192));
+}
+
+uint32_t ProbeCount(uint32_t lists) { return std::clamp<uint32_t>(lists / 10, std::min<uint32_t>(lists, 8), lists); }
+
+std::vector<float> Train(const float* vectors, uint64_t n, uint32_t dim, uint32_t lists) {
+  std::mt19937_64 rng(0x1f5eed);
+  // The sample: every row of a small space, a seeded uniform draw of a large one.
+  std::vector<uint64_t> pick(n);
+  std::iota(pick.begin(), pick.end(), uint64_t{0});
+  const uint64_t samples = std::min<uint64_t>(n, kSamplesPerList * lists);
+  if (samples < n) {
+    for (uint64_t i = 0; i < samples; ++i) std::swap(pick[i], pick[i + rng() % (n - i)]);
+    pick.resize(samples);
+    std::sort(pick.begin(), pick.end());
+  }
+  Rows x(static_cast<Eigen::Index>(samples), dim);
+  for (uint64_t i = 0; i < samples; ++i) {
+    std::copy_n(vectors + pick[i] * dim, dim, x.row(static_cast<Eigen::Index>(i)).data());
+  }
+  // Seeds: distinct sample rows.
+  Rows c(lists, dim);
+  for (uint32_t j = 0; j < lists; ++j) {
+    c.row(j) = x.row(static_cast<Eigen::Index>(j * samples / lists));
+    Normalize(c.row(j).data(), dim);
+  }
+  std::vector<uint64_t> sizes(lists);
+  for (int it = 0; it < kIterations; ++it) {
+    std::vector<uint32_t> of = Nearest(ConstRows(x.data(), x.rows(), dim), ConstRows(c.data(), lists, dim));
+    c.setZero();
+    std::fill(sizes.begin(), sizes.end(), 0);
+    for (uint64_t i = 0; i < samples; ++i) {
+      c.row(of[i]) += x.row(static_cast<Eigen::Index>(i));
+      ++sizes[of[i]];
+    }
+    for (uint32_t j = 0; j < lists; ++j) {
+      // An empty list starts again from a random sample row.
+      if (sizes[j] == 0) c.row(j) = x.row(static_cast<Eigen::Index>(rng() % samples));
+      Normalize(c.row(j).data(), dim);
+    }
+  }
+  return {c.data(), c.data() + c.size()};
+}
+
+std::vector<uint32_t> Assign(const float* vectors, uint64_t n, uint32_t dim, const std::vector<float>& centroids) {
+  const auto lists = static_cast<Eigen::Index>(centroids.size() / dim);
+  return Nearest(ConstRows(vectors, static_cast<Eigen::Index>(n), dim), ConstRows(centroids.data(), lists, dim));
+}
+
+std::vector<uint32_t> NearestLists(const float* q, uint32_t dim, const float* centroids, uint32_t lists,
+                                   uint32_t probes) {
+  Eigen::Map<const Eigen::VectorXf> query(q, dim);
+  Eigen::VectorXf scores = ConstRows(centroids, lists, dim) * query;
+  std::vector<uint32_t> order(lists);
+  std::iota(order.begin(), order.end(), 0U);
+  probes = std::min(probes, lists);
+  std::partial_sort(order.begin(), order.begin() + probes, order.end(),
+                    [&](uint32_t a, uint32_t b) { return scores[a] > scores[b]; });
+  order.resize(probes);
+  return order;
+}
+
+}  // namespace umwelt::ivf

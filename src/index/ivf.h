@@ -1,0 +1,33 @@
+// Inverted lists for a large vector space (IVF): the vectors are split into
+// lists by their nearest centroid (spherical k-means: centroids of unit
+// length, nearness by dot product), and a search scans only the lists whose
+// centroids lie nearest the query. The vector file (vector_index.cc) stores
+// the lists one after another; this is the clustering.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace umwelt::ivf {
+
+// How many lists a space of `n` vectors gets: about √n, so a list holds about
+// √n vectors (README, "Vectors and hybrid search").
+uint32_t ListCount(uint64_t n);
+
+// How many lists a search reads: the nearest `ProbeCount` of `lists`, chosen
+// by recall against the exact scan (`vector_bench recall`).
+uint32_t ProbeCount(uint32_t lists);
+
+// `lists` centroids (row-major, `lists` × `dim`, each of unit length) trained
+// by spherical k-means on a sample of the `n` rows of `vectors`; seeded, so a
+// build is reproducible.
+std::vector<float> Train(const float* vectors, uint64_t n, uint32_t dim, uint32_t lists);
+
+// The list of each of the `n` rows: the centroid with the largest dot product.
+std::vector<uint32_t> Assign(const float* vectors, uint64_t n, uint32_t dim, const std::vector<float>& centroids);
+
+// The `probes` lists nearest unit vector `q`, nearest first.
+std::vector<uint32_t> NearestLists(const float* q, uint32_t dim, const float* centroids, uint32_t lists,
+                                   uint32_t probes);
+
+}  // namespace umwelt::ivf
