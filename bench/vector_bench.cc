@@ -140,17 +140,40 @@ int SearchOnly(umwelt::Corpus& c, const BenchArgs&) {
   return TimeSearches(c, *spaces, "builtin 100-d");
 }
 
-// Recall@50 of the 4-bit scan + float rescoring against an exact float32 scan.
-int Recall(umwelt::Corpus& c, const BenchArgs&) {
+// The prose space's vectors, read from the corpus, and the exact answer.
+struct SpaceRows {
   std::vector<int64_t> ids;
   std::vector<float> rows;
   int d = 0;
-  umwelt::Status s = c.ForEachVector("prose", [&](int64_t id, const float* v, int n) {
-    d = n;
-    ids.push_back(id);
-    rows.insert(rows.end(), v, v + n);
-  });
-  if (!s.ok()) return Fail(s);
+
+  umwelt::Status Read(umwelt::Corpus& c) {
+    return c.ForEachVector("prose", [&](int64_t id, const float* v, int n) {
+      d = n;
+      ids.push_back(id);
+      rows.insert(rows.end(), v, v + n);
+    });
+  }
+  // The ids of the `k` rows nearest `x` by an exact float32 scan, best first.
+  std::vector<int64_t> Top(const std::vector<float>& x, size_t k) const {
+    std::vector<std::pair<float, int64_t>> exact;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      float dot = 0;
+      for (int j = 0; j < d; ++j) dot += x[j] * rows[i * d + j];
+      exact.emplace_back(dot, ids[i]);
+    }
+    k = std::min(k, exact.size());
+    std::partial_sort(exact.begin(), exact.begin() + static_cast<long>(k), exact.end(), std::greater<>());
+    std::vector<int64_t> top;
+    for (size_t i = 0; i < k; ++i) top.push_back(exact[i].second);
+    return top;
+  }
+};
+
+// Recall@50 of the 4-bit scan + float rescoring against an exact float32 scan.
+int Recall(umwelt::Corpus& c, const BenchArgs&) {
+  SpaceRows space;
+  if (umwelt::Status s = space.Read(c); !s.ok()) return Fail(s);
+  const int d = space.d;
   auto v = umwelt::VectorIndex::Open(c, "prose");
   if (!v.ok()) return Fail(v.status());
   RandomEmbedder gen(d, "q");
@@ -159,17 +182,10 @@ int Recall(umwelt::Corpus& c, const BenchArgs&) {
   for (int q = 0; q < kQueriesN; ++q) {
     auto qv = gen.Embed({"x"});
     const std::vector<float>& x = (*qv)[0];
-    std::vector<std::pair<float, int64_t>> exact;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      float dot = 0;
-      for (int k = 0; k < d; ++k) dot += x[k] * rows[i * d + k];
-      exact.emplace_back(dot, ids[i]);
-    }
-    std::partial_sort(exact.begin(), exact.begin() + kK, exact.end(), std::greater<>());
+    const std::vector<int64_t> top = space.Top(x, kK);
     auto near = (*v)->Nearest(x, nullptr, kK, false);
     if (!near.ok()) return Fail(near.status());
-    std::set<int64_t> truth;
-    for (int i = 0; i < kK; ++i) truth.insert(exact[i].second);
+    const std::set<int64_t> truth(top.begin(), top.end());
     int found = 0;
     for (const auto& n : *near) found += truth.count(n.chunk_id);
     total += static_cast<double>(found) / kK;
@@ -254,15 +270,11 @@ int Child(umwelt::Corpus& c, const BenchArgs& a) {
 // are the vectors of chunks drawn at random (the space's own distribution;
 // each finds itself) and, for a builtin space, the bench's queries embedded.
 int Lists(umwelt::Corpus& c, const BenchArgs& a) {
-  std::vector<int64_t> ids;
-  std::vector<float> rows;
-  int d = 0;
-  umwelt::Status s = c.ForEachVector("prose", [&](int64_t id, const float* v, int n) {
-    d = n;
-    ids.push_back(id);
-    rows.insert(rows.end(), v, v + n);
-  });
-  if (!s.ok()) return Fail(s);
+  SpaceRows space;
+  if (umwelt::Status s = space.Read(c); !s.ok()) return Fail(s);
+  const std::vector<int64_t>& ids = space.ids;
+  const std::vector<float>& rows = space.rows;
+  const int d = space.d;
   auto v = umwelt::VectorIndex::Open(c, "prose");
   if (!v.ok()) return Fail(v.status());
   if ((*v)->lists() == 0) {
@@ -293,13 +305,7 @@ int Lists(umwelt::Corpus& c, const BenchArgs& a) {
   double r10[2] = {0, 0}, r50[2] = {0, 0};
   for (size_t q = 0; q < queries.size(); ++q) {
     const std::vector<float>& x = queries[q];
-    std::vector<std::pair<float, int64_t>> exact;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      float dot = 0;
-      for (int k = 0; k < d; ++k) dot += x[k] * rows[i * d + k];
-      exact.emplace_back(dot, ids[i]);
-    }
-    std::partial_sort(exact.begin(), exact.begin() + 50, exact.end(), std::greater<>());
+    const std::vector<int64_t> top = space.Top(x, 50);
     auto t = Clock::now();
     auto near = (*v)->Nearest(x, nullptr, 100, false);
     lists_ms.push_back(Ms(t));
@@ -309,7 +315,7 @@ int Lists(umwelt::Corpus& c, const BenchArgs& a) {
     if (!near.ok()) return Fail(near.status());
     for (int at : {10, 50}) {
       std::set<int64_t> truth, got;
-      for (int i = 0; i < at; ++i) truth.insert(exact[i].second);
+      for (int i = 0; i < at; ++i) truth.insert(top[static_cast<size_t>(i)]);
       for (size_t i = 0; i < std::min<size_t>(near->size(), at); ++i) got.insert((*near)[i].chunk_id);
       int found = 0;
       for (int64_t id : got) found += truth.count(id);

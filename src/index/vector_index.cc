@@ -236,7 +236,7 @@ class MappedVectors final : public VectorIndex {
     // Scan: approximate scores for every row read, keeping the best `want`
     // (rescored exactly below). The buffer is cut back to `want` whenever it
     // fills, which raises the bar the next rows must clear.
-    size_t want = std::max<size_t>(limit * 4, 256);
+    size_t want = std::max<size_t>(limit * 16, 1024);
     std::vector<std::pair<float, uint32_t>> cand;
     auto scan = [&](size_t keep) {
       cand.clear();
