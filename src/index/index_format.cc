@@ -1,6 +1,7 @@
 // Checks a keyword index file's layout (index_format.h).
 #include "index_format.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace umwelt::index_internal {
@@ -35,6 +36,37 @@ Status ReadLayout(const MappedFile& file, const std::string& path, Header* h) {
   std::memcpy(&end, at(kStrOffsets) + n_str * 4, 4);
   if (end != h->size[kStrBlob]) return Status::Corrupt(path + ": string table");
   return Status::Ok();
+}
+
+const int64_t* LowerBoundDense(const int64_t* ids, size_t n, int64_t id) {
+  if (n == 0 || id <= ids[0]) return ids;
+  if (id > ids[n - 1]) return ids + n;
+  // Now ids[0] < id <= ids[n - 1]: bracket it, ids[lo] < id <= ids[hi].
+  const auto span = static_cast<unsigned __int128>(static_cast<uint64_t>(ids[n - 1]) - static_cast<uint64_t>(ids[0]));
+  const auto from = static_cast<unsigned __int128>(static_cast<uint64_t>(id) - static_cast<uint64_t>(ids[0]));
+  const auto guess = static_cast<size_t>(from * (n - 1) / span);
+  size_t lo = 0, hi = n - 1;
+  if (ids[guess] < id) {
+    lo = guess;
+    for (size_t step = 1;; step *= 2) {
+      const size_t next = lo + step;
+      if (next >= n - 1 || ids[next] >= id) {
+        hi = std::min(next, n - 1);
+        break;
+      }
+      lo = next;
+    }
+  } else {
+    hi = guess;
+    for (size_t step = 1;; step *= 2) {
+      if (hi <= step || ids[hi - step] < id) {
+        lo = hi > step ? hi - step : 0;
+        break;
+      }
+      hi -= step;
+    }
+  }
+  return std::lower_bound(ids + lo, ids + hi + 1, id);
 }
 
 }  // namespace umwelt::index_internal

@@ -505,7 +505,7 @@ Status WriteDelta(Corpus& corpus, const MappedFile& base_file, const Header& bas
   const int64_t* ids = SectionOf<int64_t>(base_file, base, kChunkIds);
   std::vector<uint32_t> masked;
   for (int64_t id : changed) {
-    const int64_t* it = std::lower_bound(ids, ids + base.n_docs, id);
+    const int64_t* it = LowerBoundDense(ids, base.n_docs, id);
     if (it != ids + base.n_docs && *it == id) masked.push_back(static_cast<uint32_t>(it - ids));
   }
   Header h = HeaderFor(c, content_key, at, base.log_corpus);

@@ -277,7 +277,7 @@ Result<KeywordIndex::DocFilter> MappedIndex::Filter(const SearchOptions& o) cons
 int64_t MappedIndex::UrlOf(const Filters& f, int64_t chunk_id) const {
   const int64_t* ids = Sec<int64_t>(ii::kChunkIds);
   const int64_t* end = ids + h_.n_docs;
-  const int64_t* it = std::lower_bound(ids, end, chunk_id);
+  const int64_t* it = ii::LowerBoundDense(ids, h_.n_docs, chunk_id);
   if (it == end || *it != chunk_id) return -1;
   uint32_t d = static_cast<uint32_t>(it - ids);
   if (Masked(d) || !f.Pass(d)) return -1;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <limits>
+#include <random>
 #include <set>
 
 #include "example_project.h"
@@ -630,6 +632,32 @@ TEST_F(KeywordTest, EverySpellingOfACompoundFindsTheOthers) {
   auto noise = std::find(whole_parts.begin(), whole_parts.end(), "noise");
   auto camel = std::find(whole_parts.begin(), whole_parts.end(), "camel");
   EXPECT_LT(noise, camel);
+}
+
+// The chunk-id search starts where an even spread of the ids puts the one
+// sought; whatever the spread (dense, gappy, one huge gap, a single id), it
+// answers as std::lower_bound does.
+TEST(KeywordIndexTest, TheDenseIdSearchAnswersAsLowerBound) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<int64_t> ids;
+    const size_t n = rng() % (trial < 10 ? 3 : 2000);
+    int64_t id = static_cast<int64_t>(rng() % 100) - 50;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t kind = rng() % 100;
+      id += kind < 80 ? 1 : kind < 98 ? 1 + static_cast<int64_t>(rng() % 50) : 1 + static_cast<int64_t>(rng() % (1LL << 40));
+      ids.push_back(id);
+    }
+    const int64_t low = ids.empty() ? -5 : ids.front() - 3, high = ids.empty() ? 5 : ids.back() + 3;
+    std::vector<int64_t> probes = {low, high, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()};
+    for (int64_t x : ids) probes.insert(probes.end(), {x - 1, x, x + 1});
+    for (int k = 0; k < 50; ++k) probes.push_back(low + static_cast<int64_t>(rng() % static_cast<uint64_t>(high - low + 1)));
+    for (int64_t x : probes) {
+      const auto want = std::lower_bound(ids.begin(), ids.end(), x) - ids.begin();
+      ASSERT_EQ(index_internal::LowerBoundDense(ids.data(), ids.size(), x) - ids.data(), want)
+          << "trial " << trial << ", n " << n << ", id " << x;
+    }
+  }
 }
 
 }  // namespace
