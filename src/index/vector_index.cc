@@ -332,7 +332,6 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
     ids.push_back(id);
     vectors.insert(vectors.end(), v, v + d);
   }));
-  std::sort(ids.begin(), ids.end());  // the corpus gives them in id order; the lists need it
   const uint64_t n = ids.size();
   const auto d = static_cast<uint32_t>(dim);
   VecHeader h{};
@@ -351,6 +350,9 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
   std::vector<uint64_t> starts;
   std::vector<uint64_t> order(n);
   for (uint64_t i = 0; i < n; ++i) order[i] = i;
+  if (!std::is_sorted(ids.begin(), ids.end())) {  // the corpus gives them in id order
+    std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return ids[a] < ids[b]; });
+  }
   if (n > 0 && n >= in.ivf_min_rows) {
     const uint64_t kept = in.centroids.size() / d;
     if (kept > 0 && kept <= n && in.centroids.size() % d == 0 && ivf::ListCount(n) < 2 * kept) {
@@ -388,7 +390,9 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
     put(centroids.data(), centroids.size() * 4);
     pad();
     put(starts.data(), starts.size() * 8);
-    put(ids.data(), n * 8);
+    std::vector<int64_t> ascending(ids);
+    std::sort(ascending.begin(), ascending.end());
+    put(ascending.data(), n * 8);
   }
   put(row_ids.data(), n * 8);
   put(scales.data(), n * 4);
