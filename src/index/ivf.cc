@@ -54,9 +54,8 @@ uint32_t ListCount(uint64_t n) {
 
 uint32_t ProbeCount(uint32_t lists) { return std::clamp<uint32_t>(lists / 10, std::min<uint32_t>(lists, 8), lists); }
 
-std::vector<float> Train(const float* vectors, uint64_t n, uint32_t dim, uint32_t lists) {
+std::vector<uint64_t> SampleRows(uint64_t n, uint32_t lists) {
   std::mt19937_64 rng(0x1f5eed);
-  // The sample: every row of a small space, a seeded uniform draw of a large one.
   std::vector<uint64_t> pick(n);
   std::iota(pick.begin(), pick.end(), uint64_t{0});
   const uint64_t samples = std::min<uint64_t>(n, kSamplesPerList * lists);
@@ -65,28 +64,30 @@ std::vector<float> Train(const float* vectors, uint64_t n, uint32_t dim, uint32_
     pick.resize(samples);
     std::sort(pick.begin(), pick.end());
   }
-  Rows x(static_cast<Eigen::Index>(samples), dim);
-  for (uint64_t i = 0; i < samples; ++i) {
-    std::copy_n(vectors + pick[i] * dim, dim, x.row(static_cast<Eigen::Index>(i)).data());
-  }
+  return pick;
+}
+
+std::vector<float> Train(const float* sample, uint64_t n, uint32_t dim, uint32_t lists) {
+  std::mt19937_64 rng(0x5eed5);  // an empty list's new seed
+  const ConstRows x(sample, static_cast<Eigen::Index>(n), dim);
   // Seeds: distinct sample rows.
   Rows c(lists, dim);
   for (uint32_t j = 0; j < lists; ++j) {
-    c.row(j) = x.row(static_cast<Eigen::Index>(j * samples / lists));
+    c.row(j) = x.row(static_cast<Eigen::Index>(j * n / lists));
     Normalize(c.row(j).data(), dim);
   }
   std::vector<uint64_t> sizes(lists);
   for (int it = 0; it < kIterations; ++it) {
-    std::vector<uint32_t> of = Nearest(ConstRows(x.data(), x.rows(), dim), ConstRows(c.data(), lists, dim));
+    std::vector<uint32_t> of = Nearest(x, ConstRows(c.data(), lists, dim));
     c.setZero();
     std::fill(sizes.begin(), sizes.end(), 0);
-    for (uint64_t i = 0; i < samples; ++i) {
+    for (uint64_t i = 0; i < n; ++i) {
       c.row(of[i]) += x.row(static_cast<Eigen::Index>(i));
       ++sizes[of[i]];
     }
     for (uint32_t j = 0; j < lists; ++j) {
       // An empty list starts again from a random sample row.
-      if (sizes[j] == 0) c.row(j) = x.row(static_cast<Eigen::Index>(rng() % samples));
+      if (sizes[j] == 0) c.row(j) = x.row(static_cast<Eigen::Index>(rng() % n));
       Normalize(c.row(j).data(), dim);
     }
   }

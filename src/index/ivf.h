@@ -18,10 +18,14 @@ uint32_t ListCount(uint64_t n);
 // by recall against the exact scan (`vector_bench recall`).
 uint32_t ProbeCount(uint32_t lists);
 
+// The rows of a space of `n` that train its `lists` centroids, ascending:
+// every row of a small space, a seeded uniform draw of 64 a list from a
+// large one, so a build is reproducible.
+std::vector<uint64_t> SampleRows(uint64_t n, uint32_t lists);
+
 // `lists` centroids (row-major, `lists` × `dim`, each of unit length) trained
-// by spherical k-means on a sample of the `n` rows of `vectors`; seeded, so a
-// build is reproducible.
-std::vector<float> Train(const float* vectors, uint64_t n, uint32_t dim, uint32_t lists);
+// by spherical k-means on the `n` rows of `sample` (SampleRows's, gathered).
+std::vector<float> Train(const float* sample, uint64_t n, uint32_t dim, uint32_t lists);
 
 // The list of each of the `n` rows: the centroid with the largest dot product.
 std::vector<uint32_t> Assign(const float* vectors, uint64_t n, uint32_t dim, const std::vector<float>& centroids);

@@ -22,7 +22,7 @@
 #include <cmath>
 #include <cstring>
 #include <immintrin.h>
-#include <fstream>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -317,23 +317,77 @@ struct BuildInputs {
   std::vector<float> centroids;
 };
 
-// The corpus's vectors of `space` into the file at `path`.
+// Writes a file at given offsets, a write that continues the last joined to
+// it: sequential rows go out in large writes, scattered rows one each.
+class PlacedWriter {
+ public:
+  explicit PlacedWriter(int fd) : fd_(fd) {}
+
+  void Put(uint64_t at, const void* data, size_t bytes) {
+    if (at != at_ + buf_.size() || buf_.size() + bytes > kJoin) Flush();
+    if (bytes >= kJoin) {
+      Write(at, static_cast<const char*>(data), bytes);
+      return;
+    }
+    if (buf_.empty()) at_ = at;
+    buf_.append(static_cast<const char*>(data), bytes);
+  }
+  // False when a write failed (errno says why). Call before closing the file.
+  bool Flush() {
+    Write(at_, buf_.data(), buf_.size());
+    at_ += buf_.size();
+    buf_.clear();
+    return ok_;
+  }
+
+ private:
+  static constexpr size_t kJoin = size_t{1} << 20;
+  void Write(uint64_t at, const char* data, size_t bytes) {
+    for (size_t done = 0; ok_ && done < bytes;) {
+      ssize_t w = ::pwrite(fd_, data + done, bytes - done, static_cast<off_t>(at + done));
+      if (w <= 0) ok_ = false;
+      else done += static_cast<size_t>(w);
+    }
+  }
+  int fd_;
+  uint64_t at_ = 0;
+  std::string buf_;
+  bool ok_ = true;
+};
+
+// The corpus's vectors of `space` into the file at `path`, streamed: a pass
+// over the space finds the rows, one draws the training sample, one assigns
+// the lists, and one writes each row where its list puts it, so the build
+// holds ids, lists and the sample, never the space (15 GB at 10M 384-d).
+// The passes see the same rows unless a write commits in between; then
+// nothing is written, and the caller, finding the file stale, builds again.
 Status BuildVectors(Corpus& corpus, const std::string& space, const std::string& model, const BuildInputs& in,
                     const std::string& path) {
-  std::vector<int64_t> ids;
-  std::vector<float> vectors;
-  int dim = 0;
-  UMWELT_RETURN_IF_ERROR(corpus.ForEachVector(space, [&](int64_t id, const float* v, int d) {
-    if (dim == 0) dim = d;
-    if (d != dim) return;
-    for (int k = 0; k < d; ++k) {
-      if (!std::isfinite(v[k])) return;  // a NaN vector is left out of the space
-    }
-    ids.push_back(id);
-    vectors.insert(vectors.end(), v, v + d);
+  std::vector<int64_t> ids;  // in id order, as the corpus gives them
+  uint32_t d = 0;
+  auto usable = [&](const float* v, int dim) {
+    if (static_cast<uint32_t>(dim) != d) return false;
+    return std::all_of(v, v + dim, [](float x) { return std::isfinite(x); });  // a NaN vector is left out
+  };
+  UMWELT_RETURN_IF_ERROR(corpus.ForEachVector(space, [&](int64_t id, const float* v, int dim) {
+    if (d == 0) d = static_cast<uint32_t>(dim);
+    if (usable(v, dim)) ids.push_back(id);
   }));
+  if (std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<>()) != ids.end()) {
+    return Status::Corrupt("vector file: the corpus gave the vectors of `" + space + "` out of id order");
+  }
+  // Another pass: each row with its place in `ids`; false when they differ.
+  auto pass = [&](const std::function<void(uint64_t, const float*)>& visit) -> Result<bool> {
+    uint64_t i = 0;
+    bool same = true;
+    UMWELT_RETURN_IF_ERROR(corpus.ForEachVector(space, [&](int64_t id, const float* v, int dim) {
+      if (!same || !usable(v, dim)) return;
+      same = i < ids.size() && ids[i] == id;
+      if (same) visit(i++, v);
+    }));
+    return same && i == ids.size();
+  };
   const uint64_t n = ids.size();
-  const auto d = static_cast<uint32_t>(dim);
   VecHeader h{};
   std::memcpy(h.magic, kMagic, 8);
   h.dim = d;
@@ -345,14 +399,10 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
   h.log_id = in.log ? in.log->id : 0;
   h.space_hash = in.space_hash;
   h.log_corpus = in.log_corpus;
-  // The rows' order in the file: by list (each in id order), or by id.
+  // Each row's list, and where each list starts; none for a space scanned whole.
   std::vector<float> centroids;
+  std::vector<uint32_t> list;
   std::vector<uint64_t> starts;
-  std::vector<uint64_t> order(n);
-  for (uint64_t i = 0; i < n; ++i) order[i] = i;
-  if (!std::is_sorted(ids.begin(), ids.end())) {  // the corpus gives them in id order
-    std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return ids[a] < ids[b]; });
-  }
   if (n > 0 && n >= in.ivf_min_rows) {
     const uint64_t kept = in.centroids.size() / d;
     if (kept > 0 && kept <= n && in.centroids.size() % d == 0 && ivf::ListCount(n) < 2 * kept) {
@@ -360,50 +410,91 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
       centroids = in.centroids;
     } else {
       h.lists = ivf::ListCount(n);
-      centroids = ivf::Train(vectors.data(), n, d, h.lists);
+      std::vector<uint64_t> pick = ivf::SampleRows(n, h.lists);
+      std::vector<float> sample;
+      sample.reserve(pick.size() * d);
+      size_t next = 0;
+      UMWELT_ASSIGN_OR_RETURN(bool same, pass([&](uint64_t i, const float* v) {
+        if (next < pick.size() && pick[next] == i) sample.insert(sample.end(), v, v + d), ++next;
+      }));
+      if (!same) return Status::Ok();
+      centroids = ivf::Train(sample.data(), pick.size(), d, h.lists);
     }
-    std::vector<uint32_t> list = ivf::Assign(vectors.data(), n, d, centroids);
-    std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return list[a] < list[b]; });
+    list.reserve(n);
+    std::vector<float> block;
+    auto assign = [&] {
+      auto of = ivf::Assign(block.data(), block.size() / d, d, centroids);
+      list.insert(list.end(), of.begin(), of.end());
+      block.clear();
+    };
+    UMWELT_ASSIGN_OR_RETURN(bool same, pass([&](uint64_t, const float* v) {
+      block.insert(block.end(), v, v + d);
+      if (block.size() == size_t{4096} * d) assign();
+    }));
+    if (!same) return Status::Ok();
+    assign();
     starts.assign(h.lists + 1, 0);
     for (uint32_t l : list) ++starts[l + 1];
     for (uint32_t j = 0; j < h.lists; ++j) starts[j + 1] += starts[j];
   }
+  // The sections' offsets (the layout at the top of this file).
   const size_t row = PaddedDim(d) / 2;
-  std::vector<int64_t> row_ids(n);
-  std::vector<float> scales(n);
-  std::vector<uint8_t> codes(n * row);
-  for (uint64_t i = 0; i < n; ++i) {
-    row_ids[i] = ids[order[i]];
-    scales[i] = QuantizeRow(&vectors[order[i] * d], d, &codes[i * row]);
-  }
+  uint64_t at = sizeof h;
+  const uint64_t centroids_at = at;
+  if (h.lists > 0) at = Align8(at + centroids.size() * 4) + starts.size() * 8 + n * 8;
+  const uint64_t ids_at = at, scales_at = ids_at + n * 8;
+  const uint64_t codes_at = Align8(scales_at + n * 4);
+  const uint64_t vectors_at = Align8(codes_at + n * row);
+  const uint64_t size = vectors_at + n * d * 4;
+
   std::string tmp = TempPathFor(path);
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  static const char zeros[8] = {};
-  size_t pos = 0;
-  auto put = [&](const void* data, size_t bytes) {
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-    pos += bytes;
-  };
-  auto pad = [&] { put(zeros, Align8(pos) - pos); };
-  put(&h, sizeof h);
-  if (h.lists > 0) {
-    put(centroids.data(), centroids.size() * 4);
-    pad();
-    put(starts.data(), starts.size() * 8);
-    std::vector<int64_t> ascending(ids);
-    std::sort(ascending.begin(), ascending.end());
-    put(ascending.data(), n * 8);
-  }
-  put(row_ids.data(), n * 8);
-  put(scales.data(), n * 4);
-  pad();
-  put(codes.data(), codes.size());
-  pad();
-  for (uint64_t i = 0; i < n; ++i) put(&vectors[order[i] * d], size_t{d} * 4);
-  out.close();
-  if (!out) {
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::Io(tmp + ": " + std::strerror(errno));
+  auto fail = [&](const std::string& what) {
+    std::string message = tmp + ": " + what + ": " + std::strerror(errno);
+    ::close(fd);
     ::unlink(tmp.c_str());
-    return Status::Io(tmp + ": write failed");
+    return Status::Io(message);
+  };
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) return fail("cannot size the file");
+  std::vector<float> scales(n);
+  std::vector<int64_t> row_ids(n);
+  bool same = false;
+  {
+    PlacedWriter head(fd), codes(fd), rows(fd);
+    head.Put(0, &h, sizeof h);
+    if (h.lists > 0) {
+      head.Put(centroids_at, centroids.data(), centroids.size() * 4);
+      head.Put(Align8(centroids_at + centroids.size() * 4), starts.data(), starts.size() * 8);
+      head.Put(ids_at - n * 8, ids.data(), n * 8);  // ascending, for the delta's masking
+    }
+    std::vector<uint64_t> next(starts.begin(), starts.end() - (starts.empty() ? 0 : 1));
+    std::vector<uint8_t> code(row);
+    auto written = pass([&](uint64_t i, const float* v) {
+      const uint64_t place = list.empty() ? i : next[list[i]]++;
+      row_ids[place] = ids[i];
+      scales[place] = QuantizeRow(v, d, code.data());
+      codes.Put(codes_at + place * row, code.data(), row);
+      rows.Put(vectors_at + place * d * 4, v, size_t{d} * 4);
+    });
+    if (!written.ok()) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return written.status();
+    }
+    same = *written;
+    head.Put(ids_at, row_ids.data(), n * 8);
+    head.Put(scales_at, scales.data(), n * 4);
+    if (!head.Flush() || !codes.Flush() || !rows.Flush()) return fail("write failed");
+  }
+  if (!same) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return Status::Ok();
+  }
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    return Status::Io(tmp + ": write failed: " + std::strerror(errno));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) return Status::Io(path + ": " + std::strerror(errno));
   return Status::Ok();
