@@ -300,17 +300,17 @@ Status Collect(const Rows& rows, const Base* base, Collected* out) {
   return Status::Ok();
 }
 
-// The term dictionary in sorted order (lookups binary-search it), each
-// term's entry, and the postings laid end to end; frees `postings` as it
-// goes. A term without postings (a word's unstemmed form, a word of a chunk
-// since removed) is left out.
+// The term dictionary in sorted order (lookups binary-search it) and each
+// term's entry, its postings' places counted as if laid end to end (they
+// stay in `postings` until written, a field at a time: WritePostings). A
+// term without postings (a word's unstemmed form, a word of a chunk since
+// removed) is left out.
 struct TermTables {
   std::vector<uint32_t> term_off;
   std::string blob;
   std::vector<ii::TermEntry> entries;
-  std::vector<uint32_t> post_docs;
-  std::vector<uint16_t> post_tf;
-  std::vector<uint8_t> post_title_tf;
+  std::vector<uint32_t> ids;  // each entry's term
+  uint64_t n_postings = 0;
 };
 
 // The highest weight-1 score of a list's postings under the default scoring.
@@ -325,34 +325,54 @@ float MaxScore(const std::vector<Posting>& list, bool title, const ii::Fields& f
   return best;
 }
 
-TermTables Flatten(const std::vector<std::string>& names, std::vector<TermPostings>& postings, const ii::Fields& text,
-                   const ii::Fields& syms) {
+TermTables Terms(const std::vector<std::string>& names, const std::vector<TermPostings>& postings,
+                 const ii::Fields& text, const ii::Fields& syms) {
   std::vector<uint32_t> order(names.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
   TermTables t;
   for (uint32_t id : order) {
-    if (postings[id].exact.empty() && postings[id].syms.empty()) continue;
+    const auto& [exact, symbols] = postings[id];
+    if (exact.empty() && symbols.empty()) continue;
     t.term_off.push_back(static_cast<uint32_t>(t.blob.size()));
     t.blob += names[id];
     ii::TermEntry e{};
-    e.exact_off = t.post_docs.size();
-    e.exact_n = static_cast<uint32_t>(postings[id].exact.size());
-    e.exact_max = MaxScore(postings[id].exact, true, text);
-    e.syms_max = MaxScore(postings[id].syms, false, syms);
-    for (auto& p : postings[id].exact) {
-      t.post_docs.push_back(p.doc), t.post_tf.push_back(p.tf), t.post_title_tf.push_back(p.title_tf);
-    }
-    e.syms_off = t.post_docs.size();
-    e.syms_n = static_cast<uint32_t>(postings[id].syms.size());
-    for (auto& p : postings[id].syms) {
-      t.post_docs.push_back(p.doc), t.post_tf.push_back(p.tf), t.post_title_tf.push_back(0);
-    }
+    e.exact_off = t.n_postings;
+    e.exact_n = static_cast<uint32_t>(exact.size());
+    e.exact_max = MaxScore(exact, true, text);
+    e.syms_max = MaxScore(symbols, false, syms);
+    e.syms_off = e.exact_off + e.exact_n;
+    e.syms_n = static_cast<uint32_t>(symbols.size());
+    t.n_postings = e.syms_off + e.syms_n;
     t.entries.push_back(e);
-    postings[id] = TermPostings();  // free as we go
+    t.ids.push_back(id);
   }
   t.term_off.push_back(static_cast<uint32_t>(t.blob.size()));
   return t;
+}
+
+// Writes one field of every posting (`field` of a posting and whether it is
+// of the symbols), term by term in the entries' order, through a buffer: the
+// postings are never copied whole.
+template <typename T, typename Field>
+Status WritePostings(Writer& w, const TermTables& t, const std::vector<TermPostings>& postings, Field field) {
+  std::vector<T> buf;
+  buf.reserve((size_t{1} << 20) / sizeof(T));
+  auto put = [&](const std::vector<Posting>& list, bool symbols) -> Status {
+    for (const auto& p : list) {
+      buf.push_back(field(p, symbols));
+      if (buf.size() == buf.capacity()) {
+        UMWELT_RETURN_IF_ERROR(w.Put(buf.data(), buf.size() * sizeof(T)));
+        buf.clear();
+      }
+    }
+    return Status::Ok();
+  };
+  for (uint32_t id : t.ids) {
+    UMWELT_RETURN_IF_ERROR(put(postings[id].exact, false));
+    UMWELT_RETURN_IF_ERROR(put(postings[id].syms, true));
+  }
+  return w.Put(buf.data(), buf.size() * sizeof(T));
 }
 
 ii::Header HeaderFor(const Collected& c, const std::string& content_key,
@@ -407,15 +427,29 @@ Status WriteSections(Writer& w, ii::Header& h, Collected& c, const std::vector<u
   const KeywordTuning defaults;
   const ii::Fields text{c.len_body.data(), c.len_title.data(), h.avg_len_body, h.avg_len_title, &defaults};
   const ii::Fields syms{c.len_syms.data(), nullptr, h.avg_len_syms, 1, &defaults};
-  TermTables t = Flatten(c.terms.names(), c.postings, text, syms);
+  TermTables t = Terms(c.terms.names(), c.postings, text, syms);
   h.n_terms = static_cast<uint32_t>(t.entries.size());
-  h.n_postings = t.post_docs.size();
+  h.n_postings = t.n_postings;
   UMWELT_RETURN_IF_ERROR(vec(ii::kTermOffsets, t.term_off));
   UMWELT_RETURN_IF_ERROR(section(ii::kTermBlob, t.blob.data(), t.blob.size()));
   UMWELT_RETURN_IF_ERROR(vec(ii::kTermPostings, t.entries));
-  UMWELT_RETURN_IF_ERROR(vec(ii::kPostDocs, t.post_docs));
-  UMWELT_RETURN_IF_ERROR(vec(ii::kPostTf, t.post_tf));
-  UMWELT_RETURN_IF_ERROR(vec(ii::kPostTitleTf, t.post_title_tf));
+  auto postings = [&](int id, size_t width, const auto& write) -> Status {
+    UMWELT_RETURN_IF_ERROR(w.Align());
+    h.offset[id] = w.pos();
+    h.size[id] = t.n_postings * width;
+    return write();
+  };
+  UMWELT_RETURN_IF_ERROR(postings(ii::kPostDocs, 4, [&] {
+    return WritePostings<uint32_t>(w, t, c.postings, [](const Posting& p, bool) { return p.doc; });
+  }));
+  UMWELT_RETURN_IF_ERROR(postings(ii::kPostTf, 2, [&] {
+    return WritePostings<uint16_t>(w, t, c.postings, [](const Posting& p, bool) { return p.tf; });
+  }));
+  UMWELT_RETURN_IF_ERROR(postings(ii::kPostTitleTf, 1, [&] {
+    return WritePostings<uint8_t>(w, t, c.postings,
+                                  [](const Posting& p, bool symbols) { return symbols ? uint8_t{0} : p.title_tf; });
+  }));
+  std::vector<TermPostings>().swap(c.postings);
   std::vector<uint32_t> str_off;
   std::string str_blob;
   for (const auto* list : {&c.sources.names(), &c.kinds.names(), &c.authors.names()}) {
