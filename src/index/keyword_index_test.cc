@@ -145,6 +145,32 @@ TEST_F(KeywordTest, BadQueriesGetClearErrors) {
   EXPECT_TRUE(Search(*corpus_, *index_, {.query = huge}).ok());
 }
 
+// The build keeps postings varint-coded: counts past a byte, saturated
+// counts and gaps of thousands of documents come back as they went in.
+TEST_F(KeywordTest, LargeCountsAndGapsSurviveTheBuild) {
+  std::vector<Doc> docs;
+  std::string flood;
+  for (int i = 0; i < 70000; ++i) flood += "flood ";
+  std::string loud_title;
+  for (int i = 0; i < 300; ++i) loud_title += "banner ";
+  docs.push_back({"first", "comment", "", "needle once", "2024-01-01", "alice", "https://x/first"});
+  docs.push_back({"flooded", "comment", "", flood + "needle", "2024-01-01", "alice", "https://x/flooded"});
+  docs.push_back({"titled", "issue", loud_title, "banner and needle", "2024-01-01", "alice", "https://x/titled"});
+  for (int i = 0; i < 3000; ++i) {
+    docs.push_back({"f" + std::to_string(i), "comment", "", "filler text " + std::to_string(i), "2024-01-02", "bob",
+                    "https://x/f" + std::to_string(i)});
+  }
+  docs.push_back({"last", "comment", "", "needle at the end", "2024-01-03", "alice", "https://x/last"});
+  docs.push_back({"quiet", "comment", "", "flood banner", "2024-01-03", "alice", "https://x/quiet"});
+  Load(docs);
+  auto needles = Refs({.query = "needle"});
+  std::sort(needles.begin(), needles.end());
+  EXPECT_EQ(needles, (std::vector<std::string>{"first", "flooded", "last", "titled"}));
+  EXPECT_EQ(Refs({.query = "flood"}), (std::vector<std::string>{"flooded", "quiet"}));
+  EXPECT_EQ(Refs({.query = "banner"}), (std::vector<std::string>{"titled", "quiet"}));
+  EXPECT_EQ(Refs({.query = "filler 2999"}).front(), "f2999");
+}
+
 TEST_F(KeywordTest, SnippetsCenterOnTheMatch) {
   std::string text(600, 'x');  // appended, not `+`: GCC 12 warns falsely (-Warray-bounds) on the temporaries
   text.append(" the needle is here ").append(600, 'y');
