@@ -7,13 +7,16 @@
 #   bench/scale.sh [SIZE...]          # default: 1000000 2211460 10000000
 # DIR (default /tmp/umwelt-scale) holds the corpora (~1.3 GB a million
 # chunks plus ~0.9 GB of indexes); a corpus already there is reused (its
-# import is not timed again). SERVE_SECONDS=0 skips the served figures.
+# import is not timed again). SERVE_SECONDS=0 skips the served figures;
+# KEYWORD_BENCH=0 skips keyword_bench (import, FTS5 and in-process keyword
+# figures) for a corpus it has already measured.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${DIR:-/tmp/umwelt-scale}
 BUILD=${BUILD:-build}
 UMWELT=$BUILD/src/cli/umwelt
 SERVE_SECONDS=${SERVE_SECONDS:-10}
+KEYWORD_BENCH=${KEYWORD_BENCH:-1}
 mkdir -p "$DIR"
 [ $# -gt 0 ] || set -- 1000000 2211460 10000000
 peak() { awk '/Maximum resident/ {m = $6} /Elapsed/ {e = $8} END {printf "%.0f MB; %s", m / 1024, e}' "$1"; }
@@ -36,8 +39,10 @@ for N in "$@"; do
   REUSE=()
   [ -f "$DB" ] && REUSE=(--reuse)
   # Import (unless reused), FTS5, the keyword index and its searches.
-  /usr/bin/time -v "$BUILD/bench/keyword_bench" --chunks "$N" --dir "$DIR" --umwelt "$UMWELT" "${REUSE[@]}" \
-    2>"$DIR/kw-$N.time"
+  if [ "$KEYWORD_BENCH" != 0 ] || [ ! -f "$DB" ]; then
+    /usr/bin/time -v "$BUILD/bench/keyword_bench" --chunks "$N" --dir "$DIR" --umwelt "$UMWELT" "${REUSE[@]}" \
+      2>"$DIR/kw-$N.time"
+  fi
   # The keyword index as `umwelt` builds it, alone.
   rm -f "$DB.kwidx"
   /usr/bin/time -v "$UMWELT" --corpus "$DB" search --fts-only --json -k 5 "loss spike" >/dev/null 2>"$DIR/kwidx-$N.time"
