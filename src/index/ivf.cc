@@ -1,9 +1,12 @@
 #include "ivf.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <system_error>
+#include <thread>
 
 #include <Eigen/Dense>
 
@@ -29,19 +32,36 @@ void Normalize(float* v, uint32_t dim) {
   for (uint32_t k = 0; k < dim; ++k) v[k] *= inv;
 }
 
-// The nearest centroid of each row of `x` (n × dim), blockwise.
+// The nearest centroid of each row of `x` (n × dim), blockwise, the blocks
+// shared among the cores (a row's nearest is its own: the answer is the same
+// on any number of them).
 std::vector<uint32_t> Nearest(const ConstRows& x, const ConstRows& c) {
   std::vector<uint32_t> out(static_cast<size_t>(x.rows()));
-  Rows scores;
-  for (Eigen::Index begin = 0; begin < x.rows(); begin += kBlock) {
-    const Eigen::Index rows = std::min(kBlock, x.rows() - begin);
-    scores.noalias() = x.middleRows(begin, rows) * c.transpose();
-    for (Eigen::Index r = 0; r < rows; ++r) {
-      Eigen::Index best = 0;
-      scores.row(r).maxCoeff(&best);
-      out[static_cast<size_t>(begin + r)] = static_cast<uint32_t>(best);
+  const auto workers = static_cast<Eigen::Index>(std::clamp(std::thread::hardware_concurrency(), 1U, 8U));
+  const Eigen::Index step = std::clamp<Eigen::Index>((x.rows() + workers - 1) / workers, 256, kBlock);
+  std::atomic<Eigen::Index> next{0};
+  auto work = [&] {
+    Rows scores;
+    for (Eigen::Index begin; (begin = next.fetch_add(step)) < x.rows();) {
+      const Eigen::Index rows = std::min(step, x.rows() - begin);
+      scores.noalias() = x.middleRows(begin, rows) * c.transpose();
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        Eigen::Index best = 0;
+        scores.row(r).maxCoeff(&best);
+        out[static_cast<size_t>(begin + r)] = static_cast<uint32_t>(best);
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (Eigen::Index w = 1; w < workers && w * step < x.rows(); ++w) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had: the others (at least this one) do its share
     }
   }
+  work();
+  for (auto& t : helpers) t.join();
   return out;
 }
 

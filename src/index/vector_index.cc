@@ -355,37 +355,52 @@ class PlacedWriter {
   bool ok_ = true;
 };
 
-// The corpus's vectors of `space` into the file at `path`, streamed: a pass
-// over the space finds the rows, one draws the training sample, one assigns
-// the lists, and one writes each row where its list puts it, so the build
-// holds ids, lists and the sample, never the space (15 GB at 10M 384-d).
-// The passes see the same rows unless a write commits in between; then
-// nothing is written, and the caller, finding the file stale, builds again.
+// The corpus's vectors of `space` into the file at `path`, streamed: one
+// read of the corpus copies the rows to a scratch file (unlinked at once)
+// and later passes read them back a block at a time (the training sample,
+// the lists, then each row written where its list puts it), so the build
+// holds ids, lists and the sample, never the space (15 GB at 10M 384-d),
+// and reads the corpus, whose chunks' text is most of it, once.
 Status BuildVectors(Corpus& corpus, const std::string& space, const std::string& model, const BuildInputs& in,
                     const std::string& path) {
+  std::string scratch_path = TempPathFor(path) + ".rows";
+  int scratch = ::open(scratch_path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (scratch < 0) return Status::Io(scratch_path + ": " + std::strerror(errno));
+  ::unlink(scratch_path.c_str());
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } close_scratch{scratch};
   std::vector<int64_t> ids;  // in id order, as the corpus gives them
   uint32_t d = 0;
-  auto usable = [&](const float* v, int dim) {
-    if (static_cast<uint32_t>(dim) != d) return false;
-    return std::all_of(v, v + dim, [](float x) { return std::isfinite(x); });  // a NaN vector is left out
-  };
+  PlacedWriter spill(scratch);
   UMWELT_RETURN_IF_ERROR(corpus.ForEachVector(space, [&](int64_t id, const float* v, int dim) {
     if (d == 0) d = static_cast<uint32_t>(dim);
-    if (usable(v, dim)) ids.push_back(id);
+    if (static_cast<uint32_t>(dim) != d || !std::all_of(v, v + dim, [](float x) { return std::isfinite(x); })) {
+      return;  // another dimension's, or a NaN vector: left out of the space
+    }
+    spill.Put(ids.size() * d * 4, v, size_t{d} * 4);
+    ids.push_back(id);
   }));
+  if (!spill.Flush()) return Status::Io(scratch_path + ": write failed: " + std::strerror(errno));
   if (std::adjacent_find(ids.begin(), ids.end(), std::greater_equal<>()) != ids.end()) {
     return Status::Corrupt("vector file: the corpus gave the vectors of `" + space + "` out of id order");
   }
-  // Another pass: each row with its place in `ids`; false when they differ.
-  auto pass = [&](const std::function<void(uint64_t, const float*)>& visit) -> Result<bool> {
-    uint64_t i = 0;
-    bool same = true;
-    UMWELT_RETURN_IF_ERROR(corpus.ForEachVector(space, [&](int64_t id, const float* v, int dim) {
-      if (!same || !usable(v, dim)) return;
-      same = i < ids.size() && ids[i] == id;
-      if (same) visit(i++, v);
-    }));
-    return same && i == ids.size();
+  // A pass over the rows: each with its place in `ids`.
+  auto pass = [&](const std::function<void(uint64_t, const float*)>& visit) -> Status {
+    constexpr uint64_t kRows = 4096;
+    std::vector<float> block(kRows * d);
+    for (uint64_t begin = 0; begin < ids.size(); begin += kRows) {
+      const uint64_t rows = std::min<uint64_t>(kRows, ids.size() - begin);
+      auto* into = reinterpret_cast<char*>(block.data());
+      for (size_t done = 0, want = rows * d * 4; done < want;) {
+        ssize_t r = ::pread(scratch, into + done, want - done, static_cast<off_t>(begin * d * 4 + done));
+        if (r <= 0) return Status::Io(scratch_path + ": read failed: " + std::strerror(r < 0 ? errno : EIO));
+        done += static_cast<size_t>(r);
+      }
+      for (uint64_t r = 0; r < rows; ++r) visit(begin + r, &block[r * d]);
+    }
+    return Status::Ok();
   };
   const uint64_t n = ids.size();
   VecHeader h{};
@@ -414,10 +429,9 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
       std::vector<float> sample;
       sample.reserve(pick.size() * d);
       size_t next = 0;
-      UMWELT_ASSIGN_OR_RETURN(bool same, pass([&](uint64_t i, const float* v) {
+      UMWELT_RETURN_IF_ERROR(pass([&](uint64_t i, const float* v) {
         if (next < pick.size() && pick[next] == i) sample.insert(sample.end(), v, v + d), ++next;
       }));
-      if (!same) return Status::Ok();
       centroids = ivf::Train(sample.data(), pick.size(), d, h.lists);
     }
     list.reserve(n);
@@ -427,11 +441,10 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
       list.insert(list.end(), of.begin(), of.end());
       block.clear();
     };
-    UMWELT_ASSIGN_OR_RETURN(bool same, pass([&](uint64_t, const float* v) {
+    UMWELT_RETURN_IF_ERROR(pass([&](uint64_t, const float* v) {
       block.insert(block.end(), v, v + d);
       if (block.size() == size_t{4096} * d) assign();
     }));
-    if (!same) return Status::Ok();
     assign();
     starts.assign(h.lists + 1, 0);
     for (uint32_t l : list) ++starts[l + 1];
@@ -459,7 +472,6 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
   if (::ftruncate(fd, static_cast<off_t>(size)) != 0) return fail("cannot size the file");
   std::vector<float> scales(n);
   std::vector<int64_t> row_ids(n);
-  bool same = false;
   {
     PlacedWriter head(fd), codes(fd), rows(fd);
     head.Put(0, &h, sizeof h);
@@ -470,7 +482,7 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
     }
     std::vector<uint64_t> next(starts.begin(), starts.end() - (starts.empty() ? 0 : 1));
     std::vector<uint8_t> code(row);
-    auto written = pass([&](uint64_t i, const float* v) {
+    Status written = pass([&](uint64_t i, const float* v) {
       const uint64_t place = list.empty() ? i : next[list[i]]++;
       row_ids[place] = ids[i];
       scales[place] = QuantizeRow(v, d, code.data());
@@ -480,17 +492,11 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
     if (!written.ok()) {
       ::close(fd);
       ::unlink(tmp.c_str());
-      return written.status();
+      return written;
     }
-    same = *written;
     head.Put(ids_at, row_ids.data(), n * 8);
     head.Put(scales_at, scales.data(), n * 4);
     if (!head.Flush() || !codes.Flush() || !rows.Flush()) return fail("write failed");
-  }
-  if (!same) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return Status::Ok();
   }
   if (::close(fd) != 0) {
     ::unlink(tmp.c_str());
