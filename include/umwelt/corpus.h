@@ -35,7 +35,7 @@ namespace corpus_internal {
 class StmtCache;
 }
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 // How many of the newest change-log entries a writer keeps (chunk_log).
 inline constexpr int64_t kChangeLogKeep = 200000;
 
@@ -352,6 +352,7 @@ class Corpus {
   std::string thread_select_;  // "SELECT <thread columns>, facts" (NULL in a schema-2 file)
   std::string chunk_select_;   // "SELECT <chunk columns>[, facts]" (no facts before schema 4)
   bool batch_open_ = false;
+  bool defer_fts_ = false;  // the triggers are schema 6's: a batch indexes its new chunks at Commit
 };
 
 // One write transaction. Destroying it without Commit() rolls back.
@@ -403,9 +404,14 @@ class WriteBatch {
   friend class Corpus;
   explicit WriteBatch(Corpus* c) : corpus_(c) {}
   Corpus* corpus_;
+  // Chunks past this id are FTS5-indexed at Commit, in one statement
+  // (schema 6's triggers leave them; docs/CORPUS.md); -1: not set yet.
+  Status DeferFullText();
   bool done_ = false;
   int64_t changed_ = 0;
   int64_t vectors_changed_ = 0;
+  int64_t fts_pending_after_ = -1;
+  int64_t chunk_delta_ = 0;  // chunks added less chunks removed
 };
 
 // Records that a sync of `source` failed without touching its cursor or its

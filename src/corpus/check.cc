@@ -2,9 +2,11 @@
 // this umwelt's, and reading it takes bounded time.
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "sqlite_util.h"
 #include "umwelt/corpus.h"
@@ -44,6 +46,33 @@ const Schema& Expected() {
   return schema;
 }
 
+// Each trigger's text in every schema version: a file from an umwelt of an
+// earlier version carries that version's (the first write migrates them).
+const std::map<std::string, std::vector<std::string>>& KnownTriggers() {
+  static const auto triggers = [] {
+    std::map<std::string, std::vector<std::string>> out;
+    for (int v = 1; v <= kSchemaVersion; ++v) {
+      sqlite3* db = nullptr;
+      sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+      if (corpus_internal::CreateOrMigrate(db, "expected schema", v).ok()) {
+        if (auto r = SchemaOf(db, "expected schema"); r.ok()) {
+          for (const auto& [key, sql] : *r) {
+            if (key.first == "trigger") out[key.second].push_back(sql);
+          }
+        }
+      }
+      sqlite3_close_v2(db);
+    }
+    return out;
+  }();
+  return triggers;
+}
+
+bool KnownTrigger(const std::string& name, const std::string& sql) {
+  auto it = KnownTriggers().find(name);
+  return it != KnownTriggers().end() && std::find(it->second.begin(), it->second.end(), sql) != it->second.end();
+}
+
 bool StartsWith(const std::string& s, std::string_view prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 // What is wrong with one entry of the downloaded file's schema, or "".
@@ -57,10 +86,11 @@ std::string Unexpected(const std::pair<std::string, std::string>& key, const std
   }
   auto it = Expected().find(key);
   if (it == Expected().end()) return "a " + type + " this umwelt does not make (" + name + ")";
-  // A trigger runs on every later write: it must be exactly ours. A table
-  // must be of the same kind (a virtual table's module runs on every read);
-  // its columns may differ by what migrations added.
-  if (type == "trigger" && sql != it->second) return "a trigger that is not this umwelt's (" + name + ")";
+  // A trigger runs on every later write: it must be exactly ours (of this
+  // version or an earlier one). A table must be of the same kind (a virtual
+  // table's module runs on every read); its columns may differ by what
+  // migrations added.
+  if (type == "trigger" && !KnownTrigger(name, sql)) return "a trigger that is not this umwelt's (" + name + ")";
   if (StartsWith(sql, "CREATE VIRTUAL TABLE") != StartsWith(it->second, "CREATE VIRTUAL TABLE")) {
     return "a table of another kind (" + name + ")";
   }

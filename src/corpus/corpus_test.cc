@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <set>
 
+#include "corpus/sqlite_util.h"
 #include "corpus_fixtures.h"
 #include "test_util.h"
 #include "umwelt/text.h"
@@ -502,6 +504,146 @@ TEST(CorpusFacts, ChangeOfReadsOnlyAWholeSize) {
                           R"({"changed": {"files": 18446744073709551615, "added": 2, "removed": 3}})"}) {
     EXPECT_FALSE(ChangeOf(bad).has_value()) << bad;
   }
+}
+
+}  // namespace
+}  // namespace umwelt
+
+namespace umwelt {
+namespace {
+
+int64_t Count(sqlite3* db, const char* sql) {
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, sql, -1, &st, nullptr);
+  int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  return n;
+}
+
+// FTS5's external-content check: the index holds exactly the rows of chunks.
+bool FtsIntact(sqlite3* db) {
+  return sqlite3_exec(db, "INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')", nullptr, nullptr, nullptr) ==
+         SQLITE_OK;
+}
+
+// A batch's new chunks reach the full-text index when it commits, in one
+// statement; chunks stored before it are kept in step by the triggers. Any
+// mix of adding, replacing and deleting leaves the index exactly the table.
+TEST_F(CorpusTest, ABatchIndexesItsNewChunksWhenItCommits) {
+  sqlite3* db = corpus_->raw_handle();
+  Put({Make("o/r#1/c1", "an older wording of zebras")});
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE(b.ok());
+    ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c2", "giraffes arrive")}).ok());
+    ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c1", "a newer wording of okapis")}).ok());
+    ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c3", "lemurs for a moment")}).ok());
+    ASSERT_TRUE((*b)->DeleteRecord("o/r#1/c3").ok());
+    ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c2", "giraffes leave")}).ok());
+    // Not yet: the batch indexes them when it commits.
+    EXPECT_EQ(FtsCount(*corpus_, "giraffes"), 0);
+    EXPECT_EQ(FtsCount(*corpus_, "zebras"), 0);  // a stored chunk's replacement left the index at once
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  EXPECT_EQ(FtsCount(*corpus_, "giraffes"), 1);
+  EXPECT_EQ(FtsCount(*corpus_, "leave"), 1);
+  EXPECT_EQ(FtsCount(*corpus_, "arrive"), 0);
+  EXPECT_EQ(FtsCount(*corpus_, "okapis"), 1);
+  EXPECT_EQ(FtsCount(*corpus_, "zebras OR lemurs"), 0);
+  EXPECT_TRUE(FtsIntact(db)) << sqlite3_errmsg(db);
+  EXPECT_EQ(corpus_->GetMeta("fts_pending_after").value(), "");
+  // Rolled back: neither the chunks nor the mark stay.
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c4", "pangolins")}).ok());
+  }
+  EXPECT_EQ(FtsCount(*corpus_, "pangolins"), 0);
+  EXPECT_EQ(corpus_->GetMeta("fts_pending_after").value(), "");
+  EXPECT_TRUE(FtsIntact(db));
+  // Another writer (no mark in its transaction) is indexed row by row.
+  ASSERT_EQ(sqlite3_exec(db,
+                         "INSERT INTO chunks(source, kind, ref, parent, text) VALUES "
+                         "('github', 'comment', 'o/r#1/c9', 'o/r#1', 'wombats')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(FtsCount(*corpus_, "wombats"), 1);
+  EXPECT_TRUE(FtsIntact(db));
+}
+
+// meta.chunks is kept by what each batch adds and removes, not by counting
+// the table at every commit.
+TEST_F(CorpusTest, TheChunkCountFollowsEveryBatch) {
+  sqlite3* db = corpus_->raw_handle();
+  std::vector<Chunk> parts;
+  for (int i = 0; i < 3; ++i) {
+    parts.push_back(Make("o/r#1/c1:p" + std::to_string(i), "part " + std::to_string(i)));
+    parts.back().part = i;
+    parts.back().n_parts = 3;
+  }
+  Put(parts);
+  Put({Make("o/r#1/c2", "two")});
+  EXPECT_EQ(corpus_->GetMeta("chunks").value(), "4");
+  parts.resize(1);
+  parts[0].n_parts = 1;
+  Put(parts);  // three parts become one
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->DeleteRecord("o/r#1/c2").ok());
+    ASSERT_TRUE((*b)->DeleteRecord("o/r#1/absent").ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  EXPECT_EQ(corpus_->GetMeta("chunks").value(), "1");
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM chunks"), 1);
+  // A file without the count (another writer's) is counted once.
+  ASSERT_EQ(sqlite3_exec(db, "DELETE FROM meta WHERE key='chunks'", nullptr, nullptr, nullptr), SQLITE_OK);
+  Put({Make("o/r#1/c3", "three")});
+  EXPECT_EQ(corpus_->GetMeta("chunks").value(), "2");
+}
+
+// A corpus file an umwelt of schema 5 wrote (its triggers index every row)
+// passes the downloaded-file check, and its first write migrates it.
+TEST(CorpusSchema, Version5TriggersPassTheCheckAndMigrate) {
+  testing::TempDir dir;
+  std::string path = dir.File("v5.db");
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_TRUE(corpus_internal::CreateOrMigrate(db, path, 5).ok());
+    ASSERT_EQ(sqlite3_exec(db,
+                           "PRAGMA journal_mode=WAL; INSERT INTO chunks(source, kind, ref, parent, text) VALUES "
+                           "('github', 'comment', 'o/r#1/c1', 'o/r#1', 'aardvarks')",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(Count(db, "SELECT value FROM meta WHERE key='schema_version'"), 5);
+    EXPECT_EQ(Count(db, "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%fts_pending_after%'"), 0);
+    sqlite3_close(db);
+  }
+  EXPECT_TRUE(CheckForeignCorpus(path, std::chrono::seconds(10)).ok());
+  {
+    // A trigger of no version's text is still refused.
+    testing::TempDir other;
+    std::string copy = other.File("odd.db");
+    std::filesystem::copy_file(path, copy);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(copy.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "DROP TRIGGER chunks_ai; CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN "
+                           "DELETE FROM threads; END;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    auto odd = CheckForeignCorpus(copy, std::chrono::seconds(10));
+    ASSERT_FALSE(odd.ok());
+    EXPECT_NE(odd.message().find("a trigger that is not this umwelt's (chunks_ai)"), std::string::npos) << odd.message();
+  }
+  auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ((*c)->GetMeta("schema_version").value(), std::to_string(kSchemaVersion));
+  auto b = (*c)->BeginWrite();
+  ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c2", "anteaters")}).ok());
+  ASSERT_TRUE((*b)->Commit().ok());
+  EXPECT_EQ(FtsCount(**c, "aardvarks OR anteaters"), 2);
+  EXPECT_TRUE(FtsIntact((*c)->raw_handle()));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "umwelt/corpus.h"
 #include "umwelt/status.h"
 
 namespace umwelt::corpus_internal {
@@ -109,7 +110,8 @@ class Stmt {
 // Maps an SQLite error to a Status naming `context`.
 Status SqliteError(sqlite3* db, int rc, const std::string& context);
 
-// Schema: creates a fresh corpus or migrates an older one to kSchemaVersion.
-Status CreateOrMigrate(sqlite3* db, const std::string& path);
+// Schema: creates a fresh corpus or migrates an older one to `target`
+// (kSchemaVersion, or an earlier version to compare a file with).
+Status CreateOrMigrate(sqlite3* db, const std::string& path, int target = kSchemaVersion);
 
 }  // namespace umwelt::corpus_internal

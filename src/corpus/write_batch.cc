@@ -111,10 +111,14 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
     if (same) return false;
   }
 
-  Stmt del(*corpus_->cache_, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
-  UMWELT_RETURN_IF_ERROR(del.PrepareStatus(path));
-  del.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
-  UMWELT_RETURN_IF_ERROR(del.Run(path + ": replacing " + base));
+  UMWELT_RETURN_IF_ERROR(DeferFullText());
+  if (!old.empty()) {
+    Stmt del(*corpus_->cache_, "DELETE FROM chunks WHERE ref=?1 OR (ref>=?2 AND ref<?3)");
+    UMWELT_RETURN_IF_ERROR(del.PrepareStatus(path));
+    del.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
+    UMWELT_RETURN_IF_ERROR(del.Run(path + ": replacing " + base));
+    chunk_delta_ -= sqlite3_changes(corpus_->db_);
+  }
 
   Stmt ins(*corpus_->cache_, "INSERT INTO chunks(source, kind, ref, parent, title, author, date, url, text, part,"
                " n_parts, syms, facts) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,nullif(?13,''))");
@@ -124,6 +128,7 @@ Result<bool> WriteBatch::PutRecord(const std::vector<Chunk>& in) {
     ins.Bind(6, c.author).Bind(7, c.date).Bind(8, c.url).Bind(9, c.text).Bind(10, c.part);
     ins.Bind(11, c.n_parts).Bind(12, c.syms).Bind(13, c.facts);
     UMWELT_RETURN_IF_ERROR(ins.Run(path + ": storing " + c.ref));
+    ++chunk_delta_;
   }
   ++changed_;
   return true;
@@ -145,7 +150,22 @@ Status WriteBatch::DeleteRecord(const std::string& ref) {
   UMWELT_RETURN_IF_ERROR(del.PrepareStatus(path));
   del.Bind(1, base).Bind(2, PartLow(base)).Bind(3, PartHigh(base));
   UMWELT_RETURN_IF_ERROR(del.Run(path + ": deleting " + base));
-  if (sqlite3_changes(db) > 0) ++changed_;
+  int deleted = sqlite3_changes(db);
+  chunk_delta_ -= deleted;
+  if (deleted > 0) ++changed_;
+  return Status::Ok();
+}
+
+Status WriteBatch::DeferFullText() {
+  if (fts_pending_after_ >= 0 || !corpus_->defer_fts_) return Status::Ok();
+  const std::string& path = corpus_->path_;
+  Stmt last(*corpus_->cache_, "SELECT coalesce(max(id), 0) FROM chunks");
+  UMWELT_RETURN_IF_ERROR(last.PrepareStatus(path));
+  if (last.Step() != SQLITE_ROW) return last.Finished(path + ": reading the last chunk id");
+  int64_t after = last.Int(0);
+  UMWELT_RETURN_IF_ERROR(last.Finished(path));
+  UMWELT_RETURN_IF_ERROR(PutMeta("fts_pending_after", std::to_string(after)));
+  fts_pending_after_ = after;
   return Status::Ok();
 }
 
@@ -315,13 +335,29 @@ Status WriteBatch::Commit() {
   sqlite3* db = corpus_->db_;
   const std::string& path = corpus_->path_;
   Status s = Status::Ok();
-  if (changed_ > 0) {
+  if (fts_pending_after_ >= 0) {
+    // The chunks this batch added, indexed in one statement (see DeferFullText).
+    Stmt fts(*corpus_->cache_, "INSERT INTO chunks_fts(rowid, text, title, syms)"
+                               " SELECT id, text, title, syms FROM chunks WHERE id > ?1");
+    s = fts.PrepareStatus(path);
+    if (s.ok()) s = fts.Bind(1, fts_pending_after_).Run(path + ": indexing the batch's text");
+    if (s.ok()) s = Exec(db, "DELETE FROM meta WHERE key='fts_pending_after'", path);
+  }
+  if (s.ok() && changed_ > 0) {
     s = Exec(db,
              "INSERT INTO meta(key, value) VALUES ('generation', '1') ON CONFLICT(key) DO UPDATE"
-             " SET value = CAST(value AS INTEGER) + 1;"
-             "INSERT INTO meta(key, value) VALUES ('chunks', (SELECT count(*) FROM chunks))"
-             " ON CONFLICT(key) DO UPDATE SET value=excluded.value;",
+             " SET value = CAST(value AS INTEGER) + 1",
              path);
+    // The count kept by what the batch added and removed: counting a corpus
+    // of millions of chunks at every commit made a large import quadratic.
+    if (s.ok()) {
+      Stmt add(*corpus_->cache_, "UPDATE meta SET value = CAST(value AS INTEGER) + ?1 WHERE key='chunks'");
+      s = add.PrepareStatus(path);
+      if (s.ok()) s = add.Bind(1, chunk_delta_).Run(path + ": counting chunks");
+      if (s.ok() && sqlite3_changes(db) == 0) {
+        s = Exec(db, "INSERT INTO meta(key, value) VALUES ('chunks', (SELECT count(*) FROM chunks))", path);
+      }
+    }
 
     if (s.ok()) {
       Stmt built(*corpus_->cache_, "INSERT INTO meta(key, value) VALUES ('built_at_epoch', ?1)"
