@@ -299,6 +299,25 @@ TEST_F(HybridTest, IndexIsIncrementalAndRetrainReembeds) {
   EXPECT_NE(unknown.message().find("lsa or fasttext"), std::string::npos) << unknown.message();
 }
 
+// The builtin model shares a large batch among the cores: each text's vector
+// is the one it gets alone, in the order given.
+TEST_F(HybridTest, ABuiltinBatchEmbedsAsEachTextAlone) {
+  IndexReport r;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r).ok());
+  auto embedder = MakeEmbedder("builtin", *corpus_, "prose");
+  ASSERT_TRUE(embedder.ok()) << embedder.status().message();
+  std::vector<std::string> texts;
+  for (int i = 0; i < 500; ++i) texts.push_back(i % 3 ? "gpu kernel throughput " + std::to_string(i) : "tokenizer data");
+  auto batch = (*embedder)->Embed(texts);
+  ASSERT_TRUE(batch.ok());
+  ASSERT_EQ(batch->size(), texts.size());
+  for (size_t i = 0; i < texts.size(); i += 37) {
+    auto alone = (*embedder)->Embed({texts[i]});
+    ASSERT_TRUE(alone.ok());
+    EXPECT_EQ((*batch)[i], alone->at(0)) << i;
+  }
+}
+
 TEST_F(HybridTest, FusesLegsFiltersAndNamesThem) {
   IndexReport r;
   ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, Options(), &r).ok());

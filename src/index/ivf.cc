@@ -1,14 +1,13 @@
 #include "ivf.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <numeric>
 #include <random>
-#include <system_error>
-#include <thread>
 
 #include <Eigen/Dense>
+
+#include "umwelt/parallel.h"
 
 namespace umwelt::ivf {
 namespace {
@@ -37,31 +36,20 @@ void Normalize(float* v, uint32_t dim) {
 // on any number of them).
 std::vector<uint32_t> Nearest(const ConstRows& x, const ConstRows& c) {
   std::vector<uint32_t> out(static_cast<size_t>(x.rows()));
-  const auto workers = static_cast<Eigen::Index>(std::clamp(std::thread::hardware_concurrency(), 1U, 8U));
-  const Eigen::Index step = std::clamp<Eigen::Index>((x.rows() + workers - 1) / workers, 256, kBlock);
-  std::atomic<Eigen::Index> next{0};
-  auto work = [&] {
-    Rows scores;
-    for (Eigen::Index begin; (begin = next.fetch_add(step)) < x.rows();) {
-      const Eigen::Index rows = std::min(step, x.rows() - begin);
-      scores.noalias() = x.middleRows(begin, rows) * c.transpose();
-      for (Eigen::Index r = 0; r < rows; ++r) {
-        Eigen::Index best = 0;
-        scores.row(r).maxCoeff(&best);
-        out[static_cast<size_t>(begin + r)] = static_cast<uint32_t>(best);
-      }
+  const auto n = static_cast<size_t>(x.rows());
+  const unsigned workers = Workers();
+  const size_t step = std::clamp<size_t>((n + workers - 1) / workers, 256, static_cast<size_t>(kBlock));
+  std::vector<Rows> scores(workers);  // each thread's, reused block after block
+  ForEachBlock(n, step, workers, [&](unsigned worker, size_t begin, size_t end) {
+    const auto rows = static_cast<Eigen::Index>(end - begin);
+    Rows& s = scores[worker];
+    s.noalias() = x.middleRows(static_cast<Eigen::Index>(begin), rows) * c.transpose();
+    for (Eigen::Index r = 0; r < rows; ++r) {
+      Eigen::Index best = 0;
+      s.row(r).maxCoeff(&best);
+      out[begin + static_cast<size_t>(r)] = static_cast<uint32_t>(best);
     }
-  };
-  std::vector<std::thread> helpers;
-  for (Eigen::Index w = 1; w < workers && w * step < x.rows(); ++w) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // no thread to be had: the others (at least this one) do its share
-    }
-  }
-  work();
-  for (auto& t : helpers) t.join();
+  });
   return out;
 }
 
