@@ -32,17 +32,20 @@ Result<Schema> SchemaOf(sqlite3* db, const std::string& where) {
   return out;
 }
 
+// The schema a fresh corpus of `version` has (empty if it cannot be made).
+Schema SchemaAt(int version) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  Schema s;
+  if (corpus_internal::CreateOrMigrate(db, "expected schema", version).ok()) {
+    if (auto r = SchemaOf(db, "expected schema"); r.ok()) s = std::move(*r);
+  }
+  sqlite3_close_v2(db);
+  return s;
+}
+
 const Schema& Expected() {
-  static const Schema schema = [] {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-    Schema s;
-    if (corpus_internal::CreateOrMigrate(db, "expected schema").ok()) {
-      if (auto r = SchemaOf(db, "expected schema"); r.ok()) s = std::move(*r);
-    }
-    sqlite3_close_v2(db);
-    return s;
-  }();
+  static const Schema schema = SchemaAt(kSchemaVersion);
   return schema;
 }
 
@@ -52,16 +55,9 @@ const std::map<std::string, std::vector<std::string>>& KnownTriggers() {
   static const auto triggers = [] {
     std::map<std::string, std::vector<std::string>> out;
     for (int v = 1; v <= kSchemaVersion; ++v) {
-      sqlite3* db = nullptr;
-      sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-      if (corpus_internal::CreateOrMigrate(db, "expected schema", v).ok()) {
-        if (auto r = SchemaOf(db, "expected schema"); r.ok()) {
-          for (const auto& [key, sql] : *r) {
-            if (key.first == "trigger") out[key.second].push_back(sql);
-          }
-        }
+      for (const auto& [key, sql] : SchemaAt(v)) {
+        if (key.first == "trigger") out[key.second].push_back(sql);
       }
-      sqlite3_close_v2(db);
     }
     return out;
   }();
