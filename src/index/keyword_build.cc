@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +20,7 @@
 #include "bm25f.h"
 #include "index_format.h"
 #include "umwelt/file.h"
+#include "umwelt/parallel.h"
 #include "umwelt/search.h"
 #include "umwelt/source_traits.h"
 #include "umwelt/text.h"
@@ -32,10 +36,17 @@ struct Posting {
   uint8_t title_tf;  // in the title
 };
 
+// Hashes strings, and the views that look them up without a copy.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return XXH3_64bits(s.data(), s.size()); }
+};
+
+// Names to dense ids.
 class Interner {
  public:
   uint32_t Id(std::string_view s) {
-    auto it = ids_.find(std::string(s));
+    auto it = ids_.find(s);
     if (it != ids_.end()) return it->second;
     uint32_t id = static_cast<uint32_t>(names_.size());
     names_.emplace_back(s);
@@ -45,7 +56,7 @@ class Interner {
   const std::vector<std::string>& names() const { return names_; }
 
  private:
-  std::unordered_map<std::string, uint32_t> ids_;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> ids_;
   std::vector<std::string> names_;
 };
 
@@ -252,6 +263,122 @@ Status Lend(const Base& base, const std::vector<uint32_t>& lent, Collected* c) {
 // The chunks a file indexes, visited in id order.
 using Rows = std::function<Status(const std::function<void(const Corpus::IndexRow&)>&)>;
 
+// The terms of a batch of chunks, each chunk's stems with their body and
+// title counts and its identifier parts (as spelled) with theirs, found by
+// threads of its own while the caller goes on (Collect reads the next batch
+// and files the last); the caller's thread joins in when it needs the batch.
+class Tokenizer {
+ public:
+  struct Doc {
+    std::vector<std::pair<std::string, std::pair<uint32_t, uint32_t>>> exact;
+    std::vector<std::pair<std::string, uint32_t>> syms;
+    uint32_t len_body = 0, len_title = 0, len_syms = 0;
+  };
+  struct Batch {
+    std::vector<uint32_t> docs;
+    std::vector<std::string> titles, texts, syms;
+    std::vector<Doc> out;
+    void Clear() {
+      docs.clear(), titles.clear(), texts.clear(), syms.clear(), out.clear();
+    }
+  };
+
+  // Up to `threads` threads tokenize a batch: the ones Start makes, and the
+  // caller's, which joins them in Finish.
+  explicit Tokenizer(unsigned threads) : state_(std::max(1U, threads)) {}
+  ~Tokenizer() { Finish(); }
+
+  // Starts tokenizing `b`'s chunks into b->out on threads of its own.
+  void Start(Batch* b) {
+    batch_ = b;
+    b->out.assign(b->docs.size(), Doc());
+    next_ = 0;
+    for (unsigned w = 1; w < state_.size(); ++w) {
+      try {
+        threads_.emplace_back([this, w] { Work(w); });
+      } catch (const std::system_error&) {
+        break;  // the others (this one at least, in Finish) take its share
+      }
+    }
+  }
+  // Tokenizes what is left of the batch here, then waits for the threads.
+  void Finish() {
+    if (!batch_) return;
+    Work(0);
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    batch_ = nullptr;
+  }
+
+ private:
+  void Work(unsigned w) {
+    Batch& b = *batch_;
+    constexpr size_t kStep = 32;
+    for (size_t begin; (begin = next_.fetch_add(kStep)) < b.docs.size();) {
+      for (size_t i = begin; i < std::min(b.docs.size(), begin + kStep); ++i) {
+        state_[w].Tokenize(b.titles[i], b.texts[i], b.syms[i], &b.out[i]);
+      }
+    }
+  }
+
+  // One worker's buffers and stems, kept from chunk to chunk. A chunk's
+  // words are counted by sorting them (no table per chunk), each distinct
+  // word is stemmed once, and the stems' counts are merged the same way.
+  struct State {
+    std::vector<std::pair<std::string, bool>> words;  // and whether in the title
+    std::vector<std::pair<std::string_view, std::pair<uint32_t, uint32_t>>> stems;
+    std::vector<std::string> symbols;
+    std::unordered_map<std::string, std::string, StringHash, std::equal_to<>> stem_of;  // bounded
+
+    uint32_t Add(std::string_view text, bool title) {
+      std::vector<std::string> tokens = umwelt::Tokenize(text);
+      for (auto& t : tokens) words.emplace_back(std::move(t), title);
+      // A compound's joined form ("z-loss" -> zloss) beside its parts; the
+      // length counts the words as written.
+      for (auto& t : CompoundTerms(text)) words.emplace_back(std::move(t), title);
+      return static_cast<uint32_t>(tokens.size());
+    }
+    const std::string& Stem(const std::string& word) {
+      auto it = stem_of.find(word);
+      if (it != stem_of.end()) return it->second;
+      return stem_of.emplace(word, StemWord(word)).first->second;
+    }
+    void Tokenize(std::string_view title, std::string_view text, std::string_view syms, Doc* d) {
+      if (stem_of.size() >= (size_t{1} << 18)) stem_of.clear();  // not within a chunk: `stems` views it
+      words.clear();
+      stems.clear();
+      d->len_body = Add(text, false);
+      d->len_title = Add(title, true);
+      std::sort(words.begin(), words.end());
+      for (size_t i = 0, j; i < words.size(); i = j) {
+        uint32_t n[2] = {0, 0};
+        for (j = i; j < words.size() && words[j].first == words[i].first; ++j) ++n[words[j].second];
+        stems.push_back({Stem(words[i].first), {n[0], n[1]}});
+      }
+      std::sort(stems.begin(), stems.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 0, j; i < stems.size(); i = j) {
+        std::pair<uint32_t, uint32_t> tf{0, 0};
+        for (j = i; j < stems.size() && stems[j].first == stems[i].first; ++j) {
+          tf.first += stems[j].second.first;
+          tf.second += stems[j].second.second;
+        }
+        d->exact.emplace_back(std::string(stems[i].first), tf);
+      }
+      symbols = umwelt::Tokenize(syms);
+      d->len_syms = static_cast<uint32_t>(symbols.size());
+      std::sort(symbols.begin(), symbols.end());
+      for (size_t i = 0, j; i < symbols.size(); i = j) {
+        for (j = i; j < symbols.size() && symbols[j] == symbols[i];) ++j;
+        d->syms.emplace_back(std::move(symbols[i]), static_cast<uint32_t>(j - i));
+      }
+    }
+  };
+  std::vector<State> state_;
+  Batch* batch_ = nullptr;
+  std::atomic<size_t> next_{0};
+  std::vector<std::thread> threads_;
+};
+
 // Reads the chunks of `rows` into `out`: their filter values, lengths and
 // postings, tokenized, or lent by `base` when it holds the chunk unchanged.
 Status Collect(const Rows& rows, const Base* base, Collected* out) {
@@ -259,60 +386,39 @@ Status Collect(const Rows& rows, const Base* base, Collected* out) {
   auto& len_body = out->len_body;
   auto& len_title = out->len_title;
   auto& len_syms = out->len_syms;
-  auto& author_ids = out->author_ids;
-  auto& url_ids = out->url_ids;
-  auto& source_ids = out->source_ids;
-  auto& kind_ids = out->kind_ids;
-  auto& dates = out->dates;
   auto& terms = out->terms;
-  auto& sources = out->sources;
-  auto& kinds = out->kinds;
-  auto& authors = out->authors;
-  auto& url_hash_ids = out->url_hash_ids;
   auto& postings = out->postings;
-  // Per term of one chunk: occurrences in the body and in the title (by
-  // stem), and as an identifier part in the symbols (as spelled).
-  std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>> tf_exact;
-  std::unordered_map<uint32_t, uint32_t> tf_syms;
-  // A token's term id -> its stem's term id, each word stemmed once.
-  constexpr uint32_t kUnstemmed = std::numeric_limits<uint32_t>::max();
-  std::vector<uint32_t> stem_of;
-  auto stem_id = [&](const std::string& token) {
-    uint32_t raw = terms.Id(token);
-    if (raw >= stem_of.size()) stem_of.resize(raw + 1, kUnstemmed);
-    if (stem_of[raw] == kUnstemmed) {
-      uint32_t stem = terms.Id(StemWord(token));
-      stem_of.resize(std::max<size_t>(stem_of.size(), stem + 1), kUnstemmed);
-      stem_of[raw] = stem;
+
+  // Chunks are tokenized a batch at a time on the other cores while this
+  // thread reads the next batch and files the last; then it lends a hand.
+  constexpr size_t kBatch = 4096;
+  Tokenizer::Batch filling, running;
+  Tokenizer tokenizer(Workers());
+  auto file = [&](Tokenizer::Batch& b) {  // the postings of a tokenized batch
+    for (size_t i = 0; i < b.docs.size(); ++i) {
+      const uint32_t doc = b.docs[i];
+      const Tokenizer::Doc& d = b.out[i];
+      len_body[doc] = d.len_body;
+      len_title[doc] = d.len_title;
+      len_syms[doc] = d.len_syms;
+      for (auto& [stem, tf] : d.exact) {
+        uint32_t t = terms.Id(stem);
+        if (t >= postings.size()) postings.resize(t + 1);
+        postings[t].exact.Add({doc, Saturate(tf.first), SaturateTitle(tf.second)});
+      }
+      for (auto& [word, tf] : d.syms) {
+        uint32_t t = terms.Id(word);
+        if (t >= postings.size()) postings.resize(t + 1);
+        postings[t].syms.Add({doc, Saturate(tf), 0});
+      }
     }
-    return stem_of[raw];
+    b.Clear();
   };
-  auto add_stems = [&](std::string_view text, bool title) {
-    uint32_t total = 0;
-    for (auto& t : Tokenize(text)) {
-      auto& [body_tf, title_tf] = tf_exact[stem_id(t)];
-      ++(title ? title_tf : body_tf);
-      ++total;
-    }
-    // A compound's joined form ("z-loss" -> zloss) beside its parts; the
-    // length counts the words as written.
-    for (auto& t : CompoundTerms(text)) {
-      auto& [body_tf, title_tf] = tf_exact[stem_id(t)];
-      ++(title ? title_tf : body_tf);
-    }
-    return total;
-  };
-  auto tokenize = [&](const Corpus::IndexRow& r, uint32_t doc) {
-    tf_exact.clear();
-    tf_syms.clear();
-    len_body.push_back(add_stems(r.text, false));
-    len_title.push_back(add_stems(r.title, true));
-    uint32_t ls = 0;
-    for (auto& t : Tokenize(r.syms)) ++tf_syms[terms.Id(t)], ++ls;
-    len_syms.push_back(ls);
-    if (postings.size() < terms.names().size()) postings.resize(terms.names().size());
-    for (auto& [t, tf] : tf_exact) postings[t].exact.Add({doc, Saturate(tf.first), SaturateTitle(tf.second)});
-    for (auto& [t, tf] : tf_syms) postings[t].syms.Add({doc, Saturate(tf), 0});
+  auto flush = [&] {  // finishes and files the batch in flight; starts `filling`
+    tokenizer.Finish();
+    std::swap(filling, running);
+    if (!running.docs.empty()) tokenizer.Start(&running);
+    file(filling);
   };
 
   // The base's document of each chunk it holds unchanged.
@@ -338,18 +444,27 @@ Status Collect(const Rows& rows, const Base* base, Collected* out) {
       len_body.push_back(base->Sec<uint32_t>(ii::kLenBody)[from]);
       len_title.push_back(base->Sec<uint32_t>(ii::kLenTitle)[from]);
       len_syms.push_back(base->Sec<uint32_t>(ii::kLenSyms)[from]);
-    } else {
-      tokenize(r, doc);
+    } else {  // filled in when its batch is filed
+      len_body.push_back(0);
+      len_title.push_back(0);
+      len_syms.push_back(0);
+      filling.docs.push_back(doc);
+      filling.titles.emplace_back(r.title);
+      filling.texts.emplace_back(r.text);
+      filling.syms.emplace_back(r.syms);
+      if (filling.docs.size() == kBatch) flush();
     }
-    source_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, sources.Id(r.source))));
-    kind_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, kinds.Id(r.kind))));
+    out->source_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, out->sources.Id(r.source))));
+    out->kind_ids.push_back(static_cast<uint8_t>(std::min<uint32_t>(255, out->kinds.Id(r.kind))));
     auto t = ParseIsoTime(r.date);
-    dates.push_back(t ? *t : std::numeric_limits<int64_t>::min());
-    author_ids.push_back(authors.Id(r.author));
-    auto [it, fresh] = url_hash_ids.emplace(HitKey(r), static_cast<uint32_t>(url_hash_ids.size()));
+    out->dates.push_back(t ? *t : std::numeric_limits<int64_t>::min());
+    out->author_ids.push_back(out->authors.Id(r.author));
+    auto [it, fresh] = out->url_hash_ids.emplace(HitKey(r), static_cast<uint32_t>(out->url_hash_ids.size()));
     if (fresh) out->url_keys.push_back(it->first);
-    url_ids.push_back(it->second);
+    out->url_ids.push_back(it->second);
   });
+  flush();  // the last batch started, the one before it filed
+  flush();  // the last filed
   UMWELT_RETURN_IF_ERROR(s);
   if (base) UMWELT_RETURN_IF_ERROR(Lend(*base, lent, out));
   postings.resize(terms.names().size());

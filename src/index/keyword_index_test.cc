@@ -171,6 +171,30 @@ TEST_F(KeywordTest, LargeCountsAndGapsSurviveTheBuild) {
   EXPECT_EQ(Refs({.query = "filler 2999"}).front(), "f2999");
 }
 
+// Chunks are tokenized in batches of thousands on other threads and filed
+// in document order: each chunk's terms and length land on that chunk in
+// every batch, the last (partial) one too.
+TEST_F(KeywordTest, EveryBatchOfABuildFilesItsChunksOwnTermsAndLengths) {
+  std::vector<Doc> docs;
+  const int n = 10000;  // two whole batches and a part
+  for (int i = 0; i < n; ++i) {
+    std::string pad;
+    for (int k = 0; k < i % 5; ++k) pad += " pad";
+    docs.push_back({"f" + std::to_string(i), "comment", i % 7 ? "" : "Heading " + std::to_string(i),
+                    "filler text " + std::to_string(i) + pad, "2024-01-02", "bob", "https://x/f" + std::to_string(i)});
+  }
+  Load(docs);
+  for (int i : {0, 1, 4095, 4096, 4097, 8191, 8192, 8193, 9999}) {
+    EXPECT_EQ(Refs({.query = "filler " + std::to_string(i)}).front(), "f" + std::to_string(i)) << i;
+  }
+  EXPECT_EQ(Refs({.query = "heading 8197"}).front(), "f8197");  // a title, in the third batch
+  // Every chunk holds "filler" once; the shortest (i % 5 == 0) rank first.
+  auto top = Refs({.query = "filler", .k = 50});
+  ASSERT_EQ(top.size(), 50u);
+  for (const auto& ref : top) EXPECT_EQ(std::stoi(ref.substr(1)) % 5, 0) << ref;
+  EXPECT_EQ(Refs({.query = "filler", .k = 1000}).size(), 1000u);
+}
+
 TEST_F(KeywordTest, SnippetsCenterOnTheMatch) {
   std::string text(600, 'x');  // appended, not `+`: GCC 12 warns falsely (-Warray-bounds) on the temporaries
   text.append(" the needle is here ").append(600, 'y');
