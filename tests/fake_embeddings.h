@@ -12,13 +12,18 @@
 namespace umwelt::testing {
 
 // A scripted /v1/embeddings: answers each input with [len, 1, 0], after any
-// scripted failures.
+// scripted failures (and refuses every call past fail_after_).
 class FakeEmbeddings {
  public:
   FakeEmbeddings() {
     server_.server().Post("/v1/embeddings", [this](const httplib::Request& req, httplib::Response& res) {
       ++calls_;
       auth_ = req.get_header_value("Authorization");
+      if (fail_after_ >= 0 && calls_ > fail_after_) {
+        res.status = 401;
+        res.set_content("{\"error\":\"scripted\"}", "application/json");
+        return;
+      }
       if (!failures_.empty()) {
         int code = failures_.front();
         failures_.erase(failures_.begin());
@@ -42,6 +47,7 @@ class FakeEmbeddings {
   TestServer server_;
   std::atomic<int> calls_{0};
   std::vector<int> failures_;
+  int fail_after_ = -1;  // when set, every call after that many is refused (401)
   bool malformed_ = false;
   bool wrong_dim_ = false;
   std::string auth_, model_;

@@ -5,11 +5,13 @@
 #include <condition_variable>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
 
 #include "corpus_fixtures.h"
+#include "fake_embeddings.h"
 #include "test_util.h"
 #include "umwelt/source_traits.h"
 #include "umwelt/vector.h"
@@ -395,6 +397,44 @@ TEST_F(HybridTest, BadQueriesAndMissingSpaces) {
   ASSERT_FALSE(mismatch.ok());
   EXPECT_NE(mismatch.status().message().find("other-model"), std::string::npos);
   EXPECT_NE(mismatch.status().message().find("builtin:lsa"), std::string::npos);
+}
+
+// An index run embeds one batch while it reads the next and stores the one
+// before: every chunk gets its own text's vector, and a failure stops the
+// run with the batches before it stored and the next run resuming there.
+TEST_F(HybridTest, AnIndexRunStoresEachBatchsOwnVectorsAndStopsAtAFailure) {
+  testing::FakeEmbeddings fake;
+  auto configs = ParseSpaceConfigs({"prose=openai:" + fake.base() + "#m1"});
+  ASSERT_TRUE(configs.ok()) << configs.status().message();
+  IndexOptions o = Options();
+  o.batch = 7;  // 40 chunks: five whole batches and a part
+  auto stored = [&] {
+    std::map<int64_t, std::vector<float>> out;
+    EXPECT_TRUE(corpus_->ForEachVector("prose", [&](int64_t id, const float* v, int dim) {
+      out[id] = std::vector<float>(v, v + dim);
+    }).ok());
+    return out;
+  };
+  fake.fail_after_ = 3;  // the fourth batch is refused
+  IndexReport failed;
+  Status s = IndexSpaces(*corpus_, *configs, o, &failed);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("401"), std::string::npos) << s.message();
+  EXPECT_EQ(stored().size(), 21u);  // three batches
+  fake.fail_after_ = -1;
+  IndexReport resumed;
+  ASSERT_TRUE(IndexSpaces(*corpus_, *configs, o, &resumed).ok());
+  ASSERT_EQ(resumed.spaces.size(), 1u);
+  EXPECT_EQ(resumed.spaces[0].embedded, 19);
+  auto vectors = stored();
+  ASSERT_EQ(vectors.size(), 40u);
+  for (const auto& [id, v] : vectors) {  // the fake answers [length, 1, 0], normalized
+    auto chunk = corpus_->ChunksById({id});
+    ASSERT_TRUE(chunk.ok() && chunk->size() == 1u);
+    const double len = static_cast<double>((*chunk)[0].title.size() + 1 + (*chunk)[0].text.size());
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_NEAR(v[0], len / std::sqrt(len * len + 1), 1e-6) << id;
+  }
 }
 
 TEST_F(HybridTest, AnUnreachableEmbedderSkipsItsSpaceAndKeepsKeyword) {

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <random>
-#include <set>
+#include <unordered_set>
 
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
@@ -28,22 +27,29 @@ float LogTf(uint32_t count) { return std::log1p(static_cast<float>(count)); }
 }  // namespace
 
 void Trainer::Add(const std::vector<std::string>& terms) {
-  std::map<uint32_t, uint32_t> counts;
+  std::vector<uint32_t> ids;
+  ids.reserve(terms.size());
   for (const auto& t : terms) {
     auto [it, fresh] = ids_.try_emplace(t, static_cast<uint32_t>(terms_.size()));
     if (fresh) {
       terms_.push_back(t);
       df_.push_back(0);
     }
-    ++counts[it->second];
+    ids.push_back(it->second);
   }
-  if (counts.empty()) return;
-  for (const auto& [id, n] : counts) ++df_[id];
-  docs_.emplace_back(counts.begin(), counts.end());
+  if (ids.empty()) return;
+  std::sort(ids.begin(), ids.end());
+  std::vector<std::pair<uint32_t, uint32_t>> counts;  // (term, occurrences), by term
+  for (size_t i = 0, j; i < ids.size(); i = j) {
+    for (j = i + 1; j < ids.size() && ids[j] == ids[i];) ++j;
+    counts.emplace_back(ids[i], static_cast<uint32_t>(j - i));
+    ++df_[ids[i]];
+  }
+  docs_.push_back(std::move(counts));
 }
 
 bool IsStopWord(std::string_view word) {
-  static const auto* const kWords = new std::set<std::string_view>{
+  static const auto* const kWords = new std::unordered_set<std::string_view>{
       "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
       "because", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does",
       "doing", "down", "during", "each", "for", "from", "further", "had", "has", "have", "having", "he", "her",
@@ -57,11 +63,13 @@ bool IsStopWord(std::string_view word) {
 }
 
 std::vector<std::pair<std::string_view, float>> LogTermFrequencies(const std::vector<std::string>& terms) {
-  std::map<std::string_view, uint32_t> counts;
-  for (const auto& t : terms) ++counts[t];
+  std::vector<std::string_view> sorted(terms.begin(), terms.end());
+  std::sort(sorted.begin(), sorted.end());
   std::vector<std::pair<std::string_view, float>> out;
-  out.reserve(counts.size());
-  for (const auto& [t, n] : counts) out.emplace_back(t, LogTf(n));
+  for (size_t i = 0, j; i < sorted.size(); i = j) {
+    for (j = i + 1; j < sorted.size() && sorted[j] == sorted[i];) ++j;
+    out.emplace_back(sorted[i], LogTf(static_cast<uint32_t>(j - i)));
+  }
   return out;
 }
 

@@ -1,5 +1,8 @@
 // Vector spaces: configuration, `umwelt index`, and loading at query time.
+#include <functional>
+#include <future>
 #include <set>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -132,16 +135,48 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
                                               [&](std::string_view src) { return SpaceCovers(cfg.space, std::string(src)); },
                                               [&](const Corpus::TextRow& r) { missing.push_back(r.id); }));
     IndexReport::Space rep{cfg.space, embedder->model(), 0, 0};
-    for (size_t start_i = 0; start_i < missing.size(); start_i += static_cast<size_t>(o.batch)) {
-      std::vector<int64_t> ids(missing.begin() + static_cast<long>(start_i),
-                               missing.begin() + static_cast<long>(std::min(missing.size(), start_i + o.batch)));
-      UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ChunksById(ids));
+    // Batch after batch: each is embedded on another thread while this one
+    // reads the next batch's rows and stores the last one's vectors.
+    const size_t step = static_cast<size_t>(std::max(1, o.batch));
+    auto read = [&](size_t from) -> Result<std::vector<Chunk>> {
+      if (from >= missing.size()) return std::vector<Chunk>();
+      std::vector<int64_t> ids(missing.begin() + static_cast<long>(from),
+                               missing.begin() + static_cast<long>(std::min(missing.size(), from + step)));
+      return corpus.ChunksById(ids);
+    };
+    auto embed = [&embedder](const std::vector<Chunk>& chunks) {
       std::vector<std::string> texts;
+      texts.reserve(chunks.size());
       for (const auto& c : chunks) texts.push_back(c.title + "\n" + c.text);
-      UMWELT_ASSIGN_OR_RETURN(auto vectors, embedder->Embed(texts));
+      return embedder->Embed(texts);
+    };
+    auto start_embed = [&](const std::vector<Chunk>& chunks) {
+      try {
+        return std::async(std::launch::async, embed, std::cref(chunks));
+      } catch (const std::system_error&) {  // no thread to be had: when asked for
+        return std::async(std::launch::deferred, embed, std::cref(chunks));
+      }
+    };
+    // Two batches in hand: the one being embedded and the one read (or
+    // stored) meanwhile. `pending` is declared after them: leaving early, it
+    // waits for the embedding before they go.
+    std::vector<Chunk> slot[2];
+    std::future<Result<std::vector<std::vector<float>>>> pending;
+    UMWELT_ASSIGN_OR_RETURN(slot[0], read(0));
+    if (!slot[0].empty()) pending = start_embed(slot[0]);
+    for (size_t cur = 0, at = step; !slot[cur].empty(); cur ^= 1, at += step) {
+      UMWELT_ASSIGN_OR_RETURN(slot[cur ^ 1], read(at));
+      UMWELT_ASSIGN_OR_RETURN(auto vectors, pending.get());
+      const int dim = embedder->dim();  // read before the embedder is busy again
+      if (!slot[cur ^ 1].empty()) pending = start_embed(slot[cur ^ 1]);
+      const std::vector<Chunk>& chunks = slot[cur];
+      if (vectors.size() != chunks.size()) {
+        return Status::Invalid("space " + cfg.space + ": the embedder returned " + std::to_string(vectors.size()) +
+                               " vectors for " + std::to_string(chunks.size()) + " texts");
+      }
       UMWELT_ASSIGN_OR_RETURN(auto batch, corpus.BeginWrite());
-      if (embedder->dim() > 0 && IntField(all[cfg.space], "dim") != embedder->dim()) {
-        all[cfg.space]["dim"] = embedder->dim();  // a server reveals its dimension on first use
+      if (dim > 0 && IntField(all[cfg.space], "dim") != dim) {
+        all[cfg.space]["dim"] = dim;  // a server reveals its dimension on first use
         UMWELT_RETURN_IF_ERROR(batch->PutMeta("spaces", all.dump()));
       }
       for (size_t i = 0; i < chunks.size(); ++i) UMWELT_RETURN_IF_ERROR(batch->PutEmbedding(chunks[i].id, cfg.space, vectors[i]));
