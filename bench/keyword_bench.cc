@@ -276,8 +276,8 @@ int main(int argc, char** argv) {
     else if (k == "--reuse") a.reuse = true;
     else if (k == "--import-only") a.import_only = true;
     else {
-      std::fprintf(stderr,
-                   "usage: keyword_bench [--chunks N] [--data DIR] [--dir DIR] [--umwelt BIN] [--reuse] [--import-only]\n");
+      std::fprintf(stderr, "usage: keyword_bench [--chunks N] [--data DIR] [--dir DIR] [--umwelt BIN] [--reuse]"
+                           " [--import-only]\n");
       return 2;
     }
   }
@@ -291,7 +291,8 @@ int main(int argc, char** argv) {
   }
   long import_rss = PeakRssMb(RUSAGE_SELF);
   if (a.import_only) {
-    std::printf("| import of %zu chunks (PutRecord, FTS5 indexed at each commit): time; peak RSS | %.1f s, %.0f chunks/s; %ld MB |\n",
+    std::printf("| import of %zu chunks (PutRecord, FTS5 indexed at each commit): time; peak RSS"
+                " | %.1f s, %.0f chunks/s; %ld MB |\n",
                 a.chunks, import_ms / 1000, a.chunks / (import_ms / 1000), import_rss);
     return 0;
   }

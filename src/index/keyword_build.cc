@@ -394,6 +394,11 @@ Status Collect(const Rows& rows, const Base* base, Collected* out) {
   constexpr size_t kBatch = 4096;
   Tokenizer::Batch filling, running;
   Tokenizer tokenizer(Workers());
+  auto postings_of = [&](std::string_view term) -> TermPostings& {
+    uint32_t t = terms.Id(term);
+    if (t >= postings.size()) postings.resize(t + 1);
+    return postings[t];
+  };
   auto file = [&](Tokenizer::Batch& b) {  // the postings of a tokenized batch
     for (size_t i = 0; i < b.docs.size(); ++i) {
       const uint32_t doc = b.docs[i];
@@ -401,16 +406,8 @@ Status Collect(const Rows& rows, const Base* base, Collected* out) {
       len_body[doc] = d.len_body;
       len_title[doc] = d.len_title;
       len_syms[doc] = d.len_syms;
-      for (auto& [stem, tf] : d.exact) {
-        uint32_t t = terms.Id(stem);
-        if (t >= postings.size()) postings.resize(t + 1);
-        postings[t].exact.Add({doc, Saturate(tf.first), SaturateTitle(tf.second)});
-      }
-      for (auto& [word, tf] : d.syms) {
-        uint32_t t = terms.Id(word);
-        if (t >= postings.size()) postings.resize(t + 1);
-        postings[t].syms.Add({doc, Saturate(tf), 0});
-      }
+      for (auto& [stem, tf] : d.exact) postings_of(stem).exact.Add({doc, Saturate(tf.first), SaturateTitle(tf.second)});
+      for (auto& [word, tf] : d.syms) postings_of(word).syms.Add({doc, Saturate(tf), 0});
     }
     b.Clear();
   };
