@@ -312,6 +312,17 @@ class Corpus {
   Status ForEachText(const std::string& space, bool only_missing,
                      const std::function<bool(std::string_view source)>& covers,
                      const std::function<void(const TextRow&)>& visit);
+  // The next chunks to embed in `space`, in id order: those after id
+  // `after` that have no vector of it and whose source `covers` accepts, at
+  // most `limit` (id, source, title and text filled). `*scanned` is the last
+  // id read, skipped rows included: the next call goes on from there. One
+  // statement reads each row once (finding the ids first and reading their
+  // rows again read a large corpus twice).
+  Result<std::vector<Chunk>> NextToEmbed(const std::string& space, int64_t after, size_t limit,
+                                         const std::function<bool(std::string_view source)>& covers,
+                                         int64_t* scanned);
+  // The largest chunk id, 0 when there are none (one b-tree descent).
+  Result<int64_t> MaxChunkId();
   // Visits every vector of `space` in id order.
   Status ForEachVector(const std::string& space,
                        const std::function<void(int64_t id, const float* v, int dim)>& visit);

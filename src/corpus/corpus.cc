@@ -666,6 +666,36 @@ Status Corpus::ForEachText(const std::string& space, bool only_missing,
   return Status::Ok();
 }
 
+Result<std::vector<Chunk>> Corpus::NextToEmbed(const std::string& space, int64_t after, size_t limit,
+                                               const std::function<bool(std::string_view)>& covers,
+                                               int64_t* scanned) {
+  Stmt q(*cache_, "SELECT id, source, title, text FROM chunks"
+                  " WHERE id > ?2 AND (embedding IS NULL OR embed_space IS NOT ?1) ORDER BY id");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, space).Bind(2, after);
+  std::vector<Chunk> out;
+  *scanned = after;
+  while (out.size() < limit && q.Step() == SQLITE_ROW) {
+    *scanned = q.Int(0);
+    if (!covers(q.View(1))) continue;
+    Chunk c;
+    c.id = q.Int(0);
+    c.source = q.Text(1);
+    c.title = q.Text(2);
+    c.text = q.Text(3);
+    out.push_back(std::move(c));
+  }
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
+  return out;
+}
+
+Result<int64_t> Corpus::MaxChunkId() {
+  Stmt q(db_, "SELECT coalesce(max(id), 0) FROM chunks");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  if (q.Step() != SQLITE_ROW) return SqliteError(db_, sqlite3_errcode(db_), path_);
+  return q.Int(0);
+}
+
 namespace {
 // Visits the vector in column 1 of `q`'s row (id in column 0); a blob that
 // is not whole floats is skipped.
@@ -727,10 +757,8 @@ Result<std::vector<int64_t>> Corpus::Fts5Rank(const std::vector<std::string>& wo
 
 Result<std::string> Corpus::ContentKey() {
   // max(id) is one b-tree descent; count(*) would scan the table.
-  Stmt q(db_, "SELECT coalesce(max(id), 0) FROM chunks");
-  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
-  if (q.Step() != SQLITE_ROW) return SqliteError(db_, sqlite3_errcode(db_), path_);
-  std::string key = "max=" + std::to_string(q.Int(0));
+  UMWELT_ASSIGN_OR_RETURN(int64_t max_id, MaxChunkId());
+  std::string key = "max=" + std::to_string(max_id);
   UMWELT_ASSIGN_OR_RETURN(std::string gen, GetMeta("generation"));
   UMWELT_ASSIGN_OR_RETURN(std::string id, GetMeta("corpus_id"));
   if (native_ && !id.empty()) {

@@ -124,6 +124,43 @@ TEST_F(CorpusTest, ChangeLogListsWhatChangedSinceAPoint) {
   EXPECT_EQ(since(two), (std::vector<int64_t>{1, 2, edited}));
 }
 
+TEST_F(CorpusTest, ChunksToEmbedAreReadOnceInIdOrderSkippingOtherSourcesAndDoneOnes) {
+  for (int i = 1; i <= 9; ++i) {
+    Chunk c = Make("o/r#1/c" + std::to_string(i), "text " + std::to_string(i));
+    if (i % 3 == 0) c.source = "code";  // not this space's
+    Put({c});
+  }
+  {
+    auto b = corpus_->BeginWrite();
+    ASSERT_TRUE((*b)->PutEmbedding(2, "s", {1.0f, 0.0f}).ok());      // done
+    ASSERT_TRUE((*b)->PutEmbedding(4, "other", {1.0f, 0.0f}).ok());  // another space's: to do again
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto github = [](std::string_view source) { return source == "github"; };
+  std::vector<int64_t> seen;
+  std::vector<size_t> sizes;
+  int64_t scanned = 0;
+  for (int call = 0; call < 10; ++call) {
+    auto next = corpus_->NextToEmbed("s", scanned, 2, github, &scanned);
+    ASSERT_TRUE(next.ok()) << next.status().message();
+    sizes.push_back(next->size());
+    for (const auto& c : *next) {
+      seen.push_back(c.id);
+      EXPECT_EQ(c.text, "text " + std::to_string(c.id));
+      EXPECT_EQ(c.title, "A title");
+    }
+    if (next->size() < 2) break;
+  }
+  EXPECT_EQ(seen, (std::vector<int64_t>{1, 4, 5, 7, 8}));
+  EXPECT_EQ(sizes, (std::vector<size_t>{2, 2, 1}));
+  EXPECT_EQ(scanned, 9);  // the last row was read, though skipped
+  EXPECT_EQ(corpus_->MaxChunkId().value(), 9);
+  auto none = corpus_->NextToEmbed("s", 9, 2, github, &scanned);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  EXPECT_EQ(scanned, 9);
+}
+
 TEST_F(CorpusTest, SameRecordTwiceChangesNothing) {
   auto b = corpus_->BeginWrite();
   ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/c1", "x")}).value());

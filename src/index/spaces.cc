@@ -130,20 +130,24 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
       UMWELT_RETURN_IF_ERROR(batch->PutMeta("spaces", all.dump()));
       UMWELT_RETURN_IF_ERROR(batch->Commit());
     }
-    std::vector<int64_t> missing;
-    UMWELT_RETURN_IF_ERROR(corpus.ForEachText(cfg.space, true,
-                                              [&](std::string_view src) { return SpaceCovers(cfg.space, std::string(src)); },
-                                              [&](const Corpus::TextRow& r) { missing.push_back(r.id); }));
     IndexReport::Space rep{cfg.space, embedder->model(), 0, 0};
     // Batch after batch: each is embedded on another thread while this one
-    // reads the next batch's rows and stores the last one's vectors.
+    // reads the next batch's rows and stores the last one's vectors. Each
+    // read goes on where the last one stopped, so every row is read once.
     const size_t step = static_cast<size_t>(std::max(1, o.batch));
-    auto read = [&](size_t from) -> Result<std::vector<Chunk>> {
-      if (from >= missing.size()) return std::vector<Chunk>();
-      std::vector<int64_t> ids(missing.begin() + static_cast<long>(from),
-                               missing.begin() + static_cast<long>(std::min(missing.size(), from + step)));
-      return corpus.ChunksById(ids);
+    auto covers = [&](std::string_view src) { return SpaceCovers(cfg.space, std::string(src)); };
+    int64_t scanned = 0;
+    bool exhausted = false;
+    auto read = [&]() -> Result<std::vector<Chunk>> {
+      if (exhausted) return std::vector<Chunk>();
+      UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.NextToEmbed(cfg.space, scanned, step, covers, &scanned));
+      exhausted = chunks.size() < step;
+      return chunks;
     };
+    // What is left is not counted (that would read the corpus once more):
+    // the ids not yet scanned bound it from above, exactly at the end.
+    UMWELT_ASSIGN_OR_RETURN(const int64_t max_id, corpus.MaxChunkId());
+    auto left_at_most = [&] { return exhausted ? 0 : std::max<int64_t>(0, max_id - scanned); };
     auto embed = [&embedder](const std::vector<Chunk>& chunks) {
       std::vector<std::string> texts;
       texts.reserve(chunks.size());
@@ -162,10 +166,10 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
     // waits for the embedding before they go.
     std::vector<Chunk> slot[2];
     std::future<Result<std::vector<std::vector<float>>>> pending;
-    UMWELT_ASSIGN_OR_RETURN(slot[0], read(0));
+    UMWELT_ASSIGN_OR_RETURN(slot[0], read());
     if (!slot[0].empty()) pending = start_embed(slot[0]);
-    for (size_t cur = 0, at = step; !slot[cur].empty(); cur ^= 1, at += step) {
-      UMWELT_ASSIGN_OR_RETURN(slot[cur ^ 1], read(at));
+    for (size_t cur = 0; !slot[cur].empty(); cur ^= 1) {
+      UMWELT_ASSIGN_OR_RETURN(slot[cur ^ 1], read());
       UMWELT_ASSIGN_OR_RETURN(auto vectors, pending.get());
       const int dim = embedder->dim();  // read before the embedder is busy again
       if (!slot[cur ^ 1].empty()) pending = start_embed(slot[cur ^ 1]);
@@ -182,7 +186,7 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
       for (size_t i = 0; i < chunks.size(); ++i) UMWELT_RETURN_IF_ERROR(batch->PutEmbedding(chunks[i].id, cfg.space, vectors[i]));
       UMWELT_RETURN_IF_ERROR(batch->Commit());
       rep.embedded += static_cast<int64_t>(chunks.size());
-      if (o.progress) o.progress(cfg.space, rep.embedded, static_cast<int64_t>(missing.size()));
+      if (o.progress) o.progress(cfg.space, rep.embedded, rep.embedded + left_at_most());
     }
     UMWELT_RETURN_IF_ERROR(RecordSpaceSources(corpus, cfg.space, &all));
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
