@@ -17,12 +17,15 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <random>
+#include <unordered_map>
 
 #include <xxhash.h>
 
 #include "fasttext_module.h"
 #include "lsa.h"
+#include "string_hash.h"
 #include "umwelt/dynlib.h"
 #include "umwelt/file.h"
 #include "umwelt/log.h"
@@ -126,7 +129,9 @@ class BuiltinEmbedder final : public Embedder {
   Result<std::vector<std::vector<float>>> Embed(const std::vector<std::string>& texts) override {
     std::vector<std::vector<float>> out(texts.size());
     ForEachBlock(texts.size(), 64, Workers(), [&](unsigned, size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) out[i] = EmbedOne(texts[i]);
+      std::unique_ptr<TermRows> rows = TakeRows();
+      for (size_t i = begin; i < end; ++i) out[i] = lsa_ ? EmbedLsa(texts[i], *rows) : EmbedSif(texts[i]);
+      GiveBack(std::move(rows));
     });
     return out;
   }
@@ -134,6 +139,33 @@ class BuiltinEmbedder final : public Embedder {
  private:
   BuiltinEmbedder() = default;
   std::unique_ptr<MappedFile> file_;
+
+  // Each token's row of the table, -1 for a function word or a stem the
+  // table lacks: telling function words, stemming and the binary search
+  // took most of the time of embedding a corpus, and a corpus says the same
+  // words again and again. A block being embedded holds a map of its own,
+  // taken from a pool and given back; each is bounded.
+  using TermRows = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
+  static constexpr size_t kMaxRowsCached = size_t{1} << 18;
+  std::unique_ptr<TermRows> TakeRows() const {
+    std::lock_guard lock(pool_mu_);
+    if (pool_.empty()) return std::make_unique<TermRows>();
+    std::unique_ptr<TermRows> rows = std::move(pool_.back());
+    pool_.pop_back();
+    return rows;
+  }
+  void GiveBack(std::unique_ptr<TermRows> rows) const {
+    if (rows->size() > kMaxRowsCached) rows->clear();
+    std::lock_guard lock(pool_mu_);
+    pool_.push_back(std::move(rows));
+  }
+  int32_t RowOf(std::string_view token, TermRows& rows) const {
+    auto it = rows.find(token);
+    if (it != rows.end()) return it->second;
+    const int32_t row = lsa::IsStopWord(token) ? -1 : static_cast<int32_t>(Find(StemWord(token)));
+    rows.emplace(token, row);
+    return row;
+  }
 
   std::string_view Word(uint32_t i) const {
     return std::string_view(blob_ + offsets_[i], offsets_[i + 1] - offsets_[i]);
@@ -148,23 +180,27 @@ class BuiltinEmbedder final : public Embedder {
     return lo < h_.n && Word(lo) == w ? static_cast<int64_t>(lo) : -1;
   }
 
-  std::vector<float> EmbedOne(const std::string& text) const { return lsa_ ? EmbedLsa(text) : EmbedSif(text); }
-
-  std::vector<float> EmbedLsa(const std::string& text) const {
+  // Each known stem's vector times log(1 + tf) and its weight, summed in the
+  // table's order (the stems' sorted order: the sum is the same to the bit
+  // as the stems', counted apart, would give).
+  std::vector<float> EmbedLsa(const std::string& text, TermRows& rows) const {
     const uint32_t d = h_.dim;
     std::vector<float> v(d, 0.0f);
-    bool any = false;
-    const std::vector<std::string> terms = StemTerms(text);  // outlives the views into it
-    for (const auto& [term, log_tf] : lsa::LogTermFrequencies(terms)) {
-      int64_t i = Find(term);
-      if (i < 0) continue;
-      const float* wv = vectors_ + static_cast<size_t>(i) * d;
-      float weight = log_tf * weights_[i];
-      for (uint32_t k = 0; k < d; ++k) v[k] += weight * wv[k];
-      any = true;
+    std::vector<int32_t> found;
+    for (const auto& t : Tokenize(text)) {
+      if (int32_t row = RowOf(t, rows); row >= 0) found.push_back(row);
     }
-    if (any) Normalize(&v);
-    return v;  // all zeros when the text has no known stem
+    if (found.empty()) return v;  // all zeros when the text has no known stem
+    std::sort(found.begin(), found.end());
+    for (size_t i = 0, j; i < found.size(); i = j) {
+      for (j = i + 1; j < found.size() && found[j] == found[i];) ++j;
+      const auto row = static_cast<size_t>(found[i]);
+      const float* wv = vectors_ + row * d;
+      const float weight = lsa::LogTf(static_cast<uint32_t>(j - i)) * weights_[row];
+      for (uint32_t k = 0; k < d; ++k) v[k] += weight * wv[k];
+    }
+    Normalize(&v);
+    return v;
   }
 
   std::vector<float> EmbedSif(const std::string& text) const {
@@ -195,6 +231,8 @@ class BuiltinEmbedder final : public Embedder {
   const char* blob_ = nullptr;
   const float* vectors_ = nullptr;
   std::string model_;
+  mutable std::mutex pool_mu_;
+  mutable std::vector<std::unique_ptr<TermRows>> pool_;
 };
 
 // The first principal component of `rows` (power iteration on X^T X).

@@ -317,7 +317,26 @@ TEST_F(HybridTest, ABuiltinBatchEmbedsAsEachTextAlone) {
     auto alone = (*embedder)->Embed({texts[i]});
     ASSERT_TRUE(alone.ok());
     EXPECT_EQ((*batch)[i], alone->at(0)) << i;
+    // and by an embedder that has seen no text before (what a token's
+    // row is, remembered across texts, changes nothing)
+    auto fresh = MakeEmbedder("builtin", *corpus_, "prose");
+    ASSERT_TRUE(fresh.ok());
+    auto first = (*fresh)->Embed({texts[i]});
+    ASSERT_TRUE(first.ok());
+    EXPECT_EQ((*batch)[i], first->at(0)) << i;
   }
+  // A stem counts its forms together, in any order; function words count nothing.
+  auto same = [&](const std::string& a, const std::string& b) {
+    auto va = (*embedder)->Embed({a}), vb = (*embedder)->Embed({b});
+    ASSERT_TRUE(va.ok() && vb.ok());
+    EXPECT_EQ(va->at(0), vb->at(0)) << a << " / " << b;
+  };
+  same("kernels kernel throughput", "throughput kernel kernel");
+  same("the kernel of the gpu", "gpu kernel");
+  auto once = (*embedder)->Embed({"kernel gpu"}), twice = (*embedder)->Embed({"kernel kernel gpu"});
+  ASSERT_TRUE(once.ok() && twice.ok());
+  ASSERT_NE(once->at(0), std::vector<float>(once->at(0).size(), 0.0f));  // the table knows both stems
+  EXPECT_NE(once->at(0), twice->at(0));  // tf counts
 }
 
 TEST_F(HybridTest, FusesLegsFiltersAndNamesThem) {

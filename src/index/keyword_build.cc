@@ -19,6 +19,7 @@
 
 #include "bm25f.h"
 #include "index_format.h"
+#include "string_hash.h"
 #include "umwelt/file.h"
 #include "umwelt/parallel.h"
 #include "umwelt/search.h"
@@ -34,12 +35,6 @@ struct Posting {
   uint32_t doc;
   uint16_t tf;       // in the body (or, for an identifier part, in the symbols)
   uint8_t title_tf;  // in the title
-};
-
-// Hashes strings, and the views that look them up without a copy.
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return XXH3_64bits(s.data(), s.size()); }
 };
 
 // Names to dense ids.

@@ -20,11 +20,9 @@ Matrix Orthonormal(const Matrix& m) {
   return qr.householderQ() * Matrix::Identity(m.rows(), m.cols());
 }
 
-// A term's weight within a text, before its idf: the same in training and
-// in embedding, or texts would not land where their documents did.
-float LogTf(uint32_t count) { return std::log1p(static_cast<float>(count)); }
-
 }  // namespace
+
+float LogTf(uint32_t count) { return std::log1p(static_cast<float>(count)); }
 
 void Trainer::Add(const std::vector<std::string>& terms) {
   std::vector<uint32_t> ids;

@@ -56,6 +56,10 @@ class Trainer {
 // as its rarest term.
 bool IsStopWord(std::string_view word);
 
+// A term's weight within a text, before its idf: log(1 + tf). The same in
+// training and in embedding, or texts would not land where their documents did.
+float LogTf(uint32_t count);
+
 // A text's distinct terms with log(1 + tf), as training weighs a document;
 // times the term's idf, the weight its vector is summed with.
 std::vector<std::pair<std::string_view, float>> LogTermFrequencies(const std::vector<std::string>& terms);
