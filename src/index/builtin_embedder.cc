@@ -144,7 +144,8 @@ class BuiltinEmbedder final : public Embedder {
   // table lacks: telling function words, stemming and the binary search
   // took most of the time of embedding a corpus, and a corpus says the same
   // words again and again. A block being embedded holds a map of its own,
-  // taken from a pool and given back; each is bounded.
+  // taken from a pool and given back; each map is bounded, and the pool
+  // keeps one per core (a server's concurrent searches make more at once).
   using TermRows = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
   static constexpr size_t kMaxRowsCached = size_t{1} << 18;
   std::unique_ptr<TermRows> TakeRows() const {
@@ -157,7 +158,7 @@ class BuiltinEmbedder final : public Embedder {
   void GiveBack(std::unique_ptr<TermRows> rows) const {
     if (rows->size() > kMaxRowsCached) rows->clear();
     std::lock_guard lock(pool_mu_);
-    pool_.push_back(std::move(rows));
+    if (pool_.size() < Workers()) pool_.push_back(std::move(rows));
   }
   int32_t RowOf(std::string_view token, TermRows& rows) const {
     auto it = rows.find(token);
