@@ -265,21 +265,39 @@ namespace {
 
 // Calls `each` with the title and text of the space's records, sampled down
 // to about o.max_train_words words (uniformly, seeded: a table reproduces).
+// The first read of the space counts its bytes and notes its ids; a sample
+// is then read by id, not by reading the space again.
 Status ForEachSampledText(Corpus& corpus, const std::string& space, const BuiltinTrainOptions& o,
                           const std::function<void(const std::string&)>& each) {
   auto covers = [&](std::string_view src) { return SpaceCovers(space, std::string(src)); };
   // Words in the space, roughly (bytes / 6), to decide the sampling rate.
   int64_t bytes = 0;
+  std::vector<int64_t> ids;
   UMWELT_RETURN_IF_ERROR(corpus.ForEachText(space, false, covers, [&](const Corpus::TextRow& r) {
     bytes += static_cast<int64_t>(r.title.size() + r.text.size());
+    ids.push_back(r.id);
   }));
   double keep = std::min(1.0, static_cast<double>(o.max_train_words) * 6 / std::max<int64_t>(1, bytes));
+  if (keep >= 1.0) {
+    return corpus.ForEachText(space, false, covers, [&](const Corpus::TextRow& r) {
+      each(std::string(r.title) + " " + std::string(r.text));
+    });
+  }
   std::mt19937_64 sampler(20261130);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
-  return corpus.ForEachText(space, false, covers, [&](const Corpus::TextRow& r) {
-    if (keep < 1.0 && coin(sampler) > keep) return;
-    each(std::string(r.title) + " " + std::string(r.text));
-  });
+  std::vector<int64_t> picked;
+  for (int64_t id : ids) {
+    if (coin(sampler) <= keep) picked.push_back(id);
+  }
+  ids = std::vector<int64_t>();
+  constexpr size_t kRead = 4096;
+  for (size_t at = 0; at < picked.size(); at += kRead) {
+    std::vector<int64_t> part(picked.begin() + static_cast<long>(at),
+                              picked.begin() + static_cast<long>(std::min(picked.size(), at + kRead)));
+    UMWELT_ASSIGN_OR_RETURN(auto chunks, corpus.ChunksById(part));
+    for (const auto& c : chunks) each(c.title + " " + c.text);
+  }
+  return Status::Ok();
 }
 
 // A trained word table, before it is written.

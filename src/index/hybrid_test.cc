@@ -301,6 +301,24 @@ TEST_F(HybridTest, IndexIsIncrementalAndRetrainReembeds) {
   EXPECT_NE(unknown.message().find("lsa or fasttext"), std::string::npos) << unknown.message();
 }
 
+// A large space trains on a seeded sample of its chunks (read by id after
+// one read of the space): the same sample, so the same table, each time,
+// and not the table of the whole space.
+TEST_F(HybridTest, ABuiltinModelOfASampleIsTheSameEachTime) {
+  IndexOptions o = Options();
+  auto model = [&](int64_t max_words) -> std::string {
+    o.builtin.max_train_words = max_words;
+    Status trained = TrainBuiltin(*corpus_, "prose", o.builtin);
+    EXPECT_TRUE(trained.ok()) << trained.message();
+    auto e = MakeEmbedder("builtin", *corpus_, "prose");
+    return e.ok() ? (*e)->model() : "";
+  };
+  const std::string whole = model(6'000'000), sample = model(60);
+  EXPECT_NE(sample, whole);
+  EXPECT_EQ(model(60), sample);
+  EXPECT_EQ(model(6'000'000), whole);
+}
+
 // The builtin model shares a large batch among the cores: each text's vector
 // is the one it gets alone, in the order given.
 TEST_F(HybridTest, ABuiltinBatchEmbedsAsEachTextAlone) {
