@@ -301,6 +301,22 @@ TEST_F(HybridTest, IndexIsIncrementalAndRetrainReembeds) {
   EXPECT_NE(unknown.message().find("lsa or fasttext"), std::string::npos) << unknown.message();
 }
 
+// Progress counts what is left from above without reading the corpus to
+// count it, and lands exactly on what was embedded.
+TEST_F(HybridTest, IndexProgressNeverPromisesLessThanIsLeft) {
+  IndexOptions o = Options();
+  o.batch = 7;
+  std::vector<std::pair<int64_t, int64_t>> seen;
+  o.progress = [&](const std::string&, int64_t done, int64_t total) { seen.emplace_back(done, total); };
+  IndexReport r;
+  ASSERT_TRUE(IndexSpaces(*corpus_, {{"prose", "builtin"}}, o, &r).ok());
+  const int64_t embedded = r.spaces[0].embedded;
+  EXPECT_EQ(embedded, 40);
+  ASSERT_EQ(seen.size(), 6u);  // 40 chunks in batches of 7
+  for (const auto& [done, total] : seen) EXPECT_GE(total, embedded) << done;
+  EXPECT_EQ(seen.back(), std::make_pair(embedded, embedded));
+}
+
 // A large space trains on a seeded sample of its chunks (read by id after
 // one read of the space): the same sample, so the same table, each time,
 // and not the table of the whole space.

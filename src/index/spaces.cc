@@ -145,7 +145,8 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
       return chunks;
     };
     // What is left is not counted (that would read the corpus once more):
-    // the ids not yet scanned bound it from above, exactly at the end.
+    // the batch in flight and the ids not yet read bound it from above,
+    // exactly at the end.
     UMWELT_ASSIGN_OR_RETURN(const int64_t max_id, corpus.MaxChunkId());
     auto left_at_most = [&] { return exhausted ? 0 : std::max<int64_t>(0, max_id - scanned); };
     auto embed = [&embedder](const std::vector<Chunk>& chunks) {
@@ -186,7 +187,10 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
       for (size_t i = 0; i < chunks.size(); ++i) UMWELT_RETURN_IF_ERROR(batch->PutEmbedding(chunks[i].id, cfg.space, vectors[i]));
       UMWELT_RETURN_IF_ERROR(batch->Commit());
       rep.embedded += static_cast<int64_t>(chunks.size());
-      if (o.progress) o.progress(cfg.space, rep.embedded, rep.embedded + left_at_most());
+      if (o.progress) {
+        const auto in_flight = static_cast<int64_t>(slot[cur ^ 1].size());  // read, not yet stored
+        o.progress(cfg.space, rep.embedded, rep.embedded + in_flight + left_at_most());
+      }
     }
     UMWELT_RETURN_IF_ERROR(RecordSpaceSources(corpus, cfg.space, &all));
     rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
