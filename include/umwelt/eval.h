@@ -48,14 +48,19 @@ RetrievalMetrics Evaluate(const std::map<std::string, std::vector<std::string>>&
 
 // A question in the reference format: its text, the threads a good answer
 // cites ("#123"; must-have, nice-to-have, and forbidden ones, trap checks'
-// forbid_cite included), and facts it states (regular expressions).
+// forbid_cite included), and facts it states (regular expressions). A
+// project without pull requests names a commit instead: "commit:SHA" (7 to
+// 40 hex digits).
 struct EvalQuestion {
   std::string id, question;
   std::vector<int64_t> must_have;  // the must-have thread numbers
-  std::set<std::string> must_cite, nice_cite, forbid_cite;  // "#N"
+  std::set<std::string> must_cite, nice_cite, forbid_cite;  // "#N", a ref, or CommitCitation's form
   std::vector<std::string> facts;
   bool answerable = true;
 };
+// How a citation list names the commit `sha` (any case, 7 to 40 hex digits):
+// "commit:" and its first 7 digits, lower case; "" when `sha` is no sha.
+std::string CommitCitation(std::string_view sha);
 Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& dir_or_file);
 // One question file's JSON; `where` names it in errors and gives the id when
 // the file has none.

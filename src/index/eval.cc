@@ -4,6 +4,7 @@
 #include "umwelt/file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -42,11 +43,16 @@ std::vector<std::map<char, std::string>> Smart(const std::string& text) {
   return out;
 }
 
-// "#N" for each entry of a citation list: "#12", "12", "o/r#12" or 12.
+// "#N" for each entry of a citation list: "#12", "12", "o/r#12" or 12; a
+// commit by CommitCitation's form; a numberless thread by its ref.
 std::set<std::string> ThreadNumbers(const nlohmann::json& list) {
   std::set<std::string> out;
   for (const auto& x : list) {
     std::string s = x.is_number_integer() ? std::to_string(x.get<int64_t>()) : x.is_string() ? x.get<std::string>() : "";
+    if (s.starts_with("commit:")) {
+      if (std::string c = CommitCitation(std::string_view(s).substr(7)); !c.empty()) out.insert(c);
+      continue;
+    }
     size_t hash = s.rfind('#');
     if (hash == std::string::npos && s.find(':') != std::string::npos && s.size() <= 200) {
       out.insert(s);  // a thread with no number, by its ref ("discord:GUILD/THREAD")
@@ -154,6 +160,15 @@ RetrievalMetrics Evaluate(const std::map<std::string, std::vector<std::string>>&
     m.recall100 /= m.queries;
   }
   return m;
+}
+
+std::string CommitCitation(std::string_view sha) {
+  if (sha.size() < 7 || sha.size() > 40 || sha.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
+    return "";
+  }
+  std::string out = "commit:";
+  for (char c : sha.substr(0, 7)) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& path) {

@@ -15,8 +15,9 @@ namespace umwelt {
 namespace {
 
 // "#N" of the issue or PR a url is, or is in (a commit that landed a PR, a
-// comment); for a thread with no number (a Discord thread), its whole ref
-// ("discord:GUILD/THREAD"); "" for a url the corpus does not hold.
+// comment); a commit of no PR as CommitCitation names it; for a thread with
+// no number (a Discord thread), its whole ref ("discord:GUILD/THREAD"); ""
+// for a url the corpus does not hold.
 std::string NumberOf(Corpus& corpus, const std::string& url) {
   std::string ref = ThreadRefFromUrl(url);
   if (ref.find('#') == std::string::npos) {
@@ -24,13 +25,17 @@ std::string NumberOf(Corpus& corpus, const std::string& url) {
     if (c.ok() && *c) ref = (*c)->parent;
   }
   size_t hash = ref.find('#');
-  return hash == std::string::npos ? ref : ref.substr(hash);
+  if (hash != std::string::npos) return ref.substr(hash);
+  size_t commit = ref.rfind("/commit/");
+  std::string sha = commit == std::string::npos ? "" : CommitCitation(std::string_view(ref).substr(commit + 8));
+  return sha.empty() ? ref : sha;
 }
 
 // "#N" (or the thread's ref) for every link in the report to a thread or into one.
 std::set<std::string> CitedNumbers(Corpus& corpus, const std::string& md) {
   std::set<std::string> out;
-  static const Pattern link(R"(\]\((https?://[^)\s]+)\))");
+  // A mirrored local repository's permalinks are git+file:// ones.
+  static const Pattern link(R"(\]\(((?:https?|git\+file)://[^)\s]+)\))");
   link.ForEach(md, [&](const Groups& g) {
     if (std::string n = NumberOf(corpus, std::string(g[1])); !n.empty()) out.insert(n);
     return true;

@@ -1,0 +1,76 @@
+// `umwelt eval answers` on a project whose history is commits alone: a
+// must-have names a commit by its sha.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+#include "umwelt/corpus.h"
+#include "umwelt/git.h"
+#include "umwelt/research.h"
+#include "umwelt/text.h"
+
+namespace umwelt {
+namespace {
+
+using nlohmann::json;
+
+TEST(EvalAnswersOfCommits, AMustHaveCommitIsNamedByItsShaAndCountedWhenCited) {
+  testing::TempDir dir;
+  std::string repo = dir.File("repo");
+  std::filesystem::create_directories(repo);
+  testing::WriteFile(repo + "/store.cc", "void Open() {}\n");
+  testing::WriteFile(repo + "/flags.cc", "int port = 80;\n");
+  // Two commits: the journal's, and one about something else.
+  testing::RunResult git = testing::RunShell(
+      "cd " + testing::Quote(repo) + " && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 && "
+      "git init -q -b main . && git add store.cc && "
+      "git -c user.name=T -c user.email=t@example.com commit -q -m 'Store: a write-ahead journal, so readers never wait "
+      "for the writer' && git add flags.cc && "
+      "git -c user.name=T -c user.email=t@example.com commit -q -m 'Flags: the listening port can be set' && "
+      "git rev-parse HEAD~1 HEAD");
+  ASSERT_EQ(git.code, 0) << git.err;
+  std::vector<std::string> shas;
+  std::istringstream lines(git.out);
+  for (std::string line; std::getline(lines, line);) shas.push_back(line);
+  ASSERT_EQ(shas.size(), 2u) << git.out;
+  std::string path = dir.File("c.db");
+  {
+    auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    git::SyncOptions o;
+    o.path = repo;
+    o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+    git::SyncReport report;
+    ASSERT_TRUE(git::Sync(**c, o, &report).ok());
+  }
+  std::string qdir = dir.File("questions");
+  std::filesystem::create_directories(qdir);
+  // The sha in capitals and at full length: the first seven digits name it.
+  std::string journal = "commit:" + shas[0];
+  std::transform(journal.begin(), journal.end(), journal.begin(), [](unsigned char c) { return std::toupper(c); });
+  journal.replace(0, 7, "commit:");
+  testing::WriteFile(qdir + "/journal.json",
+                     json{{"question", "Why does the store keep a write-ahead journal?"},
+                          {"citations", {{"must_have", {journal, "commit:" + shas[1].substr(0, 9)}}}}}
+                         .dump());
+  AskOptions o;
+  o.corpus_path = path;
+  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+  auto scores = EvalAnswers(qdir, o);
+  ASSERT_TRUE(scores.ok()) << scores.status().message();
+  ASSERT_EQ(scores->size(), 1u);
+  const AnswerScore& s = scores->front();
+  EXPECT_FALSE(s.abstained);
+  EXPECT_EQ(s.must_have, 2);
+  EXPECT_GE(s.must_have_retrieved, 1);
+  EXPECT_EQ(s.must_have_cited, 1) << "the journal's commit, through its git+file permalink; not the port's";
+  EXPECT_EQ(s.hallucinated, 0);
+}
+
+}  // namespace
+}  // namespace umwelt
