@@ -50,7 +50,7 @@ RetrievalMetrics Evaluate(const std::map<std::string, std::vector<std::string>>&
 // cites ("#123"; must-have, nice-to-have, and forbidden ones, trap checks'
 // forbid_cite included), and facts it states (regular expressions). A
 // project without pull requests names a commit instead: "commit:SHA" (7 to
-// 40 hex digits).
+// 64 hex digits).
 struct EvalQuestion {
   std::string id, question;
   std::vector<int64_t> must_have;  // the must-have thread numbers
@@ -58,7 +58,7 @@ struct EvalQuestion {
   std::vector<std::string> facts;
   bool answerable = true;
 };
-// How a citation list names the commit `sha` (any case, 7 to 40 hex digits):
+// How a citation list names the commit `sha` (any case, 7 to 64 hex digits: SHA-1 or SHA-256):
 // "commit:" and its first 7 digits, lower case; "" when `sha` is no sha.
 std::string CommitCitation(std::string_view sha);
 Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& dir_or_file);

@@ -163,7 +163,7 @@ RetrievalMetrics Evaluate(const std::map<std::string, std::vector<std::string>>&
 }
 
 std::string CommitCitation(std::string_view sha) {
-  if (sha.size() < 7 || sha.size() > 40 || sha.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
+  if (sha.size() < 7 || sha.size() > 64 || sha.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
     return "";
   }
   std::string out = "commit:";

@@ -56,7 +56,9 @@ TEST(Questions, BadFilesAreNamed) {
 TEST(Questions, CitationFormsAndOddValues) {
   auto q = ParseQuestion(R"({"question": "why?", "answerable": "no",
       "citations": {"must_have": ["#12", "o/r#30", 41, "99999999999999999999", "#-3", null, ["#5"], "discord:1/2",
-                                   "commit:3C1DE770ab", "commit:3c1de77", "commit:abc12", "commit:xyz1234"],
+                                   "commit:3C1DE770ab", "commit:3c1de77", "commit:abc12", "commit:xyz1234",
+                                   "commit:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                                   "commit:ccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"],
                     "nice_to_have": "#7", "forbidden": ["9"]},
       "trap_checks": {"a": {"forbid_cite": ["#8"]}, "b": 3},
       "facts": {"must_have": [{"match": "0\\.02"}, {"match": 5}, "x"]}})",
@@ -66,8 +68,9 @@ TEST(Questions, CitationFormsAndOddValues) {
   EXPECT_TRUE(q->answerable);  // a non-boolean reads as the default
   EXPECT_EQ(q->must_have, (std::vector<int64_t>{12, 30, 41}));
   // A numberless thread by its ref; a commit by its sha's first 7 digits (no
-  // short or non-hex one).
-  EXPECT_EQ(q->must_cite, (std::set<std::string>{"#12", "#30", "#41", "discord:1/2", "commit:3c1de77"}));
+  // short, long or non-hex one).
+  EXPECT_EQ(q->must_cite, (std::set<std::string>{"#12", "#30", "#41", "discord:1/2", "commit:3c1de77",
+                                                 "commit:bbbbbbb"}));  // a SHA-256 commit too
   EXPECT_TRUE(q->nice_cite.empty());
   EXPECT_EQ(q->forbid_cite, (std::set<std::string>{"#8", "#9"}));
   EXPECT_EQ(q->facts, (std::vector<std::string>{"0\\.02", "5"}));  // a number matches its digits
