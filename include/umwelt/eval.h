@@ -53,7 +53,6 @@ RetrievalMetrics Evaluate(const std::map<std::string, std::vector<std::string>>&
 // 64 hex digits).
 struct EvalQuestion {
   std::string id, question;
-  std::vector<int64_t> must_have;  // the must-have thread numbers
   std::set<std::string> must_cite, nice_cite, forbid_cite;  // "#N", a ref, or CommitCitation's form
   std::vector<std::string> facts;
   bool answerable = true;
@@ -65,7 +64,12 @@ Result<std::vector<EvalQuestion>> LoadQuestions(const std::string& dir_or_file);
 // One question file's JSON; `where` names it in errors and gives the id when
 // the file has none.
 Result<EvalQuestion> ParseQuestion(std::string_view text, const std::string& where);
-// Recall of must-have thread numbers among the first `k` thread numbers.
-double CitationRecall(const std::vector<int64_t>& ranked_threads, const std::vector<int64_t>& must_have, size_t k);
+// How a citation list names the thread whose ref is `ref`: "#N" for an issue
+// or PR ("o/r#12"), CommitCitation's form for a commit of no PR
+// (".../commit/SHA"), else the ref itself (a Discord thread's).
+std::string CitationOfThread(const std::string& ref);
+// Recall of the must-have citations among the first `k` of `ranked` (each
+// as CitationOfThread names it); 1 when there are none.
+double CitationRecall(const std::vector<std::string>& ranked, const std::set<std::string>& must_cite, size_t k);
 
 }  // namespace umwelt

@@ -23,11 +23,7 @@ namespace {
 
 using json = nlohmann::json;
 
-int64_t ThreadNumber(const Hit& h) {
-  const std::string& s = h.parent.empty() ? h.ref : h.parent;
-  size_t hash = s.rfind('#');
-  return hash == std::string::npos ? 0 : std::atoll(s.c_str() + hash + 1);
-}
+std::string ThreadCitation(const Hit& h) { return CitationOfThread(h.parent.empty() ? h.ref : h.parent); }
 
 Status EvalQuestions(const std::string& corpus_path, const EvalArgs& a) {
   UMWELT_ASSIGN_OR_RETURN(auto questions, LoadQuestions(a.questions));
@@ -48,16 +44,17 @@ Status EvalQuestions(const std::string& corpus_path, const EvalArgs& a) {
     o.search.k = a.group == "thread" ? 50 * 4 : 50;
     o.vector_weight = a.vec_weight;
     UMWELT_ASSIGN_OR_RETURN(auto r, HybridSearch(*corpus, *keyword, spaces, o));
-    std::vector<int64_t> threads;
+    std::vector<std::string> threads;
     if (a.group == "thread") {
-      for (const auto& g : GroupByThread(r.hits, 50)) threads.push_back(ThreadNumber(g.hits.front()));
+      for (const auto& g : GroupByThread(r.hits, 50)) threads.push_back(ThreadCitation(g.hits.front()));
     } else {
-      for (const auto& h : r.hits) threads.push_back(ThreadNumber(h));
+      for (const auto& h : r.hits) threads.push_back(ThreadCitation(h));
     }
-    double r10 = CitationRecall(threads, q.must_have, 10), r20 = CitationRecall(threads, q.must_have, 20),
-           r50 = CitationRecall(threads, q.must_have, 50);
-    rows.push_back({{"id", q.id}, {"must_have", q.must_have.size()}, {"recall@10", r10}, {"recall@20", r20}, {"recall@50", r50}});
-    if (!q.must_have.empty()) {
+    const auto& must = q.must_cite;
+    double r10 = CitationRecall(threads, must, 10), r20 = CitationRecall(threads, must, 20),
+           r50 = CitationRecall(threads, must, 50);
+    rows.push_back({{"id", q.id}, {"must_have", must.size()}, {"recall@10", r10}, {"recall@20", r20}, {"recall@50", r50}});
+    if (!must.empty()) {
       sums[0] += r10, sums[1] += r20, sums[2] += r50;
       ++counted;
     }

@@ -209,9 +209,6 @@ Result<EvalQuestion> ParseQuestion(std::string_view text, const std::string& f) 
   if (const nlohmann::json* traps = FieldOf(j, "trap_checks"); traps && traps->is_object()) {
     for (const auto& [k, v] : traps->items()) q.forbid_cite.merge(ThreadNumbers(ArrayField(v, "forbid_cite")));
   }
-  for (const auto& n : q.must_cite) {
-    if (n[0] == '#') q.must_have.push_back(std::strtoll(n.c_str() + 1, nullptr, 10));
-  }
   const nlohmann::json* facts = FieldOf(j, "facts");
   for (const auto& f : facts ? ArrayField(*facts, "must_have") : nlohmann::json::array()) {
     std::string match = StrField(f, "match");
@@ -220,13 +217,20 @@ Result<EvalQuestion> ParseQuestion(std::string_view text, const std::string& f) 
   return q;
 }
 
-double CitationRecall(const std::vector<int64_t>& ranked, const std::vector<int64_t>& must_have, size_t k) {
-  if (must_have.empty()) return 1.0;
-  std::set<int64_t> top(ranked.begin(), ranked.begin() + static_cast<long>(std::min(k, ranked.size())));
-  std::set<int64_t> want(must_have.begin(), must_have.end());
+std::string CitationOfThread(const std::string& ref) {
+  size_t hash = ref.find('#');
+  if (hash != std::string::npos) return ref.substr(hash);
+  size_t commit = ref.rfind("/commit/");
+  std::string sha = commit == std::string::npos ? "" : CommitCitation(std::string_view(ref).substr(commit + 8));
+  return sha.empty() ? ref : sha;
+}
+
+double CitationRecall(const std::vector<std::string>& ranked, const std::set<std::string>& must_cite, size_t k) {
+  if (must_cite.empty()) return 1.0;
+  std::set<std::string> top(ranked.begin(), ranked.begin() + static_cast<long>(std::min(k, ranked.size())));
   size_t found = 0;
-  for (int64_t n : want) found += top.count(n);
-  return static_cast<double>(found) / static_cast<double>(want.size());
+  for (const auto& n : must_cite) found += top.count(n);
+  return static_cast<double>(found) / static_cast<double>(must_cite.size());
 }
 
 }  // namespace umwelt

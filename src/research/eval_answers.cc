@@ -24,11 +24,7 @@ std::string NumberOf(Corpus& corpus, const std::string& url) {
     auto c = corpus.ChunkByUrl(url);
     if (c.ok() && *c) ref = (*c)->parent;
   }
-  size_t hash = ref.find('#');
-  if (hash != std::string::npos) return ref.substr(hash);
-  size_t commit = ref.rfind("/commit/");
-  std::string sha = commit == std::string::npos ? "" : CommitCitation(std::string_view(ref).substr(commit + 8));
-  return sha.empty() ? ref : sha;
+  return CitationOfThread(ref);
 }
 
 // "#N" (or the thread's ref) for every link in the report to a thread or into one.
