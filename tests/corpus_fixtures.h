@@ -4,8 +4,22 @@
 #include <string>
 
 #include "umwelt/corpus.h"
+#include "umwelt/git.h"
+#include "umwelt/text.h"
 
 namespace umwelt::testing {
+
+// The git repository at `repo` synced into a corpus at `db` as of
+// 2026-11-25; false when the open or the sync fails.
+inline bool SyncGitInto(const std::string& repo, const std::string& db) {
+  auto c = Corpus::Open(db, Corpus::Mode::kReadWrite);
+  if (!c.ok()) return false;
+  git::SyncOptions o;
+  o.path = repo;
+  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+  git::SyncReport report;
+  return git::Sync(**c, o, &report).ok();
+}
 
 // A GitHub thread "owner/repo#N" with its html url derived from the ref.
 inline Thread GithubThread(const std::string& ref, const std::string& kind, const std::string& state,

@@ -891,13 +891,7 @@ class CodeAskTest : public ::testing::Test {
         "git init -q -b main . && git add -A && git -c user.name=T -c user.email=t@example.com commit -q -m 'Start'");
     ASSERT_EQ(git.code, 0) << git.err;
     path_ = dir_.File("c.db");
-    auto c = Corpus::Open(path_, Corpus::Mode::kReadWrite);
-    ASSERT_TRUE(c.ok());
-    git::SyncOptions o;
-    o.path = repo;
-    o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-    git::SyncReport report;
-    ASSERT_TRUE(git::Sync(**c, o, &report).ok());
+    ASSERT_TRUE(testing::SyncGitInto(repo, path_));
   }
   Result<AskResult> AskOf(const std::string& q) {
     AskOptions o;

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "corpus_fixtures.h"
 #include "test_util.h"
 #include "umwelt/corpus.h"
-#include "umwelt/git.h"
 #include "umwelt/research.h"
 #include "umwelt/text.h"
 
@@ -39,15 +39,7 @@ TEST(EvalAnswersOfCommits, AMustHaveCommitIsNamedByItsShaAndCountedWhenCited) {
   for (std::string line; std::getline(lines, line);) shas.push_back(line);
   ASSERT_EQ(shas.size(), 2u) << git.out;
   std::string path = dir.File("c.db");
-  {
-    auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
-    ASSERT_TRUE(c.ok());
-    git::SyncOptions o;
-    o.path = repo;
-    o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-    git::SyncReport report;
-    ASSERT_TRUE(git::Sync(**c, o, &report).ok());
-  }
+  ASSERT_TRUE(testing::SyncGitInto(repo, path));
   std::string qdir = dir.File("questions");
   std::filesystem::create_directories(qdir);
   // The sha in capitals and at full length: the first seven digits name it.
