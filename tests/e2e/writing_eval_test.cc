@@ -61,8 +61,8 @@ TEST(WritingEval, LevanterAnswersAndWeeksHoldUp) {
   ASSERT_EQ(sync.code, 0) << sync.err;
   ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/levanter/questions", 0.8);
   for (const char* week : {"2025-03-17", "2025-05-12", "2025-07-21", "2025-09-15"}) {
-    auto r = Umwelt({"--corpus", db, "eval", "digest", "--week", week, "--expect",
-                     UMWELT_SOURCE_DIR "/evals/levanter/weeks.json", "--json"});
+    const std::string expect = UMWELT_SOURCE_DIR "/evals/levanter/weeks.json";
+    auto r = Umwelt({"--corpus", db, "eval", "digest", "--week", week, "--expect", expect, "--json"});
     EXPECT_EQ(r.code, 0) << week << "\n" << r.out << r.err;  // every check, and every expected PR in M
     json d = json::parse(r.out, nullptr, false);
     ASSERT_TRUE(d.is_object()) << r.out;
