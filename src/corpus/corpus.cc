@@ -92,6 +92,25 @@ bool TableExists(sqlite3* db, const char* name) {
   return q.Step() == SQLITE_ROW;
 }
 
+// FTS5 merges a level's segments once it holds `automerge` of them (4 by
+// default), and all of them at once at `crisismerge` (16). A writer's
+// batches each add a segment of thousands of chunks, so at millions of
+// chunks every posting was rewritten once per level of four: merging
+// sixteen at a time halves the levels, and a million-chunk import took
+// 60 s instead of 72-77 (README, "Benchmarks"). FTS5 queries read a few
+// more segments; the answers are the same. Set when a writer opens the
+// file (another program's too), unless they are already these.
+Status TuneFullTextMerges(sqlite3* db, const std::string& path) {
+  if (!TableExists(db, "chunks_fts_config")) return Status::Ok();
+  Stmt q(db, "SELECT count(*) FROM chunks_fts_config WHERE (k='automerge' AND v=16) OR (k='crisismerge' AND v=64)");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path));
+  if (q.Step() == SQLITE_ROW && q.Int(0) == 2) return Status::Ok();
+  return Exec(db,
+              "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('automerge', 16);"
+              "INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('crisismerge', 64);",
+              path + ": setting the full-text index's merges");
+}
+
 }  // namespace
 
 Corpus::~Corpus() {
@@ -156,6 +175,7 @@ Status Corpus::Init(Mode mode) {
   if (mode == Mode::kReadWrite) {
     UMWELT_RETURN_IF_ERROR(Exec(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", path_));
     UMWELT_RETURN_IF_ERROR(corpus_internal::CreateOrMigrate(db_, path_));
+    UMWELT_RETURN_IF_ERROR(TuneFullTextMerges(db_, path_));
     // Schema 6's triggers leave a batch's new chunks to its Commit.
     Stmt fts(db_, "SELECT 1 FROM sqlite_schema WHERE type='trigger' AND name='chunks_ai'"
                   " AND sql LIKE '%fts_pending_after%'");

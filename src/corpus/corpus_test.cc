@@ -683,5 +683,56 @@ TEST(CorpusSchema, Version5TriggersPassTheCheckAndMigrate) {
   EXPECT_TRUE(FtsIntact((*c)->raw_handle()));
 }
 
+// A writer sets FTS5 to merge sixteen segments at a time (sixty-four at
+// once), on its own files and on another program's, which kept the
+// defaults; the index stays whole and answers as before.
+TEST(CorpusOpen, AWriterMergesTheFullTextIndexSixteenSegmentsAtATime) {
+  testing::TempDir dir;
+  std::string path = dir.File("other.db");
+  const char* settings =
+      "SELECT group_concat(k || '=' || v, ',') FROM (SELECT k, v FROM chunks_fts_config "
+      "WHERE k IN ('automerge', 'crisismerge') ORDER BY k)";
+  auto read = [&](sqlite3* db) {
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(db, settings, -1, &st, nullptr);
+    std::string out = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)
+                          ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0))
+                          : "";
+    sqlite3_finalize(st);
+    return out;
+  };
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_TRUE(corpus_internal::CreateOrMigrate(db, path).ok());
+    ASSERT_EQ(sqlite3_exec(db,
+                           "INSERT INTO chunks(source, kind, ref, parent, text) VALUES "
+                           "('github', 'comment', 'o/r#1/c1', 'o/r#1', 'aardvarks')",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(read(db), "");  // FTS5's defaults: 4 and 16
+    sqlite3_close(db);
+  }
+  {
+    auto reader = Corpus::Open(path, Corpus::Mode::kReadOnly);
+    ASSERT_TRUE(reader.ok());
+    EXPECT_EQ(read((*reader)->raw_handle()), "");  // a reader changes nothing
+  }
+  auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(read((*c)->raw_handle()), "automerge=16,crisismerge=64");
+  for (int i = 0; i < 40; ++i) {
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutRecord({Make("o/r#1/n" + std::to_string(i), "anteaters number " + std::to_string(i))}).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  EXPECT_EQ(FtsCount(**c, "aardvarks OR anteaters"), 41);
+  EXPECT_TRUE(FtsIntact((*c)->raw_handle()));
+  c->reset();
+  auto fresh = Corpus::Open(dir.File("fresh.db"), Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(read((*fresh)->raw_handle()), "automerge=16,crisismerge=64");
+}
+
 }  // namespace
 }  // namespace umwelt
