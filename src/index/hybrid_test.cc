@@ -173,10 +173,9 @@ TEST(VectorIndexTest, ChangedVectorsAreScannedBesideTheFile) {
   }
   auto fresh = (*c)->ChunkByRef("o/r#" + std::to_string(kRows + 1));
   ASSERT_TRUE(fresh.ok() && *fresh);
-  std::vector<float> near_old3 = old3;
   {
     auto b = (*c)->BeginWrite();
-    ASSERT_TRUE((*b)->PutEmbedding((**fresh).id, "prose", near_old3).ok());
+    ASSERT_TRUE((*b)->PutEmbedding((**fresh).id, "prose", old3).ok());  // where chunk 3's was
     ASSERT_TRUE((*b)->Commit().ok());
   }
   auto index = VectorIndex::Open(**c, "prose");
