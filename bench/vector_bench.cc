@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "index/ivf.h"
 #include "umwelt/vector.h"
 
 namespace {
@@ -283,8 +284,8 @@ int Lists(umwelt::Corpus& c, const BenchArgs& a) {
     std::remove(path.c_str());
     v = umwelt::VectorIndex::Open(c, "prose", {.ivf_min_rows = 0});
     if (!v.ok()) return Fail(v.status());
-    std::printf("| %zu vectors, %d-d: build the vector file in %zu lists | %.1f s |\n", ids.size(), d, (*v)->lists(),
-                Ms(t) / 1000);
+    std::printf("| %zu vectors, %d-d: build the vector file in %zu lists (%s multiplies) | %.1f s |\n", ids.size(), d,
+                (*v)->lists(), umwelt::ivf::FastestMultiplier().c_str(), Ms(t) / 1000);
   }
   std::vector<std::vector<float>> queries;
   std::mt19937_64 rng(7);

@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git ca-certificates
   libsqlite3-dev libcurl4-openssl-dev nlohmann-json3-dev libcli11-dev libxxhash-dev libmicrohttpd-dev
   libcmark-gfm-dev libcmark-gfm-extensions-dev libfasttext-dev libeigen3-dev
-  libgit2-dev libgumbo-dev libstemmer-dev libre2-dev libpoppler-cpp-dev libssl-dev libwebsockets-dev
+  libgit2-dev libgumbo-dev libstemmer-dev libre2-dev libpoppler-cpp-dev libssl-dev libwebsockets-dev libopenblas-dev
   katex nodejs
 )
 TEST_PACKAGES=(

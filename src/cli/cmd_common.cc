@@ -32,7 +32,11 @@ std::string VersionText() {
   return std::string("umwelt ") + kVersion + " (commit " + UMWELT_COMMIT + ")\nSQLite " + SqliteVersion() +
          "\nloaded when a verb needs them: " UMWELT_SONAME_CURL " (HTTP), " UMWELT_SONAME_CRYPTO " (digests), "
          UMWELT_SONAME_LIBGIT2 " (git sync), " UMWELT_SONAME_MHD " (serve), umwelt-pdf.so (poppler: PDFs), "
-         "umwelt-fasttext.so (fastText: training builtin vectors)";
+         "umwelt-fasttext.so (fastText: training builtin vectors)"
+#ifdef UMWELT_SONAME_OPENBLAS
+         ", " UMWELT_SONAME_OPENBLAS " (OpenBLAS, where installed: the lists of a large vector space)"
+#endif
+      ;
 }
 
 Result<std::unique_ptr<Corpus>> OpenCorpus(const std::string& path, Corpus::Mode mode) {

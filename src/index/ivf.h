@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace umwelt::ivf {
@@ -27,8 +28,19 @@ std::vector<uint64_t> SampleRows(uint64_t n, uint32_t lists);
 // by spherical k-means on the `n` rows of `sample` (SampleRows's, gathered).
 std::vector<float> Train(const float* sample, uint64_t n, uint32_t dim, uint32_t lists);
 
+// What multiplies rows by centroids in Train and Assign: OpenBLAS where it is
+// installed (it picks the CPU's widest kernels at run time) unless
+// $UMWELT_BLAS is "off", else Eigen's portable code; kPortable asks for
+// Eigen's. Both give the same lists but where two centroids tie to the last
+// bits of a float.
+enum class Multiplier { kFastest, kPortable };
+
+// What kFastest uses: "OpenBLAS (libopenblas.so.0)" or "Eigen".
+std::string FastestMultiplier();
+
 // The list of each of the `n` rows: the centroid with the largest dot product.
-std::vector<uint32_t> Assign(const float* vectors, uint64_t n, uint32_t dim, const std::vector<float>& centroids);
+std::vector<uint32_t> Assign(const float* vectors, uint64_t n, uint32_t dim, const std::vector<float>& centroids,
+                             Multiplier multiplier = Multiplier::kFastest);
 
 // The `probes` lists nearest unit vector `q`, nearest first.
 std::vector<uint32_t> NearestLists(const float* q, uint32_t dim, const float* centroids, uint32_t lists,

@@ -216,5 +216,41 @@ TEST_F(IvfTest, DamagedListsAreBuiltAgain) {
   EXPECT_EQ((*v)->size(), static_cast<size_t>(kRows));
 }
 
+// Whatever multiplies (OpenBLAS where installed, Eigen's portable code
+// otherwise or when asked), each row goes to the centroid nearest it: the
+// two agree on every row but where its two best centroids tie to the last
+// bits of a float, and each answer is the best by an exact count. 10,000
+// rows make two whole blocks of 4,096 and a part.
+TEST(IvfAssign, EveryMultiplierPutsEachRowInItsNearestList) {
+  constexpr uint32_t kD = 100;
+  constexpr uint64_t kN = 10000;
+  constexpr int kLists = 300;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> g;
+  std::vector<float> rows(kN * kD), centroids(size_t{kLists} * kD);
+  for (float& x : rows) x = g(rng);
+  for (float& x : centroids) x = g(rng);
+  const std::vector<uint32_t> fast = ivf::Assign(rows.data(), kN, kD, centroids);
+  const std::vector<uint32_t> portable = ivf::Assign(rows.data(), kN, kD, centroids, ivf::Multiplier::kPortable);
+  ASSERT_EQ(fast.size(), kN);
+  ASSERT_EQ(portable.size(), kN);
+  auto dot = [&](uint64_t r, uint32_t j) {
+    double s = 0;
+    for (uint32_t k = 0; k < kD; ++k) s += double{rows[r * kD + k]} * centroids[size_t{j} * kD + k];
+    return s;
+  };
+  int differ = 0;
+  for (uint64_t r = 0; r < kN; ++r) {
+    double best = dot(r, 0);
+    for (uint32_t j = 1; j < kLists; ++j) best = std::max(best, dot(r, j));
+    for (uint32_t got : {fast[r], portable[r]}) {
+      ASSERT_LT(got, static_cast<uint32_t>(kLists));
+      EXPECT_NEAR(dot(r, got), best, 1e-4 * (1 + std::abs(best))) << "row " << r;
+    }
+    differ += fast[r] != portable[r];
+  }
+  EXPECT_LE(differ, 10) << "multiplied by " << ivf::FastestMultiplier();
+}
+
 }  // namespace
 }  // namespace umwelt
