@@ -42,6 +42,21 @@ std::string FastestMultiplier();
 std::vector<uint32_t> Assign(const float* vectors, uint64_t n, uint32_t dim, const std::vector<float>& centroids,
                              Multiplier multiplier = Multiplier::kFastest);
 
+// Assign for rows that come a block at a time: the scores' memory is kept
+// from block to block (a fresh 48 MB for each block of 4,096 rows against
+// 2,983 lists cost more in page faults than the product itself).
+class Assigner {
+ public:
+  Assigner(std::vector<float> centroids, uint32_t dim, Multiplier multiplier = Multiplier::kFastest);
+  std::vector<uint32_t> operator()(const float* vectors, uint64_t n);
+
+ private:
+  std::vector<float> centroids_;
+  uint32_t dim_;
+  Multiplier multiplier_;
+  std::vector<std::vector<float>> scratch_;  // each thread's scores
+};
+
 // The `probes` lists nearest unit vector `q`, nearest first.
 std::vector<uint32_t> NearestLists(const float* q, uint32_t dim, const float* centroids, uint32_t lists,
                                    uint32_t probes);

@@ -436,8 +436,9 @@ Status BuildVectors(Corpus& corpus, const std::string& space, const std::string&
     }
     list.reserve(n);
     std::vector<float> block;
+    ivf::Assigner assigner(centroids, d);
     auto assign = [&] {
-      auto of = ivf::Assign(block.data(), block.size() / d, d, centroids);
+      auto of = assigner(block.data(), block.size() / d);
       list.insert(list.end(), of.begin(), of.end());
       block.clear();
     };
