@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <string_view>
@@ -53,7 +54,8 @@ UMWELT_DYNLIB_TABLE(BlasApi, UMWELT_OPENBLAS_API)
 // against 2,983 centroids 1.9x as fast as Eigen's portable code on this
 // machine), unless $UMWELT_BLAS is "off"; else null, and Eigen multiplies.
 // OpenBLAS spreads one product over the cores itself: it is called from one
-// thread at a time (two calls at once ran ten times slower).
+// thread at a time (two calls at once ran ten times slower), two lists'
+// builds in one process taking turns.
 const BlasApi* Blas() {
   static const BlasApi* api = []() -> const BlasApi* {
     const char* env = std::getenv("UMWELT_BLAS");
@@ -98,9 +100,13 @@ std::vector<uint32_t> Nearest(const ConstRows& x, const ConstRows& c, Multiplier
       Eigen::Map<Rows> s = scores(0, rows);
       constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
       const auto dim = static_cast<int>(x.cols());
-      blas->sgemm(kRowMajor, kNoTrans, kTrans, static_cast<int>(rows), static_cast<int>(c.rows()), dim, 1.0F,
-                  x.row(static_cast<Eigen::Index>(begin)).data(), dim, c.data(), dim, 0.0F, s.data(),
-                  static_cast<int>(c.rows()));
+      static std::mutex one_at_a_time;
+      {
+        std::lock_guard<std::mutex> lock(one_at_a_time);
+        blas->sgemm(kRowMajor, kNoTrans, kTrans, static_cast<int>(rows), static_cast<int>(c.rows()), dim, 1.0F,
+                    x.row(static_cast<Eigen::Index>(begin)).data(), dim, c.data(), dim, 0.0F, s.data(),
+                    static_cast<int>(c.rows()));
+      }
       ForEachBlock(static_cast<size_t>(rows), 256, workers, [&](unsigned, size_t first, size_t last) {
         best_of(s, begin, first, last);
       });
