@@ -183,12 +183,6 @@ std::string FastestMultiplier() {
   return "Eigen";
 }
 
-std::vector<uint32_t> Assign(const float* vectors, uint64_t n, uint32_t dim, const std::vector<float>& centroids,
-                             Multiplier multiplier) {
-  Assigner assign(centroids, dim, multiplier);
-  return assign(vectors, n);
-}
-
 Assigner::Assigner(std::vector<float> centroids, uint32_t dim, Multiplier multiplier)
     : centroids_(std::move(centroids)), dim_(dim), multiplier_(multiplier) {}
 

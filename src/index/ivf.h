@@ -28,8 +28,8 @@ std::vector<uint64_t> SampleRows(uint64_t n, uint32_t lists);
 // by spherical k-means on the `n` rows of `sample` (SampleRows's, gathered).
 std::vector<float> Train(const float* sample, uint64_t n, uint32_t dim, uint32_t lists);
 
-// What multiplies rows by centroids in Train and Assign: OpenBLAS where it is
-// installed (it picks the CPU's widest kernels at run time) unless
+// What multiplies rows by centroids in Train and Assigner: OpenBLAS where it
+// is installed (it picks the CPU's widest kernels at run time) unless
 // $UMWELT_BLAS is "off", else Eigen's portable code; kPortable asks for
 // Eigen's. Both give the same lists but where two centroids tie to the last
 // bits of a float.
@@ -38,16 +38,14 @@ enum class Multiplier { kFastest, kPortable };
 // What kFastest uses: "OpenBLAS (libopenblas.so.0)" or "Eigen".
 std::string FastestMultiplier();
 
-// The list of each of the `n` rows: the centroid with the largest dot product.
-std::vector<uint32_t> Assign(const float* vectors, uint64_t n, uint32_t dim, const std::vector<float>& centroids,
-                             Multiplier multiplier = Multiplier::kFastest);
-
-// Assign for rows that come a block at a time: the scores' memory is kept
-// from block to block (a fresh 48 MB for each block of 4,096 rows against
-// 2,983 lists cost more in page faults than the product itself).
+// The list of each row: the centroid with the largest dot product. Rows may
+// come a block at a time; the scores' memory is kept from block to block (a
+// fresh 48 MB for each block of 4,096 rows against 2,983 lists cost more in
+// page faults than the product itself).
 class Assigner {
  public:
   Assigner(std::vector<float> centroids, uint32_t dim, Multiplier multiplier = Multiplier::kFastest);
+  // The lists of the `n` rows of `vectors` (n × dim).
   std::vector<uint32_t> operator()(const float* vectors, uint64_t n);
 
  private:

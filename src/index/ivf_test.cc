@@ -230,8 +230,8 @@ TEST(IvfAssign, EveryMultiplierPutsEachRowInItsNearestList) {
   std::vector<float> rows(kN * kD), centroids(size_t{kLists} * kD);
   for (float& x : rows) x = g(rng);
   for (float& x : centroids) x = g(rng);
-  const std::vector<uint32_t> fast = ivf::Assign(rows.data(), kN, kD, centroids);
-  const std::vector<uint32_t> portable = ivf::Assign(rows.data(), kN, kD, centroids, ivf::Multiplier::kPortable);
+  const std::vector<uint32_t> fast = ivf::Assigner(centroids, kD)(rows.data(), kN);
+  const std::vector<uint32_t> portable = ivf::Assigner(centroids, kD, ivf::Multiplier::kPortable)(rows.data(), kN);
   ASSERT_EQ(fast.size(), kN);
   ASSERT_EQ(portable.size(), kN);
   auto dot = [&](uint64_t r, uint32_t j) {
