@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "context_bench: %s does not exist (build/bench/keyword_bench makes it)\n", corpus.c_str());
     return 1;
   }
-  umwelt::Searcher searcher(corpus, {}, true);
+  umwelt::Searcher searcher(corpus, {}, {.keyword_only = true});
   auto t0 = Clock::now();
   if (auto s = searcher.Refresh(); !s.ok()) {
     std::fprintf(stderr, "context_bench: %s\n", s.message().c_str());

@@ -54,11 +54,17 @@ class MappedFile {
   // Tells the kernel that [offset, offset + length) is read at random (no
   // readahead): for rows fetched one by one from a large region.
   void AdviseRandom(size_t offset, size_t length) const;
+  // Copies [offset, offset + length) of the file into `out` with pread, not
+  // through the mapping: a process that reads a few scattered rows once
+  // pays less for a read than for the page faults of a first touch. False
+  // on an I/O error or a range past the end.
+  bool ReadAt(size_t offset, size_t length, void* out) const;
 
  private:
   MappedFile() = default;
   const char* data_ = nullptr;
   size_t size_ = 0;
+  int fd_ = -1;  // the mapped file, kept open for ReadAt
 };
 
 }  // namespace umwelt

@@ -88,11 +88,17 @@ using TaskRunner = std::function<Status(const std::vector<std::function<void()>>
 // Each task on a thread of its own.
 Status RunOnThreads(const std::vector<std::function<void()>>& tasks);
 
+struct SearcherOptions {
+  bool keyword_only = false;  // open no vector space
+  // The process searches once and exits (the CLI): vector rows are read with
+  // pread, not through the mapping (RowReads).
+  bool one_shot = false;
+};
+
 class Searcher {
  public:
-  // `configs`: the embedders for the corpus's spaces (see LoadSpaces);
-  // `keyword_only`: open no vector space.
-  Searcher(std::string corpus_path, std::vector<SpaceConfig> configs, bool keyword_only = false);
+  // `configs`: the embedders for the corpus's spaces (see LoadSpaces).
+  Searcher(std::string corpus_path, std::vector<SpaceConfig> configs, SearcherOptions options = {});
   ~Searcher();
   Searcher(const Searcher&) = delete;
   Searcher& operator=(const Searcher&) = delete;
@@ -134,7 +140,7 @@ class Searcher {
 
   std::string path_;
   std::vector<SpaceConfig> configs_;
-  bool keyword_only_;
+  SearcherOptions options_;
   std::mutex mu_;         // guards state_
   std::mutex reload_mu_;  // one reload at a time
   std::shared_ptr<State> state_;

@@ -92,8 +92,15 @@ bool PortableModel(const std::string& model);
 // ones are scanned whole (README, "Vectors and hybrid search").
 inline constexpr uint64_t kIvfMinRows = 1'000'000;
 
+// How a search reads the float rows it rescores: through the mapping (a
+// long-lived process, whose pages stay mapped from search to search), or
+// each with one pread (a process that searches once: a first touch of a
+// mapped page costs more than a read; README, "Vectors and hybrid search").
+enum class RowReads { kMapped, kPread };
+
 struct VectorFileOptions {
   uint64_t ivf_min_rows = kIvfMinRows;  // applies when the file is built
+  RowReads rows = RowReads::kMapped;
 };
 
 class VectorIndex {
@@ -195,6 +202,6 @@ std::unique_ptr<Embedder> SerializedEmbedder(std::unique_ptr<Embedder> inner);
 // are skipped with a note). A configured model that differs from the space's
 // is an error naming both.
 Result<std::vector<Space>> LoadSpaces(Corpus& corpus, const std::vector<SpaceConfig>& configs,
-                                      std::vector<std::string>* notes);
+                                      std::vector<std::string>* notes, const VectorFileOptions& files = {});
 
 }  // namespace umwelt

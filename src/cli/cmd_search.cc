@@ -54,7 +54,8 @@ Result<std::unique_ptr<Searcher>> OpenSearcher(const std::string& path, const Se
   if (!a.fts_only) {
     UMWELT_ASSIGN_OR_RETURN(configs, ParseSpaceConfigs(EmbedderSpecs(a)));
   }
-  auto s = std::make_unique<Searcher>(path, std::move(configs), a.fts_only);
+  auto s = std::make_unique<Searcher>(path, std::move(configs),
+                                      SearcherOptions{.keyword_only = a.fts_only, .one_shot = true});
   std::string rerank = a.rerank;
   if (const char* env = std::getenv("UMWELT_RERANK"); rerank.empty() && env) rerank = env;
   if (!rerank.empty()) {

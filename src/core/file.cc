@@ -142,7 +142,7 @@ Result<std::string> ReadWholeFile(const std::string& path) {
 }
 
 Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, size_t min_size) {
-  int fd = ::open(path.c_str(), O_RDONLY);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::NotFound(path + ": " + std::strerror(errno));
   struct stat st;
   if (::fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) < min_size || st.st_size == 0) {
@@ -150,12 +150,29 @@ Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, si
     return Status::Corrupt(path + ": too small");
   }
   void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (p == MAP_FAILED) return Status::Io(path + ": mmap: " + std::strerror(errno));
+  if (p == MAP_FAILED) {
+    ::close(fd);
+    return Status::Io(path + ": mmap: " + std::strerror(errno));
+  }
   std::unique_ptr<MappedFile> m(new MappedFile());
   m->data_ = static_cast<const char*>(p);
   m->size_ = static_cast<size_t>(st.st_size);
+  m->fd_ = fd;
   return m;
+}
+
+bool MappedFile::ReadAt(size_t offset, size_t length, void* out) const {
+  if (offset > size_ || length > size_ - offset) return false;
+  auto* to = static_cast<char*>(out);
+  while (length > 0) {
+    ssize_t n = ::pread(fd_, to, length, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    to += n;
+    offset += static_cast<size_t>(n);
+    length -= static_cast<size_t>(n);
+  }
+  return true;
 }
 
 void MappedFile::AdviseRandom(size_t offset, size_t length) const {
@@ -168,6 +185,7 @@ void MappedFile::AdviseRandom(size_t offset, size_t length) const {
 
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<char*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace umwelt

@@ -80,11 +80,12 @@ const Result<const CurlApi*>& Curl() {
   return api;
 }
 
+// libcurl is loaded at the first request, not when the client is made: a
+// search makes its embedder's client while it opens the corpus, and sends
+// the query on a thread of its own, beside the keyword legs.
 class CurlHttpClient final : public HttpClient {
  public:
-  CurlHttpClient() {
-    if (Curl().ok()) curl_ = (*Curl())->easy_init();
-  }
+  CurlHttpClient() = default;
   ~CurlHttpClient() override {
     if (curl_) (*Curl())->easy_cleanup(curl_);
   }
@@ -93,6 +94,7 @@ class CurlHttpClient final : public HttpClient {
 
   Result<HttpResponse> Send(const HttpRequest& req) override {
     if (!Curl().ok()) return Curl().status();
+    if (curl_ == nullptr) curl_ = (*Curl())->easy_init();
     if (curl_ == nullptr) return Status::Unavailable("libcurl failed to initialise");
     const CurlApi& api = **Curl();
     api.easy_reset(curl_);

@@ -1,5 +1,6 @@
 #include "umwelt/http.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -32,6 +33,26 @@ TEST(LinkHeader, ToleratesGarbage) {
 
 TEST(Redact, HidesSecrets) {
   EXPECT_EQ(Redact("Bearer ghp_secret123 used", {"ghp_secret123"}), "Bearer *** used");
+}
+
+// A search makes its embedder's client while it opens the corpus and sends
+// the query on a thread beside the keyword legs: libcurl and its thirty
+// libraries load there, at the first request, not when the client is made.
+TEST(CurlClient, LoadsLibcurlAtItsFirstRequest) {
+  auto loaded = [] {
+    void* handle = ::dlopen(UMWELT_SONAME_CURL, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle) ::dlclose(handle);
+    return handle != nullptr;
+  };
+  if (loaded()) GTEST_SKIP() << UMWELT_SONAME_CURL << " was loaded before this test (run it alone)";
+  testing::TestServer server;
+  server.server().Get("/ok", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+  auto client = NewCurlHttpClient();
+  EXPECT_FALSE(loaded());
+  auto ok = client->Send({"GET", server.base() + "/ok", {}, "", 10});
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->body, "ok");
+  EXPECT_TRUE(loaded());
 }
 
 TEST(CurlClient, TalksToLoopbackAndReportsStatus) {

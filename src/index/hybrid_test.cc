@@ -94,36 +94,40 @@ TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
       for (const auto& [id, v] : rows) ASSERT_TRUE((*b)->PutEmbedding(id, "prose", v).ok());
       ASSERT_TRUE((*b)->Commit().ok());
     }
-    auto index = VectorIndex::Open(**c, "prose");
-    ASSERT_TRUE(index.ok()) << index.status().message();
-    ASSERT_EQ((*index)->size(), static_cast<size_t>(kRows));
-    for (int trial = 0; trial < 5; ++trial) {
-      std::vector<float> q = unit();
-      auto exact = [&](const std::function<bool(int64_t)>& keep, size_t k) {
-        std::vector<std::pair<float, int64_t>> all;
-        for (const auto& [id, v] : rows) {
-          if (keep && !keep(id)) continue;
-          float dot = 0;
-          for (int j = 0; j < dim; ++j) dot += q[j] * v[j];
-          all.emplace_back(dot, id);
-        }
-        std::sort(all.begin(), all.end(), std::greater<>());
+    // Rows rescored through the mapping (a server) and with pread (a CLI
+    // search) come out the same.
+    for (RowReads reads : {RowReads::kMapped, RowReads::kPread}) {
+      auto index = VectorIndex::Open(**c, "prose", {.rows = reads});
+      ASSERT_TRUE(index.ok()) << index.status().message();
+      ASSERT_EQ((*index)->size(), static_cast<size_t>(kRows));
+      for (int trial = 0; trial < 5; ++trial) {
+        std::vector<float> q = unit();
+        auto exact = [&](const std::function<bool(int64_t)>& keep, size_t k) {
+          std::vector<std::pair<float, int64_t>> all;
+          for (const auto& [id, v] : rows) {
+            if (keep && !keep(id)) continue;
+            float dot = 0;
+            for (int j = 0; j < dim; ++j) dot += q[j] * v[j];
+            all.emplace_back(dot, id);
+          }
+          std::sort(all.begin(), all.end(), std::greater<>());
+          std::vector<int64_t> ids;
+          for (size_t i = 0; i < std::min(k, all.size()); ++i) ids.push_back(all[i].second);
+          return ids;
+        };
+        auto got = (*index)->Nearest(q, nullptr, 10, false);
+        ASSERT_TRUE(got.ok());
         std::vector<int64_t> ids;
-        for (size_t i = 0; i < std::min(k, all.size()); ++i) ids.push_back(all[i].second);
-        return ids;
-      };
-      auto got = (*index)->Nearest(q, nullptr, 10, false);
-      ASSERT_TRUE(got.ok());
-      std::vector<int64_t> ids;
-      for (const auto& h : *got) ids.push_back(h.chunk_id);
-      EXPECT_EQ(ids, exact(nullptr, 10)) << dim;
-      // Only one row in 400 passes: the first pool of 1024 holds ~2 of them.
-      auto rare = [](int64_t id) { return id % 400 == 7; };
-      auto filtered = (*index)->Nearest(q, rare, 5, false);
-      ASSERT_TRUE(filtered.ok());
-      ids.clear();
-      for (const auto& h : *filtered) ids.push_back(h.chunk_id);
-      EXPECT_EQ(ids, exact(rare, 5)) << dim;
+        for (const auto& h : *got) ids.push_back(h.chunk_id);
+        EXPECT_EQ(ids, exact(nullptr, 10)) << dim;
+        // Only one row in 400 passes: the first pool of 1024 holds ~2 of them.
+        auto rare = [](int64_t id) { return id % 400 == 7; };
+        auto filtered = (*index)->Nearest(q, rare, 5, false);
+        ASSERT_TRUE(filtered.ok());
+        ids.clear();
+        for (const auto& h : *filtered) ids.push_back(h.chunk_id);
+        EXPECT_EQ(ids, exact(rare, 5)) << dim;
+      }
     }
   }
 }

@@ -171,8 +171,8 @@ namespace {
 std::atomic<uint64_t> next_searcher_id{1};
 }  // namespace
 
-Searcher::Searcher(std::string corpus_path, std::vector<SpaceConfig> configs, bool keyword_only)
-    : path_(std::move(corpus_path)), configs_(std::move(configs)), keyword_only_(keyword_only), id_(next_searcher_id++) {}
+Searcher::Searcher(std::string corpus_path, std::vector<SpaceConfig> configs, SearcherOptions options)
+    : path_(std::move(corpus_path)), configs_(std::move(configs)), options_(options), id_(next_searcher_id++) {}
 
 Searcher::~Searcher() = default;
 
@@ -226,8 +226,10 @@ Status Searcher::Refresh() {
   auto next = std::make_shared<State>();
   next->key = key;
   UMWELT_ASSIGN_OR_RETURN(next->keyword, KeywordIndex::Open(*corpus));
-  if (!keyword_only_) {
-    UMWELT_ASSIGN_OR_RETURN(next->spaces, LoadSpaces(*corpus, configs_, &next->notes));
+  if (!options_.keyword_only) {
+    VectorFileOptions files;
+    if (options_.one_shot) files.rows = RowReads::kPread;
+    UMWELT_ASSIGN_OR_RETURN(next->spaces, LoadSpaces(*corpus, configs_, &next->notes, files));
     // Shared by concurrent searches: one thread at a time in each embedder.
     for (auto& sp : next->spaces) sp.embedder = SerializedEmbedder(std::move(sp.embedder));
   }

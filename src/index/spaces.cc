@@ -200,7 +200,7 @@ Status IndexSpaces(Corpus& corpus, const std::vector<SpaceConfig>& spaces, const
 }
 
 Result<std::vector<Space>> LoadSpaces(Corpus& corpus, const std::vector<SpaceConfig>& configs,
-                                      std::vector<std::string>* notes) {
+                                      std::vector<std::string>* notes, const VectorFileOptions& files) {
   UMWELT_ASSIGN_OR_RETURN(auto recorded, CorpusSpaces(corpus));
   std::vector<Space> out;
   for (const auto& [name, model] : recorded) {
@@ -223,7 +223,7 @@ Result<std::vector<Space>> LoadSpaces(Corpus& corpus, const std::vector<SpaceCon
       return Status::Invalid("space " + name + " was built with model " + model + " but the embedder is " +
                              (*embedder)->model() + "; vectors of two models are never mixed (re-run `umwelt index`)");
     }
-    auto index = VectorIndex::Open(corpus, name);
+    auto index = VectorIndex::Open(corpus, name, files);
     if (!index.ok()) {
       notes->push_back("space " + name + " skipped: " + index.status().message());
       continue;

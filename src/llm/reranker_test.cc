@@ -129,7 +129,7 @@ TEST(Reranker, ReordersTheSearchersTopHitsOrLeavesThemWithANote) {
     ASSERT_TRUE((*b)->Commit().ok());
   }
   FakeRerank fake;
-  Searcher s(db, {}, true);
+  Searcher s(db, {}, {.keyword_only = true});
   ASSERT_TRUE(s.Refresh().ok());
   SearchRequest r;
   r.search.query = "attention kernel";

@@ -1,0 +1,39 @@
+#include "umwelt/file.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "test_util.h"
+
+namespace umwelt {
+namespace {
+
+// ReadAt reads the mapped file's own bytes with pread (what a one-shot search
+// rescores from), and refuses any range that does not lie inside the file.
+TEST(MappedFile, ReadAtCopiesTheFilesBytesAndRefusesARangePastTheEnd) {
+  testing::TempDir dir;
+  std::string data(3 * 4096 + 17, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7 + 3);
+  ASSERT_TRUE(WriteFileAtomic(dir.File("f"), data).ok());
+  auto file = MappedFile::Open(dir.File("f"));
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  for (size_t at : {size_t{0}, size_t{4090}, data.size() - 20}) {
+    std::string got(20, '\0');
+    ASSERT_TRUE((*file)->ReadAt(at, got.size(), got.data())) << at;
+    EXPECT_EQ(got, data.substr(at, 20)) << at;
+    EXPECT_EQ(got, std::string((*file)->data() + at, 20)) << at;
+  }
+  std::string whole(data.size(), '\0');
+  ASSERT_TRUE((*file)->ReadAt(0, whole.size(), whole.data()));
+  EXPECT_EQ(whole, data);
+  char byte = 0;
+  EXPECT_TRUE((*file)->ReadAt(data.size(), 0, &byte));
+  EXPECT_FALSE((*file)->ReadAt(data.size(), 1, &byte));
+  EXPECT_FALSE((*file)->ReadAt(data.size() - 1, 2, &byte));
+  EXPECT_FALSE((*file)->ReadAt(SIZE_MAX, 1, &byte));
+  EXPECT_FALSE((*file)->ReadAt(1, SIZE_MAX, &byte));
+}
+
+}  // namespace
+}  // namespace umwelt
