@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cctype>
 #include <condition_variable>
 #include <cstdlib>
 #include <fstream>
@@ -21,6 +22,26 @@
 #include <vector>
 
 namespace umwelt::testing {
+
+// Kilobytes of the file at `path` mapped into this process's page table now
+// (the Rss of its mappings in /proc/self/smaps; 0 when it is not mapped).
+inline size_t MappedRssKb(const std::string& path) {
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool ours = false;
+  size_t kb = 0;
+  while (std::getline(smaps, line)) {
+    const size_t dash = line.find('-'), space = line.find(' ');
+    if (dash != std::string::npos && dash < space && std::isxdigit(static_cast<unsigned char>(line[0]))) {
+      // A mapping's first line: "start-end perms offset dev inode path".
+      ours = line.size() >= path.size() && line.compare(line.size() - path.size(), path.size(), path) == 0 &&
+             line[line.size() - path.size() - 1] == ' ';
+    } else if (ours && line.rfind("Rss:", 0) == 0) {
+      kb += std::strtoul(line.c_str() + 4, nullptr, 10);
+    }
+  }
+  return kb;
+}
 
 // A fresh folder under $TMPDIR, removed with the object.
 class TempDir {

@@ -132,6 +132,12 @@ class KeywordIndex {
   // passes `options`' filters, else to -1. Fails on bad filter values.
   using DocFilter = std::function<int64_t(int64_t chunk_id)>;
   virtual Result<DocFilter> Filter(const SearchOptions& options) const = 0;
+
+  // Maps what every search reads into this process ahead of the searches:
+  // the per-chunk columns (lengths, filters, urls) and the term dictionary;
+  // the postings, read term by term, are left alone. A server does it when
+  // it loads an index, so its first searches cost what the later ones do.
+  virtual void Prefetch() const {}
 };
 
 // The keyword leg: `index.Rank`, then, when `options.tuning.prf_docs` is set,

@@ -1,7 +1,9 @@
 #include "umwelt/file.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "test_util.h"
@@ -33,6 +35,30 @@ TEST(MappedFile, ReadAtCopiesTheFilesBytesAndRefusesARangePastTheEnd) {
   EXPECT_FALSE((*file)->ReadAt(data.size() - 1, 2, &byte));
   EXPECT_FALSE((*file)->ReadAt(SIZE_MAX, 1, &byte));
   EXPECT_FALSE((*file)->ReadAt(1, SIZE_MAX, &byte));
+}
+
+// Populate maps the range into the process (its pages count in the
+// mapping's Rss), and not the whole file: the kernel maps up to 16 pages
+// around each fault, so pages 32 to 47 stay unmapped here.
+TEST(MappedFile, PopulateMapsInTheRangeNotTheWholeFile) {
+  testing::TempDir dir;
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  ASSERT_TRUE(WriteFileAtomic(dir.File("f"), std::string(64 * page, 'x')).ok());
+  char* real = ::realpath(dir.File("f").c_str(), nullptr);
+  ASSERT_NE(real, nullptr);
+  const std::string path = real;
+  std::free(real);
+  auto file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  EXPECT_EQ(testing::MappedRssKb(path), 0u);
+  (*file)->Populate(10 * page + 1, 20 * page);  // pages 10 to 30
+  EXPECT_GE(testing::MappedRssKb(path), 21 * page / 1024);
+  EXPECT_LE(testing::MappedRssKb(path), 32 * page / 1024);
+  (*file)->Populate(63 * page, 100 * page);  // cut at the end
+  (*file)->Populate(70 * page, page);        // past the end: nothing
+  (*file)->Populate(0, 0);
+  EXPECT_GE(testing::MappedRssKb(path), 22 * page / 1024);
+  EXPECT_LE(testing::MappedRssKb(path), 48 * page / 1024);
 }
 
 }  // namespace

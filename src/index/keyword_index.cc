@@ -76,6 +76,13 @@ class MappedIndex final : public KeywordIndex {
   }
 
   size_t num_docs() const override { return h_.n_docs - n_masked_; }
+  void Prefetch() const override {
+    for (int s : {ii::kChunkIds, ii::kLenBody, ii::kLenTitle, ii::kLenSyms, ii::kSourceIds, ii::kKindIds, ii::kDates,
+                  ii::kAuthorIds, ii::kUrlIds, ii::kTermOffsets, ii::kTermBlob, ii::kTermPostings, ii::kStrOffsets,
+                  ii::kStrBlob, ii::kUrlKeys, ii::kMasked}) {
+      file_->Populate(h_.offset[s], h_.size[s]);
+    }
+  }
   size_t DocFrequency(std::string_view term) const override {
     size_t n = OwnExactDf(term);
     return peer_ ? n + peer_->OwnExactDf(term) : n;
@@ -731,6 +738,10 @@ class SegmentedIndex final : public KeywordIndex {
       : base_(std::move(base)), delta_(std::move(delta)) {}
 
   size_t num_docs() const override { return base_->num_docs() + delta_->num_docs(); }
+  void Prefetch() const override {
+    base_->Prefetch();
+    delta_->Prefetch();
+  }
   size_t DocFrequency(std::string_view term) const override { return base_->DocFrequency(term); }
   Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override {
     return Merged(o, limit, false);

@@ -233,6 +233,14 @@ Status Searcher::Refresh() {
     // Shared by concurrent searches: one thread at a time in each embedder.
     for (auto& sp : next->spaces) sp.embedder = SerializedEmbedder(std::move(sp.embedder));
   }
+  // A long-lived searcher (a server, MCP, ask) maps in what every search
+  // reads before the new state serves any: its first searches after a load
+  // or a refresh cost what the later ones do. A one-shot search reads only
+  // what its query touches.
+  if (!options_.one_shot) {
+    next->keyword->Prefetch();
+    for (const auto& sp : next->spaces) sp.index->Prefetch();
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     state_ = std::move(next);

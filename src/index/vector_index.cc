@@ -171,27 +171,19 @@ class MappedVectors final : public VectorIndex {
     return m;
   }
 
-  // What every search reads, mapped into the page table in one call
-  // (MADV_POPULATE_READ, Linux 5.14), then touched page by page: the scales
+  // What every search reads, mapped in (MappedFile::Populate): the scales
   // and codes of a space scanned whole, the centroids and lists' starts of a
-  // space in lists. The touch is the costly part where the hypervisor maps
-  // each page at its first access (this machine: ~1.6 us a page, 17 ms for
-  // 221k 384-d codes); it is done while the query is embedded, so the scan
-  // after it finds every page mapped. The float rows, read a few at a time,
-  // are left alone.
+  // space in lists (17 ms for 221k 384-d codes on this machine, done while
+  // the query is embedded or when a server loads the file). The float rows,
+  // read a few at a time, are left alone.
   void Prefetch() const override {
     std::call_once(prefetched_, [this] {
       const uint32_t row = PaddedDim(h_.dim) / 2;
+      const auto* base = reinterpret_cast<const uint8_t*>(file_->data());
       const auto* begin = h_.lists > 0 ? reinterpret_cast<const uint8_t*>(centroids_)
                                        : reinterpret_cast<const uint8_t*>(scales_);
       const uint8_t* end = h_.lists > 0 ? reinterpret_cast<const uint8_t*>(starts_ + h_.lists + 1) : codes_ + h_.n * row;
-      const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-      const uint8_t* first = begin - (reinterpret_cast<uintptr_t>(begin) & (page - 1));
-      constexpr int kPopulateRead = 22;  // MADV_POPULATE_READ, for older headers
-      if (end <= first) return;
-      ::madvise(const_cast<uint8_t*>(first), static_cast<size_t>(end - first), kPopulateRead);
-      volatile uint8_t sink = 0;
-      for (const uint8_t* p = first; p < end; p += page) sink = sink + *p;
+      if (end > begin) file_->Populate(static_cast<size_t>(begin - base), static_cast<size_t>(end - begin));
     });
   }
 
