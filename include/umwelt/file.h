@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "umwelt/status.h"
 
@@ -23,6 +25,13 @@ Status MakeDirs(const std::string& dir);
 
 // The contents of `path`; NotFound when it cannot be opened.
 Result<std::string> ReadWholeFile(const std::string& path);
+
+// Runs `import` on each of `paths` in turn, going on past a file that
+// fails, so that one truncated export does not keep the others out. Ok when
+// every file was imported; else the first failure's code, with a message
+// that counts the failures and names the first three ("2 of 175 files were
+// not imported (the others were): a.json: ...; b.json: ...").
+Status ImportEachFile(const std::vector<std::string>& paths, const std::function<Status(const std::string&)>& import);
 
 // SHA-256 as 64 lower-case hex digits (OpenSSL's libcrypto, loaded on first
 // use), of bytes or of a file read in blocks. Sha256Hex gives "" when

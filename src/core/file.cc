@@ -141,6 +141,22 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   return ss.str();
 }
 
+Status ImportEachFile(const std::vector<std::string>& paths, const std::function<Status(const std::string&)>& import) {
+  std::vector<Status> failed;
+  for (const auto& path : paths) {
+    Status s = import(path);
+    if (!s.ok()) failed.push_back(std::move(s));
+  }
+  if (failed.empty()) return Status::Ok();
+  if (failed.size() == 1 && paths.size() == 1) return failed.front();
+  std::string message = std::to_string(failed.size()) + " of " + std::to_string(paths.size()) + " files " +
+                        (failed.size() == 1 ? "was" : "were") + " not imported" +
+                        (failed.size() < paths.size() ? " (the others were)" : "") + ": ";
+  for (size_t i = 0; i < failed.size() && i < 3; ++i) message += (i > 0 ? "; " : "") + failed[i].message();
+  if (failed.size() > 3) message += "; and " + std::to_string(failed.size() - 3) + " more";
+  return Status::Error(failed.front().code(), message);
+}
+
 Result<std::unique_ptr<MappedFile>> MappedFile::Open(const std::string& path, size_t min_size) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::NotFound(path + ": " + std::strerror(errno));

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 
@@ -59,6 +60,33 @@ TEST(MappedFile, PopulateMapsInTheRangeNotTheWholeFile) {
   (*file)->Populate(0, 0);
   EXPECT_GE(testing::MappedRssKb(path), 22 * page / 1024);
   EXPECT_LE(testing::MappedRssKb(path), pages * page / 1024 / 4);
+}
+
+// An import goes on past a file that fails; the one error counts the
+// failures, names the first three and keeps the first one's code.
+TEST(ImportEachFile, GoesOnPastAFailureAndCountsAndNamesTheFailures) {
+  std::vector<std::string> seen;
+  auto import = [&](const std::string& path) {
+    seen.push_back(path);
+    return path[0] == 'x' ? Status::Corrupt(path + ": truncated at byte 9") : Status::Ok();
+  };
+  EXPECT_TRUE(ImportEachFile({"a", "b"}, import).ok());
+  EXPECT_TRUE(ImportEachFile({}, import).ok());
+  seen.clear();
+  Status s = ImportEachFile({"x1", "a", "x2", "b"}, import);
+  EXPECT_EQ(seen, (std::vector<std::string>{"x1", "a", "x2", "b"}));
+  EXPECT_EQ(s.code(), Code::kCorrupt);
+  EXPECT_EQ(s.message(),
+            "2 of 4 files were not imported (the others were): x1: truncated at byte 9; x2: truncated at byte 9");
+  // One file alone fails with its own error; every file failing says so.
+  s = ImportEachFile({"x1"}, import);
+  EXPECT_EQ(s.message(), "x1: truncated at byte 9");
+  s = ImportEachFile({"x1", "x2", "x3", "x4", "x5"}, import);
+  EXPECT_EQ(s.message(),
+            "5 of 5 files were not imported: x1: truncated at byte 9; x2: truncated at byte 9; x3: truncated at byte 9; "
+            "and 2 more");
+  s = ImportEachFile({"a", "x1"}, import);
+  EXPECT_EQ(s.message(), "1 of 2 files was not imported (the others were): x1: truncated at byte 9");
 }
 
 }  // namespace

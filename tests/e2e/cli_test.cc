@@ -89,6 +89,13 @@ TEST(Cli, SlipsGetAWayForward) {
   RunResult wb = Umwelt({"--corpus", db, "import", "wandb", dir.File("package.json")});
   EXPECT_EQ(wb.code, 1);
   EXPECT_NE(wb.err.find("no W&B runs found"), std::string::npos) << wb.err;
+  // A bad file among good ones keeps none of them out, and says so once.
+  RunResult some = Umwelt({"--corpus", db, "import", "github", dir.File("package.json"),
+                           UMWELT_SOURCE_DIR "/examples/github/issues.json"});
+  EXPECT_EQ(some.code, 1);
+  EXPECT_NE(some.err.find("imported 1 file(s)"), std::string::npos) << some.err;
+  EXPECT_NE(some.err.find("1 of 2 files was not imported (the others were): "), std::string::npos) << some.err;
+  EXPECT_NE(some.err.find("package.json: not GitHub API output"), std::string::npos) << some.err;
   std::filesystem::create_directories(dir.File("notgit"));
   RunResult git = Umwelt({"--corpus", db, "sync", "git", dir.File("notgit")});
   EXPECT_NE(git.code, 0);

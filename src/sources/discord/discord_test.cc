@@ -130,6 +130,20 @@ TEST(DiscordImport, TruncatedAndForeignFilesFailNamingTheFileAndKeepWhatCame) {
   EXPECT_NE(s.message().find("byte"), std::string::npos) << s.message();
   EXPECT_EQ(MessageCount(*corpus), 2);  // the complete readable messages before the cut
 
+  // A cut file among others keeps none of them out: each is imported, and the
+  // one error counts and names the file that failed.
+  json other = Export();
+  other["channel"]["id"] = "201";
+  testing::WriteFile(dir.File("other.json"), other.dump());
+  ImportReport both;
+  s = ImportFiles(*corpus, {dir.File("cut.json"), dir.File("other.json")}, {}, &both);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("1 of 2 files was not imported (the others were): "), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("cut.json"), std::string::npos) << s.message();
+  EXPECT_EQ(s.message().find("other.json"), std::string::npos) << s.message();
+  EXPECT_EQ(both.files, 1);
+  EXPECT_EQ(MessageCount(*corpus), 5);
+
   for (const std::string& bad : {std::string("{\"messages\": [{\"id\": \"1\"}]}"), std::string("[1, 2]"),
                                  std::string("{\"name\": \"not an export\"}"), std::string("")}) {
     testing::WriteFile(dir.File("bad.json"), bad);
@@ -138,7 +152,7 @@ TEST(DiscordImport, TruncatedAndForeignFilesFailNamingTheFileAndKeepWhatCame) {
     EXPECT_FALSE(sb.ok()) << bad;
     EXPECT_NE(sb.message().find("bad.json"), std::string::npos) << sb.message();
   }
-  EXPECT_EQ(MessageCount(*corpus), 2);
+  EXPECT_EQ(MessageCount(*corpus), 5);
 }
 
 TEST(DiscordImport, RealExportsAndForumThreads) {

@@ -5,6 +5,7 @@
 
 #include "messages.h"
 #include "store.h"
+#include "umwelt/file.h"
 #include "umwelt/json_read.h"
 
 namespace umwelt::discord {
@@ -217,12 +218,11 @@ Status ImportOne(Corpus& corpus, const std::string& path, const ImportOptions& o
 
 Status ImportFiles(Corpus& corpus, const std::vector<std::string>& paths, const ImportOptions& options,
                    ImportReport* report) {
-  for (const auto& p : paths) {
+  return ImportEachFile(paths, [&](const std::string& p) {
     Status s = ImportOne(corpus, p, options, report);
-    report->files++;
-    if (!s.ok()) return s;
-  }
-  return Status::Ok();
+    if (s.ok()) report->files++;
+    return s;
+  });
 }
 
 }  // namespace umwelt::discord

@@ -104,7 +104,7 @@ Status ParseFile(const std::string& path, const std::string& text, Records* out)
 }  // namespace
 
 Status ImportFiles(Corpus& corpus, const std::vector<std::string>& paths, ImportReport* report) {
-  for (const auto& path : paths) {
+  return ImportEachFile(paths, [&](const std::string& path) -> Status {
     UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
     Records records;
     UMWELT_RETURN_IF_ERROR(ParseFile(path, text, &records));
@@ -119,8 +119,8 @@ Status ImportFiles(Corpus& corpus, const std::vector<std::string>& paths, Import
       LogWarn(w);
       report->warnings.push_back(w);
     }
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 }  // namespace umwelt::github

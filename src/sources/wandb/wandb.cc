@@ -339,14 +339,14 @@ Result<RunsPage> ParseRunsPage(std::string_view text, const std::string& project
 
 Status ImportFiles(Corpus& corpus, const std::vector<std::string>& paths, const std::string& project,
                    const std::string& repo, ImportReport* report) {
-  for (const auto& path : paths) {
-    report->files++;
+  return ImportEachFile(paths, [&](const std::string& path) -> Status {
     UMWELT_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path));
     UMWELT_ASSIGN_OR_RETURN(std::vector<Run> runs, ParseRunFile(text, path, project, repo, &report->warnings));
-    UMWELT_RETURN_IF_ERROR(StoreRuns(corpus, runs, &report->changed));
+    UMWELT_RETURN_IF_ERROR(StoreRuns(corpus, runs, &report->changed).WithContext(path));
+    report->files++;
     report->runs += static_cast<int64_t>(runs.size());
-  }
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 Status Sync(Corpus& corpus, HttpClient& http, const SyncOptions& o, SyncReport* report) {
