@@ -83,8 +83,8 @@ TEST(ImportEachFile, GoesOnPastAFailureAndCountsAndNamesTheFailures) {
   EXPECT_EQ(s.message(), "x1: truncated at byte 9");
   s = ImportEachFile({"x1", "x2", "x3", "x4", "x5"}, import);
   EXPECT_EQ(s.message(),
-            "5 of 5 files were not imported: x1: truncated at byte 9; x2: truncated at byte 9; x3: truncated at byte 9; "
-            "and 2 more");
+            "5 of 5 files were not imported: x1: truncated at byte 9; x2: truncated at byte 9; "
+            "x3: truncated at byte 9; and 2 more");
   s = ImportEachFile({"a", "x1"}, import);
   EXPECT_EQ(s.message(), "1 of 2 files was not imported (the others were): x1: truncated at byte 9");
 }
