@@ -91,7 +91,8 @@ Status RunOnThreads(const std::vector<std::function<void()>>& tasks);
 struct SearcherOptions {
   bool keyword_only = false;  // open no vector space
   // The process searches once and exits (the CLI): vector rows are read with
-  // pread, not through the mapping (RowReads).
+  // pread, not through the mapping (RowReads), and nothing is mapped in at
+  // load beyond what the query reads (a long-lived searcher prefetches).
   bool one_shot = false;
 };
 

@@ -95,7 +95,8 @@ inline constexpr uint64_t kIvfMinRows = 1'000'000;
 // How a search reads the float rows it rescores: through the mapping (a
 // long-lived process, whose pages stay mapped from search to search), or
 // each with one pread (a process that searches once: a first touch of a
-// mapped page costs more than a read; README, "Vectors and hybrid search").
+// mapped page costs more than a read; README, "What a first touch costs
+// here").
 enum class RowReads { kMapped, kPread };
 
 struct VectorFileOptions {

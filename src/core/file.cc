@@ -202,8 +202,7 @@ void MappedFile::AdviseRandom(size_t offset, size_t length) const {
 void MappedFile::Populate(size_t offset, size_t length) const {
   if (!data_ || offset >= size_ || length == 0) return;
   static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  const size_t start = offset / page * page, end = std::min(size_, offset + std::min(length, size_ - offset));
-  if (end <= start) return;
+  const size_t start = offset / page * page, end = offset + std::min(length, size_ - offset);
   constexpr int kPopulateRead = 22;  // MADV_POPULATE_READ, for older headers
   ::madvise(const_cast<char*>(data_) + start, end - start, kPopulateRead);
   volatile char sink = 0;

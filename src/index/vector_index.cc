@@ -14,7 +14,6 @@
 // AVX2's unsigned-by-signed multiply, twice its speed; the recall cost is
 // measured by `vector_bench recall` (the rescoring pool is wide).
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,7 +155,6 @@ class MappedVectors final : public VectorIndex {
     m->scales_ = reinterpret_cast<const float*>(base + scales);
     m->codes_ = base + codes;
     m->vectors_ = reinterpret_cast<const float*>(base + vectors);
-    m->vectors_at_ = vectors;
     m->read_rows_ = rows == RowReads::kPread;
     if (lists > 0) {
       m->centroids_ = reinterpret_cast<const float*>(base + centroids);
@@ -267,7 +265,8 @@ class MappedVectors final : public VectorIndex {
         if (std::binary_search(masked_.begin(), masked_.end(), ids_[r]) || (filter && !filter(ids_[r]))) continue;
         const float* v = vectors_ + size_t{r} * d;
         if (read_rows_) {
-          if (!file_->ReadAt(vectors_at_ + size_t{r} * d * 4, size_t{d} * 4, row_buf.data())) {
+          const auto at = static_cast<size_t>(reinterpret_cast<const char*>(v) - file_->data());
+          if (!file_->ReadAt(at, size_t{d} * 4, row_buf.data())) {
             return Status::Io("vector file: row " + std::to_string(r) + " could not be read");
           }
           v = row_buf.data();
@@ -299,7 +298,6 @@ class MappedVectors final : public VectorIndex {
   const float* scales_ = nullptr;
   const uint8_t* codes_ = nullptr;
   const float* vectors_ = nullptr;
-  size_t vectors_at_ = 0;   // where the float rows begin in the file
   bool read_rows_ = false;  // rescoring reads rows with pread, not through the mapping
   const float* centroids_ = nullptr;  // lists × dim
   const uint64_t* starts_ = nullptr;  // lists + 1: list j is rows [starts_[j], starts_[j + 1])
