@@ -1,5 +1,3 @@
-#include <libstemmer.h>
-
 #include <cctype>
 #include <memory>
 #include <string_view>
@@ -7,6 +5,29 @@
 #include "umwelt/search.h"
 
 namespace umwelt {
+
+// Snowball's English stemmer, called directly rather than through libstemmer.h's
+// sb_stemmer_new: that entry point's table of modules links every language's
+// stemmer, whose 330 KB of pointer tables a position-independent program must
+// relocate, page by page, at every start (README, "What a process costs to
+// start"). Snowball's runtime header (api.h) is not installed; its environment
+// starts with these fields in every 2.x and 3.x release, and the stems
+// `StemWord.StemsPlainWordsAndLeavesIdentifiersAlone` expects fail if that
+// ever changes.
+namespace snowball {
+extern "C" {
+struct SN_env {
+  unsigned char* p;
+  int c;
+  int l;
+};
+SN_env* english_UTF_8_create_env();
+void english_UTF_8_close_env(SN_env* z);
+int english_UTF_8_stem(SN_env* z);
+int SN_set_current(SN_env* z, int size, const unsigned char* s);
+}
+}  // namespace snowball
+
 namespace {
 inline bool WordByte(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -122,16 +143,17 @@ std::string StemWord(std::string_view token) {
   for (char c : token) {
     if (c < 'a' || c > 'z') return std::string(token);
   }
-  // A stemmer is not safe to share between threads; each thread keeps one.
+  // An environment is not safe to share between threads; each thread keeps one.
   struct Free {
-    void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
+    void operator()(snowball::SN_env* z) const { snowball::english_UTF_8_close_env(z); }
   };
-  thread_local std::unique_ptr<sb_stemmer, Free> stemmer(sb_stemmer_new("english", nullptr));
-  if (!stemmer) return std::string(token);  // out of memory: the word is its own term
-  const sb_symbol* out =
-      sb_stemmer_stem(stemmer.get(), reinterpret_cast<const sb_symbol*>(token.data()), static_cast<int>(token.size()));
-  if (!out) return std::string(token);
-  return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(sb_stemmer_length(stemmer.get())));
+  thread_local std::unique_ptr<snowball::SN_env, Free> env(snowball::english_UTF_8_create_env());
+  if (!env) return std::string(token);  // out of memory: the word is its own term
+  auto* z = env.get();
+  const auto* word = reinterpret_cast<const unsigned char*>(token.data());
+  if (snowball::SN_set_current(z, static_cast<int>(token.size()), word) != 0) return std::string(token);
+  if (snowball::english_UTF_8_stem(z) < 0) return std::string(token);
+  return std::string(reinterpret_cast<const char*>(z->p), static_cast<size_t>(z->l));
 }
 
 }  // namespace umwelt

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "git_cli.h"
@@ -146,6 +147,23 @@ TEST(Cli, StartsWithoutTheHeavyLibraries) {
   EXPECT_EQ(eval.code, 0);
   for (const char* sub : {"retrieval", "answers", "digest"}) EXPECT_NE(eval.out.find(sub), std::string::npos) << sub;
   EXPECT_EQ(Umwelt({"--corpus", "/nonexistent/x.db", "search", "--help"}).code, 0);
+}
+
+// What every run needs (SQLite, RE2, cmark-gfm, gumbo, xxhash, the English
+// stemmer, libstdc++) is linked in: the loader maps the C library alone, and
+// relocates no table of an unused library (cmake/StaticDeps.cmake; README,
+// "What a process costs to start"). The program stays position-independent.
+TEST(Cli, StartsWithTheCLibraryAlone) {
+  if (!UMWELT_STATIC_RUNTIME) GTEST_SKIP() << "built with UMWELT_STATIC_DEPS off, or sanitized: libraries stay shared";
+  RunResult needed = testing::RunShell("(objdump -p " + std::string(UMWELT_BINARY) + " | grep NEEDED)");
+  ASSERT_EQ(needed.code, 0) << needed.err << needed.out;
+  std::istringstream lines(needed.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::string lib = line.substr(line.find_last_of(' ') + 1);
+    EXPECT_TRUE(lib == "libc.so.6" || lib == "libm.so.6" || lib.rfind("ld-linux", 0) == 0) << lib << " is a shared library";
+  }
+  RunResult header = testing::RunShell("objdump -f " + std::string(UMWELT_BINARY));
+  EXPECT_NE(header.out.find("DYNAMIC"), std::string::npos) << "not position-independent:\n" << header.out;
 }
 
 TEST(Cli, ImportSearchShowStatus) {
