@@ -92,11 +92,12 @@ bool PortableModel(const std::string& model);
 // ones are scanned whole (README, "Vectors and hybrid search").
 inline constexpr uint64_t kIvfMinRows = 1'000'000;
 
-// How a search reads the float rows it rescores: through the mapping (a
-// long-lived process, whose pages stay mapped from search to search), or
-// each with one pread (a process that searches once: a first touch of a
-// mapped page costs more than a read; README, "What a first touch costs
-// here").
+// How a search reads the codes it scans and the float rows it rescores:
+// through the mapping (a long-lived process, whose pages stay mapped from
+// search to search), or with pread (a process that searches once: a first
+// touch of a mapped page costs more than a read; README, "What a first touch
+// costs here"): the codes a block at a time, unless Prefetch mapped them in
+// while a model server embedded the query, and each row with one read.
 enum class RowReads { kMapped, kPread };
 
 struct VectorFileOptions {

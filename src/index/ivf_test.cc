@@ -136,6 +136,17 @@ TEST_F(IvfTest, ALargeSpaceIsSearchedThroughTheListsNearestTheQuery) {
     EXPECT_EQ(Ids(v->Nearest(q, rare, 5, false)), Exact(q, 5, rare)) << t;
   }
   EXPECT_EQ(v->Nearest(std::vector<float>(kDim + 1, 0.1f), nullptr, 5, false).status().code(), Code::kInvalidArgument);
+
+  // A one-shot search reads the lists it probes with pread, a block at a
+  // time: the same hits as through the mapping.
+  auto once = VectorIndex::Open(*corpus_, "prose", {.rows = RowReads::kPread});
+  ASSERT_TRUE(once.ok()) << once.status().message();
+  for (int t = 0; t < 10; ++t) {
+    std::vector<float> q = Near(centres_[static_cast<size_t>(t) % kClusters]);
+    EXPECT_EQ(Ids((*once)->Nearest(q, nullptr, 10, false)), Ids(v->Nearest(q, nullptr, 10, false))) << t;
+    EXPECT_EQ(Ids((*once)->Nearest(q, nullptr, 10, true)), Ids(v->Nearest(q, nullptr, 10, true))) << t;
+    EXPECT_EQ(Ids((*once)->Nearest(q, rare, 5, false)), Ids(v->Nearest(q, rare, 5, false))) << t;
+  }
 }
 
 // A stale file in lists is brought up to date like one scanned whole: the

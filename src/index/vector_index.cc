@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <immintrin.h>
@@ -126,6 +127,10 @@ float QuantizeRow(const float* v, uint32_t d, uint8_t* out) {
   return scale;
 }
 
+// What a one-shot scan reads at a time: small enough to stay in the cache
+// between the read and the scoring, large enough that the reads are few.
+constexpr uint64_t kScanBlockBytes = 256 * 1024;
+
 class MappedVectors final : public VectorIndex {
  public:
   // Maps the file at `path`, current or stale (header()).
@@ -182,6 +187,7 @@ class MappedVectors final : public VectorIndex {
                                        : reinterpret_cast<const uint8_t*>(scales_);
       const uint8_t* end = h_.lists > 0 ? reinterpret_cast<const uint8_t*>(starts_ + h_.lists + 1) : codes_ + h_.n * row;
       if (end > begin) file_->Populate(static_cast<size_t>(begin - base), static_cast<size_t>(end - begin));
+      if (h_.lists == 0) mapped_in_.store(true, std::memory_order_release);
     });
   }
 
@@ -233,16 +239,25 @@ class MappedVectors final : public VectorIndex {
     // fills, which raises the bar the next rows must clear.
     size_t want = std::max<size_t>(limit * 16, 1024);
     std::vector<std::pair<float, uint32_t>> cand;
-    auto scan = [&](size_t keep) {
+    // A one-shot search that did not map the codes in while its query was
+    // embedded (Prefetch) reads them a block at a time: a first touch of a
+    // mapped page costs more than copying it (README, "What a first touch
+    // costs here").
+    const bool read_scan = read_rows_ && !mapped_in_.load(std::memory_order_acquire);
+    const uint64_t block_rows = std::max<uint64_t>(1, kScanBlockBytes / row);
+    std::vector<uint8_t> code_buf(read_scan ? block_rows * row : 0);
+    std::vector<float> scale_buf(read_scan ? block_rows : 0);
+    auto scan = [&](size_t keep) -> Status {
       cand.clear();
       cand.reserve(2 * keep);
       float bar = -std::numeric_limits<float>::infinity();
       auto better = [](const auto& a, const auto& b) { return a.first > b.first; };
-      auto rows = [&](uint64_t begin, uint64_t end) {
-        for (uint64_t i = begin; i < end; ++i) {
-          float s = static_cast<float>(dot(qc.data(), codes_ + i * row, blocks) - offset) * qs * scales_[i];
+      // Rows [first, first + count), whose codes and scales are at `codes` and `scales`.
+      auto score = [&](const uint8_t* codes, const float* scales, uint64_t first, uint64_t count) {
+        for (uint64_t i = 0; i < count; ++i) {
+          float s = static_cast<float>(dot(qc.data(), codes + i * row, blocks) - offset) * qs * scales[i];
           if (s < bar) continue;
-          cand.emplace_back(s, static_cast<uint32_t>(i));
+          cand.emplace_back(s, static_cast<uint32_t>(first + i));
           if (cand.size() == 2 * keep) {
             std::nth_element(cand.begin(), cand.begin() + static_cast<long>(keep - 1), cand.end(), better);
             cand.resize(keep);
@@ -250,23 +265,39 @@ class MappedVectors final : public VectorIndex {
           }
         }
       };
-      if (lists == 0) rows(0, h_.n);
-      for (uint32_t j = 0; j < probes; ++j) rows(starts_[order[j]], starts_[order[j] + 1]);
+      auto rows = [&](uint64_t begin, uint64_t end) -> Status {
+        if (!read_scan) {
+          score(codes_ + begin * row, scales_ + begin, begin, end - begin);
+          return Status::Ok();
+        }
+        for (uint64_t b = begin; b < end; b += block_rows) {
+          const uint64_t count = std::min<uint64_t>(block_rows, end - b);
+          if (!file_->ReadAt(Offset(codes_ + b * row), count * row, code_buf.data()) ||
+              !file_->ReadAt(Offset(scales_ + b), count * 4, scale_buf.data())) {
+            return Status::Io("vector file: rows " + std::to_string(b) + "+" + std::to_string(count) +
+                              " could not be read");
+          }
+          score(code_buf.data(), scale_buf.data(), b, count);
+        }
+        return Status::Ok();
+      };
+      if (lists == 0) UMWELT_RETURN_IF_ERROR(rows(0, h_.n));
+      for (uint32_t j = 0; j < probes; ++j) UMWELT_RETURN_IF_ERROR(rows(starts_[order[j]], starts_[order[j] + 1]));
       size_t take = std::min(keep, cand.size());
       std::partial_sort(cand.begin(), cand.begin() + static_cast<long>(take), cand.end(), better);
       cand.resize(take);
+      return Status::Ok();
     };
     std::vector<ScoredDoc> out;
     std::vector<float> row_buf(read_rows_ ? d : 0);
     while (true) {
-      scan(want);
+      UMWELT_RETURN_IF_ERROR(scan(want));
       out.clear();
       for (const auto& [approx, r] : cand) {
         if (std::binary_search(masked_.begin(), masked_.end(), ids_[r]) || (filter && !filter(ids_[r]))) continue;
         const float* v = vectors_ + size_t{r} * d;
         if (read_rows_) {
-          const auto at = static_cast<size_t>(reinterpret_cast<const char*>(v) - file_->data());
-          if (!file_->ReadAt(at, size_t{d} * 4, row_buf.data())) {
+          if (!file_->ReadAt(Offset(v), size_t{d} * 4, row_buf.data())) {
             return Status::Io("vector file: row " + std::to_string(r) + " could not be read");
           }
           v = row_buf.data();
@@ -303,6 +334,10 @@ class MappedVectors final : public VectorIndex {
   const uint64_t* starts_ = nullptr;  // lists + 1: list j is rows [starts_[j], starts_[j + 1])
   std::string model_;
   mutable std::once_flag prefetched_;
+  mutable std::atomic<bool> mapped_in_{false};  // Prefetch has mapped in what a scan reads
+
+  // The file offset of `p`, a pointer into the mapping.
+  size_t Offset(const void* p) const { return static_cast<size_t>(static_cast<const char*>(p) - file_->data()); }
   // The delta (SetDelta): the ids of rows replaced or deleted since the file
   // was built (ascending), and the vectors written since.
   std::vector<int64_t> masked_;
