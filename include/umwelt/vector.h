@@ -15,6 +15,7 @@
 // model id (builtin:lsa-100d-<hash>).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -96,8 +97,8 @@ inline constexpr uint64_t kIvfMinRows = 1'000'000;
 // through the mapping (a long-lived process, whose pages stay mapped from
 // search to search), or with pread (a process that searches once: a first
 // touch of a mapped page costs more than a read; README, "What a first touch
-// costs here"): the codes a block at a time, unless Prefetch mapped them in
-// while a model server embedded the query, and each row with one read.
+// costs here"): the codes a block at a time, but those PrefetchWhile mapped
+// in while a model server embedded the query, and each row with one read.
 enum class RowReads { kMapped, kPread };
 
 struct VectorFileOptions {
@@ -116,10 +117,13 @@ class VectorIndex {
   virtual size_t size() const = 0;
   // The inverted lists it reads by; 0 when every search scans every vector.
   virtual size_t lists() const { return 0; }
-  // Reads the pages a search scans into this process ahead of it (a fresh
-  // process does, on another thread, while a model server embeds the query);
-  // once per index.
+  // Reads the pages a search scans into this process ahead of it (a
+  // long-lived process does when it loads the index); once per index.
   virtual void Prefetch() const {}
+  // As much of that as it can while `pending` holds, in pieces (a one-shot
+  // search does while a model server embeds its query, and the scan reads
+  // the rest with pread).
+  virtual void PrefetchWhile(const std::atomic<bool>& pending) const { Prefetch(); }
   // The nearest chunks to unit vector `q` by cosine, best first, filtered by
   // `filter` (chunk id -> keep), at most `limit`. A space in lists reads the
   // lists nearest `q`, unless `exact`: then every vector.

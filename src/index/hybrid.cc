@@ -2,6 +2,7 @@
 // their scaled scores (or reciprocal rank), in lanes.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <map>
@@ -259,6 +260,7 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
     }
   } joined{embedding};
   const bool overlap = !spaces.empty() && EmbedsRemotely(spaces);
+  std::atomic<bool> pending{true};  // the embedding thread has not answered yet
   if (overlap) {
     embedding = std::thread([&] {
       try {
@@ -266,6 +268,7 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
       } catch (...) {
         failed = std::current_exception();
       }
+      pending.store(false, std::memory_order_release);
     });
   } else {
     embedded = EmbedQuery(spaces, o);
@@ -275,7 +278,7 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
     for (size_t i = 0; i < lanes.size(); ++i) ranked[i] = RankKeyword(corpus, keyword, lanes[i], LegK(lanes[i]));
   }
   if (overlap) {
-    for (const auto& sp : spaces) sp.index->Prefetch();
+    for (const auto& sp : spaces) sp.index->PrefetchWhile(pending);
     embedding.join();
     if (failed) std::rethrow_exception(failed);
   }

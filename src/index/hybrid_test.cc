@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "corpus_fixtures.h"
 #include "fake_embeddings.h"
@@ -69,7 +71,7 @@ std::vector<float> UnitVector(std::mt19937& rng, int dim) {
 // dimensions that are and are not multiples of the 64-wide code blocks, and
 // a filter that rejects most rows widens the scan instead of coming up short.
 TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
-  for (int dim : {16, 100, 384}) {
+  for (int dim : {16, 100, 384, 1024}) {
     testing::TempDir dir;
     auto c = Corpus::Open(dir.File("v.db"), Corpus::Mode::kReadWrite);
     ASSERT_TRUE(c.ok());
@@ -94,16 +96,36 @@ TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
       for (const auto& [id, v] : rows) ASSERT_TRUE((*b)->PutEmbedding(id, "prose", v).ok());
       ASSERT_TRUE((*b)->Commit().ok());
     }
-    // Codes scanned and rows rescored through the mapping (a server), read a
+    // Codes scanned and rows rescored through the mapping (a server); read a
     // block at a time with pread (a CLI search: at 384 dimensions the 3,000
-    // codes are three blocks), and through the mapping after a one-shot
-    // search's Prefetch: the same hits.
-    for (auto [reads, prefetch] : {std::pair{RowReads::kMapped, false}, std::pair{RowReads::kPread, false},
-                                   std::pair{RowReads::kPread, true}}) {
+    // codes are three blocks); and a CLI search's codes mapped in while its
+    // query is embedded (PrefetchWhile: at 1,024 dimensions two pieces), none
+    // of them, all, or as many as it got to before the answer came, the
+    // rest read: the same hits.
+    enum Prefetching { kNone, kWhileNeverPending, kWhileAlwaysPending, kWhileCut, kWhole };
+    for (auto [reads, prefetching] :
+         {std::pair{RowReads::kMapped, kNone}, std::pair{RowReads::kPread, kNone},
+          std::pair{RowReads::kPread, kWhileNeverPending}, std::pair{RowReads::kPread, kWhileAlwaysPending},
+          std::pair{RowReads::kPread, kWhileCut}, std::pair{RowReads::kPread, kWhole}}) {
       auto index = VectorIndex::Open(**c, "prose", {.rows = reads});
       ASSERT_TRUE(index.ok()) << index.status().message();
       ASSERT_EQ((*index)->size(), static_cast<size_t>(kRows));
-      if (prefetch) (*index)->Prefetch();
+      std::atomic<bool> pending{prefetching != kWhileNeverPending};
+      if (prefetching == kWhileNeverPending || prefetching == kWhileAlwaysPending) (*index)->PrefetchWhile(pending);
+      if (prefetching == kWhileCut) {
+        std::thread answer([&] { pending.store(false); });
+        (*index)->PrefetchWhile(pending);
+        answer.join();
+      }
+      if (prefetching == kWhole) (*index)->Prefetch();
+      // Each row at or beside a block's edge (pread: 512, 1,365 rows; mapped
+      // in: 2,048) finds itself first.
+      for (size_t i : {0, 1, 511, 512, 1364, 1365, 2047, 2048, 2730, 2731, kRows - 1}) {
+        auto self = (*index)->Nearest(rows[i].second, nullptr, 1, false);
+        ASSERT_TRUE(self.ok());
+        ASSERT_EQ(self->size(), 1u);
+        EXPECT_EQ((*self)[0].chunk_id, rows[i].first) << dim << " row " << i << " prefetching " << prefetching;
+      }
       for (int trial = 0; trial < 5; ++trial) {
         std::vector<float> q = unit();
         auto exact = [&](const std::function<bool(int64_t)>& keep, size_t k) {

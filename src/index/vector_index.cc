@@ -130,6 +130,8 @@ float QuantizeRow(const float* v, uint32_t d, uint8_t* out) {
 // What a one-shot scan reads at a time: small enough to stay in the cache
 // between the read and the scoring, large enough that the reads are few.
 constexpr uint64_t kScanBlockBytes = 256 * 1024;
+// What PrefetchWhile maps in between two looks at whether to go on.
+constexpr uint64_t kMapInBlockBytes = 1024 * 1024;
 
 class MappedVectors final : public VectorIndex {
  public:
@@ -176,19 +178,30 @@ class MappedVectors final : public VectorIndex {
 
   // What every search reads, mapped in (MappedFile::Populate): the scales
   // and codes of a space scanned whole, the centroids and lists' starts of a
-  // space in lists (17 ms for 221k 384-d codes on this machine, done while
-  // the query is embedded or when a server loads the file). The float rows,
-  // read a few at a time, are left alone.
+  // space in lists (17 ms for 221k 384-d codes on this machine, when a
+  // server loads the file). The float rows, read a few at a time, are left
+  // alone.
   void Prefetch() const override {
     std::call_once(prefetched_, [this] {
-      const uint32_t row = PaddedDim(h_.dim) / 2;
-      const auto* base = reinterpret_cast<const uint8_t*>(file_->data());
-      const auto* begin = h_.lists > 0 ? reinterpret_cast<const uint8_t*>(centroids_)
-                                       : reinterpret_cast<const uint8_t*>(scales_);
-      const uint8_t* end = h_.lists > 0 ? reinterpret_cast<const uint8_t*>(starts_ + h_.lists + 1) : codes_ + h_.n * row;
-      if (end > begin) file_->Populate(static_cast<size_t>(begin - base), static_cast<size_t>(end - begin));
-      if (h_.lists == 0) mapped_in_.store(true, std::memory_order_release);
+      if (h_.lists == 0) {
+        MapInRows(nullptr);
+        return;
+      }
+      const auto* begin = reinterpret_cast<const char*>(centroids_);
+      const auto* end = reinterpret_cast<const char*>(starts_ + h_.lists + 1);
+      file_->Populate(Offset(begin), static_cast<size_t>(end - begin));
     });
+  }
+
+  // A space scanned whole maps in its rows' scales and codes a block at a
+  // time, from the first, while `pending` holds; the scan reads the rest
+  // with pread in a one-shot search. A space in lists maps in its centroids.
+  void PrefetchWhile(const std::atomic<bool>& pending) const override {
+    if (h_.lists > 0) {
+      Prefetch();
+    } else {
+      MapInRows(&pending);
+    }
   }
 
   const VecHeader& header() const { return h_; }
@@ -239,14 +252,14 @@ class MappedVectors final : public VectorIndex {
     // fills, which raises the bar the next rows must clear.
     size_t want = std::max<size_t>(limit * 16, 1024);
     std::vector<std::pair<float, uint32_t>> cand;
-    // A one-shot search that did not map the codes in while its query was
-    // embedded (Prefetch) reads them a block at a time: a first touch of a
+    // A one-shot search reads the codes it did not map in while its query
+    // was embedded (PrefetchWhile) a block at a time: a first touch of a
     // mapped page costs more than copying it (README, "What a first touch
-    // costs here").
-    const bool read_scan = read_rows_ && !mapped_in_.load(std::memory_order_acquire);
+    // costs here"). A long-lived one reads the mapping.
+    const uint64_t mapped = read_rows_ ? mapped_rows_.load(std::memory_order_acquire) : h_.n;
     const uint64_t block_rows = std::max<uint64_t>(1, kScanBlockBytes / row);
-    std::vector<uint8_t> code_buf(read_scan ? block_rows * row : 0);
-    std::vector<float> scale_buf(read_scan ? block_rows : 0);
+    std::vector<uint8_t> code_buf;
+    std::vector<float> scale_buf;
     auto scan = [&](size_t keep) -> Status {
       cand.clear();
       cand.reserve(2 * keep);
@@ -266,11 +279,13 @@ class MappedVectors final : public VectorIndex {
         }
       };
       auto rows = [&](uint64_t begin, uint64_t end) -> Status {
-        if (!read_scan) {
-          score(codes_ + begin * row, scales_ + begin, begin, end - begin);
-          return Status::Ok();
+        const uint64_t split = std::clamp(mapped, begin, end);
+        score(codes_ + begin * row, scales_ + begin, begin, split - begin);
+        if (split < end && code_buf.empty()) {
+          code_buf.resize(block_rows * row);
+          scale_buf.resize(block_rows);
         }
-        for (uint64_t b = begin; b < end; b += block_rows) {
+        for (uint64_t b = split; b < end; b += block_rows) {
           const uint64_t count = std::min<uint64_t>(block_rows, end - b);
           if (!file_->ReadAt(Offset(codes_ + b * row), count * row, code_buf.data()) ||
               !file_->ReadAt(Offset(scales_ + b), count * 4, scale_buf.data())) {
@@ -334,7 +349,24 @@ class MappedVectors final : public VectorIndex {
   const uint64_t* starts_ = nullptr;  // lists + 1: list j is rows [starts_[j], starts_[j + 1])
   std::string model_;
   mutable std::once_flag prefetched_;
-  mutable std::atomic<bool> mapped_in_{false};  // Prefetch has mapped in what a scan reads
+  // Rows [0, mapped_rows_) of a space scanned whole have their scales and
+  // codes mapped in (MapInRows); map_mu_ serializes the mapping in.
+  mutable std::atomic<uint64_t> mapped_rows_{0};
+  mutable std::mutex map_mu_;
+
+  // Maps in the scales and codes of the rows from mapped_rows_ on, 1 MB of
+  // codes at a time, while `pending` (if given) holds.
+  void MapInRows(const std::atomic<bool>* pending) const {
+    std::lock_guard<std::mutex> lock(map_mu_);
+    const uint64_t row = PaddedDim(h_.dim) / 2, step = std::max<uint64_t>(1, kMapInBlockBytes / row);
+    for (uint64_t r = mapped_rows_.load(std::memory_order_relaxed); r < h_.n; r += step) {
+      if (pending && !pending->load(std::memory_order_acquire)) return;
+      const uint64_t count = std::min(step, h_.n - r);
+      file_->Populate(Offset(scales_ + r), count * 4);
+      file_->Populate(Offset(codes_ + r * row), count * row);
+      mapped_rows_.store(r + count, std::memory_order_release);
+    }
+  }
 
   // The file offset of `p`, a pointer into the mapping.
   size_t Offset(const void* p) const { return static_cast<size_t>(static_cast<const char*>(p) - file_->data()); }
