@@ -90,9 +90,10 @@ Status RunOnThreads(const std::vector<std::function<void()>>& tasks);
 
 struct SearcherOptions {
   bool keyword_only = false;  // open no vector space
-  // The process searches once and exits (the CLI): vector rows are read with
-  // pread, not through the mapping (RowReads), and nothing is mapped in at
-  // load beyond what the query reads (a long-lived searcher prefetches).
+  // The process searches once and exits (the CLI): the vector codes it scans
+  // and the rows it rescores are read with pread, not through the mapping
+  // (RowReads), and nothing is mapped in at load beyond what the query reads
+  // (a long-lived searcher prefetches).
   bool one_shot = false;
 };
 
