@@ -252,6 +252,7 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
   // Only that thread touches the embedders; only this one the corpus.
   QueryVectors embedded;
   std::exception_ptr failed;
+  std::atomic<bool> pending{true};  // the embedding thread has not answered yet
   std::thread embedding;
   struct Joined {  // the thread ends before what it writes, even if this one throws
     std::thread& t;
@@ -260,7 +261,6 @@ Result<HybridResult> HybridSearch(Corpus& corpus, const KeywordIndex& keyword, s
     }
   } joined{embedding};
   const bool overlap = !spaces.empty() && EmbedsRemotely(spaces);
-  std::atomic<bool> pending{true};  // the embedding thread has not answered yet
   if (overlap) {
     embedding = std::thread([&] {
       try {

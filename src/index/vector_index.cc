@@ -370,6 +370,7 @@ class MappedVectors final : public VectorIndex {
 
   // The file offset of `p`, a pointer into the mapping.
   size_t Offset(const void* p) const { return static_cast<size_t>(static_cast<const char*>(p) - file_->data()); }
+
   // The delta (SetDelta): the ids of rows replaced or deleted since the file
   // was built (ascending), and the vectors written since.
   std::vector<int64_t> masked_;
