@@ -17,23 +17,16 @@ function(umwelt_prefer_static target)
   get_target_property(libs ${target} INTERFACE_LINK_LIBRARIES)
   set(out)
   foreach(lib IN LISTS libs)
-    umwelt_static_path(lib "${lib}")
+    if(lib MATCHES "^(.*)\\.so$")
+      # Its own if: ${CMAKE_MATCH_1} in the same condition would be expanded
+      # before the match runs.
+      if(EXISTS "${CMAKE_MATCH_1}.a")
+        set(lib "${CMAKE_MATCH_1}.a")
+      endif()
+    endif()
     list(APPEND out "${lib}")
   endforeach()
   set_property(TARGET ${target} PROPERTY INTERFACE_LINK_LIBRARIES "${out}")
-endfunction()
-
-# umwelt_static_path(OUT LIBRARY): LIBRARY's static archive, where LIBRARY is
-# a lib<name>.so with a lib<name>.a beside it; else LIBRARY.
-function(umwelt_static_path out lib)
-  if(lib MATCHES "^(.*)\\.so$")
-    # Its own if: ${CMAKE_MATCH_1} in the same condition would be expanded
-    # before the match runs.
-    if(EXISTS "${CMAKE_MATCH_1}.a")
-      set(lib "${CMAKE_MATCH_1}.a")
-    endif()
-  endif()
-  set(${out} "${lib}" PARENT_SCOPE)
 endfunction()
 
 # umwelt_static_runtime(TARGET): the executable TARGET carries its own copy of
