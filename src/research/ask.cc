@@ -89,6 +89,24 @@ std::vector<Facet> ParseFacets(const std::string& text, int max_facets) {
   return out;
 }
 
+// The question's words that name one of the project's files, as the code
+// windows found say ("pdfunite": utils/pdfunite.cc): names, however they
+// are cased, and so key constraints.
+std::vector<std::string> FileNameKeys(const std::string& question, const std::vector<std::string>& urls) {
+  std::set<std::string> stems;  // "utils/pdfunite.cc": pdfunite
+  for (const auto& url : urls) {
+    std::string path = research_internal::WindowPath(url);
+    std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+    if (size_t dot = name.find('.'); dot != std::string::npos) name.resize(dot);
+    if (name.size() >= 4) stems.insert(ToLower(name));
+  }
+  std::vector<std::string> out;
+  for (const auto& w : ContentWords(question)) {
+    if (stems.count(w) > 0) out.push_back(w);
+  }
+  return out;
+}
+
 // Without an LLM: the question's own words, then the titles of the threads
 // the question's words find first (the project's names for its subsystems).
 // The clauses of a question: cut at "and", "but", ";" and "?".
@@ -131,8 +149,10 @@ std::vector<std::string> ProjectWords(const std::vector<Hit>& hits) {
   return out;
 }
 
+// `names`: the question's key constraints and the words of it that name
+// the project's files (FileNameKeys).
 std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vector<Hit>& top, int max_facets,
-                                    const std::vector<std::string>& widespread) {
+                                    const std::vector<std::string>& widespread, const std::vector<std::string>& names) {
   std::vector<Facet> out;
   std::vector<std::string> words = ContentWords(question);
   std::string q;
@@ -152,6 +172,16 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   }
   if (clause_queries.size() >= 2) {
     for (const auto& cq : clause_queries) out.push_back({"On " + cq, cq, {}, {}, false, 0, 0});
+  }
+  // The question's names alone, where its other words would outweigh them
+  // ("how did the pdfunite merging tool evolve": the history says "tool"
+  // more rarely than the tool's name, which each commit touching it lists).
+  {
+    std::string nq;
+    for (const auto& n : names) {
+      if (std::find(widespread.begin(), widespread.end(), n) == widespread.end()) nq += (nq.empty() ? "" : " ") + n;
+    }
+    if (!nq.empty() && nq != q) out.push_back({"On " + nq, nq, {}, {}, false, 0, 0});
   }
   // Each title searches as written; its facet is named by the aspect it
   // adds to the question ("Learning rate scaling"), never by the title. A
@@ -338,6 +368,7 @@ class AskRun {
   std::map<std::string, ThreadView> threads;  // each read once
   Result<const ThreadView*> View(const std::string& ref);  // a thread, read into `threads` once
   std::vector<std::string> fetched;
+  std::vector<std::string> names;  // key constraints and file names the question gives (Orient)
   std::vector<std::string> keys;
   std::vector<std::string> widespread;  // the question's names a third of the corpus says (Orient)
   bool unanswered = false;
@@ -398,11 +429,21 @@ void AskRun::Orient() {
     return r.ok() ? std::move(r->result.hits) : std::vector<Hit>{};
   };
   top = keyword_search(20, {});
+  // The question's names: its key constraints, and its words that name one
+  // of the project's files among the code its words find.
+  names = research::KeyConstraints(question);
+  {
+    std::vector<std::string> urls;
+    for (const auto& h : keyword_search(20, SourcesInSpace("code"))) urls.push_back(h.url);
+    for (auto& f : FileNameKeys(question, urls)) {
+      if (std::find(names.begin(), names.end(), f) == names.end()) names.push_back(std::move(f));
+    }
+  }
   // A name the question gives that a third of the corpus says is the
   // project's own ("Infrahub" on its Discord server, whose permalinks do not
   // carry it): it tells no record from another. In a corpus so small that a
   // third is under 100 records, a subject the corpus is about looks the same.
-  for (const auto& k : research::KeyConstraints(question)) {
+  for (const auto& k : names) {
     size_t naming = searcher->ChunksNaming(k);
     if (naming >= 100 && naming * 3 >= static_cast<size_t>(stats.total_chunks)) widespread.push_back(k);
   }
@@ -434,7 +475,7 @@ void AskRun::Decompose() {
     if (!r.ok()) result.notes.push_back("decompose: " + r.status().message() + "; facets made extractively");
     else if (facets.empty()) result.notes.push_back("decompose: the model's answer held no usable facets; made extractively");
   }
-  if (facets.empty()) facets = ExtractiveFacets(question, top, std::max(2, o.facets), widespread);
+  if (facets.empty()) facets = ExtractiveFacets(question, top, std::max(2, o.facets), widespread, names);
   Progress("decompose", std::to_string(facets.size()) + " facets");
 }
 
@@ -710,8 +751,7 @@ void AskRun::Judge() {
   // Abstain when no record names the question's key constraints together
   // (a metric and a hardware name, say): the closest records are related,
   // not an answer.
-  keys = research::WithVariants(research::WithoutProjectNames(research::KeyConstraints(question), ev, widespread),
-                                research::EvidenceTexts(ev));
+  keys = research::WithVariants(research::WithoutProjectNames(names, ev, widespread), research::EvidenceTexts(ev));
   if (found) {
     bool together = keys.empty();
     for (const auto& e : ev) {

@@ -229,6 +229,10 @@ TEST(Statements, NonProseIsNeverAStatement) {
             (std::vector<std::string>{"mixture-of-expert", "gpt-4o-mini"}));
   EXPECT_EQ(research::KeyConstraints("How is a Hugging Face model steered, and Weights & Biases fed, on TPU Pods?"),
             (std::vector<std::string>{"hugging face", "weight", "biase", "pod"}));
+  // Names in code are names, however they are cased.
+  EXPECT_EQ(research::KeyConstraints("When did the code stop using std::auto_ptr and call getCString?"),
+            (std::vector<std::string>{"auto_ptr", "getcstring"}));
+  EXPECT_TRUE(research::MentionsAll("auto_ptr -> unique_ptr", research::WithVariants({"auto_ptr"}, {})));
   EXPECT_TRUE(research::MentionsAll("H100 MFU is 41%", {"mfu", "h100"}));
   // Junk counts quotes, not a timeline's dates before an unnumbered title.
   EXPECT_EQ(research::CountJunkQuotes("- 2024-08-05 — [Apply float8 to all parts](https://x.io/c/1) (ann)\n"
@@ -932,6 +936,52 @@ TEST_F(CodeAskTest, ACodeQuestionNoLineAnswersIsNotAnsweredFromCode) {
   auto r = AskOf("What timeout does the uploader use for retries?");
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->markdown.find("The code on the default branch states it:"), std::string::npos) << r->markdown;
+}
+
+// A question that names one of the project's tools by its file's name, in
+// lower case ("pagestitch": tools/pagestitch.cc), is about that tool: its
+// name is searched alone and is a key constraint, so its commits answer,
+// not only those that say "merge" and "tool". The history says "tool" more
+// rarely than the tool's name, which each commit touching it lists, so the
+// question's words ranked together put those commits first.
+TEST(FileNameAskTest, ALowerCaseToolNameIsTheSubject) {
+  testing::TempDir dir;
+  std::string repo = dir.File("repo");
+  std::filesystem::create_directories(repo + "/tools");
+  std::filesystem::create_directories(repo + "/core");
+  std::string script = "cd " + testing::Quote(repo) +
+                       " && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 && git init -q -b main . && "
+                       "c() { echo \"$2\" >> \"$1\" && git add -A && "
+                       "git -c user.name=T -c user.email=t@example.com commit -q -m \"$3\"; } && "
+                       "c tools/pagestitch.cc 'int main() { return stitch(); }' 'Add the pagestitch utility' && "
+                       "c tools/pagestitch.cc '// fonts' 'pagestitch: keep the fonts of every input' && "
+                       "c tools/pagestitch.cc '// outlines' 'pagestitch: carry the outlines over' && "
+                       "c core/render.cc '// one' 'Merge the render tests into a single tool' && "
+                       "c core/render.cc '// two' 'Added the pageclip tool' && "
+                       "c core/render.cc '// three' 'Enable antialiasing in the test tool'";
+  for (int i = 0; i < 12; ++i) {  // commits that touch the tool and say something else
+    script += " && c tools/pagestitch.cc '// " + std::to_string(i) + "' 'Object: constructor number " +
+              std::to_string(i) + " takes a reference'";
+  }
+  testing::RunResult git = testing::RunShell(script);
+  ASSERT_EQ(git.code, 0) << git.err;
+  std::string db = dir.File("c.db");
+  ASSERT_TRUE(testing::SyncGitInto(repo, db));
+  AskOptions o;
+  o.corpus_path = db;
+  o.question = "How did the pagestitch merging tool evolve?";
+  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+  auto r = Ask(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string answer = ShortAnswerOf(r->markdown);
+  for (const char* said : {"keep the fonts of every input", "carry the outlines over"}) {
+    EXPECT_NE(answer.find(said), std::string::npos) << said << "\n" << r->markdown;
+  }
+  for (const char* other : {"pageclip", "antialiasing"}) {
+    EXPECT_EQ(answer.find(other), std::string::npos) << other << "\n" << r->markdown;
+  }
+  EXPECT_NE(r->markdown.find("Sub-queries: `pagestitch merging tool evolve`; `pagestitch`"), std::string::npos)
+      << r->markdown;
 }
 
 TEST(CodeQuestions, WhatAsksAboutCode) {

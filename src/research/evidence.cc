@@ -428,7 +428,13 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool measure = digits > 0 && upper + lower > 0;              // h200, v5p, 7b, llama3
     bool acronym = upper >= 2 && upper >= lower;                 // MFU, TPU, FSDP, GPUs
     bool name = !was_first && upper >= 1 && std::isupper(static_cast<unsigned char>(w[0])) && lower > 0;  // Olmo, Haliax
-    if (!measure && !acronym && !name) {
+    // A name in code: auto_ptr, getCString (a capital after a small letter).
+    bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos ||
+                                            std::adjacent_find(w.begin(), w.end(), [](char a, char b) {
+                                              return std::islower(static_cast<unsigned char>(a)) != 0 &&
+                                                     std::isupper(static_cast<unsigned char>(b)) != 0;
+                                            }) != w.end());
+    if (!measure && !acronym && !name && !identifier) {
       prev_name = false;
       continue;
     }

@@ -15,7 +15,12 @@ const chosen = commits.slice(Math.max(0, commits.length - max));
 
 const files = new Map();  // path -> array of lines
 let serial = 0;
-const parts = [];
+// The stream goes to a file as it is made: a long history's is more than
+// one string may hold (poppler's 7,313 commits: ~0.7 GB).
+fs.mkdirSync(out, { recursive: true });
+const streamPath = `${out}.fast-import`;
+const stream = fs.openSync(streamPath, 'w');
+const parts = { push: text => fs.writeSync(stream, text) };
 const seconds = iso => Math.floor(Date.parse(iso) / 1000);
 const zone = iso => { const m = /([+-]\d\d):?(\d\d)$/.exec(iso); return m ? m[1] + m[2] : '+0000'; };
 const ident = (name, domain, iso) => `${name || 'unknown'} <someone@${domain || 'example.com'}> ${seconds(iso)} ${zone(iso)}`;
@@ -42,9 +47,12 @@ chosen.forEach((c, i) => {
     parts.push(`M 100644 inline ${f.path}\ndata ${Buffer.byteLength(content)}\n${content}\n`);
   }
 });
-fs.mkdirSync(out, { recursive: true });
+fs.closeSync(stream);
 execFileSync('git', ['init', '-q', '-b', 'main', out]);
-execFileSync('git', ['-C', out, 'fast-import', '--quiet'], { input: parts.join(''), maxBuffer: 1 << 30 });
+const streamIn = fs.openSync(streamPath, 'r');
+execFileSync('git', ['-C', out, 'fast-import', '--quiet'], { stdio: [streamIn, 'inherit', 'inherit'] });
+fs.closeSync(streamIn);
+fs.unlinkSync(streamPath);
 execFileSync('git', ['-C', out, 'checkout', '-q', 'main']);
 execFileSync('git', ['-C', out, 'remote', 'add', 'origin', `https://github.com/${chosen[0]?.repo || 'o/r'}.git`]);
 console.log(`replayed ${chosen.length} commits into ${out}`);

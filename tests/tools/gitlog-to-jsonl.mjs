@@ -1,0 +1,93 @@
+// Turns `git log --stat` text (the form of many Debian packages' upstream
+// changelog.gz: commit, Author, Date, the message indented four spaces, a
+// diffstat) into the commit-metadata export that replay-history.mjs reads,
+// newest first as the log is, so a project with no export of its own can be
+// replayed into git and synced.
+//   node tests/tools/gitlog-to-jsonl.mjs CHANGELOG[.gz] OWNER/NAME > commits.jsonl
+// Each file's +/- split comes from its diffstat bar, scaled to its count.
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+
+const [input, repo] = process.argv.slice(2);
+if (!input || !repo) {
+  console.error('usage: gitlog-to-jsonl.mjs CHANGELOG[.gz] OWNER/NAME');
+  process.exit(2);
+}
+let raw = fs.readFileSync(input);
+if (input.endsWith('.gz')) raw = zlib.gunzipSync(raw);
+const lines = raw.toString('utf8').split('\n');
+
+const months = { Jan: 1, Feb: 2, Mar: 3, Apr: 4, May: 5, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Oct: 10, Nov: 11, Dec: 12 };
+const pad = n => String(n).padStart(2, '0');
+// "Thu Dec 1 21:19:03 2022 +0100" -> "2022-12-01T21:19:03+01:00"
+function isoDate(text) {
+  const m = /^\w{3} (\w{3}) +(\d+) (\d\d:\d\d:\d\d) (\d{4}) ([+-]\d\d)(\d\d)$/.exec(text.trim());
+  if (!m) throw new Error(`a Date: line this tool cannot read: ${text}`);
+  return `${m[4]}-${pad(months[m[1]])}-${pad(m[2])}T${m[3]}${m[5]}:${m[6]}`;
+}
+
+const out = [];
+let c = null;
+let pendingStat = null;  // a stat line whose bar wrapped onto the next line
+const finish = () => {
+  if (!c) return;
+  const paragraphs = c.message.join('\n').trim().split(/\n\s*\n/);
+  const subject = (paragraphs.shift() || '').replace(/\s*\n\s*/g, ' ');
+  const body = paragraphs.join('\n\n');
+  const pr = /\(#(\d+)\)\s*$/.exec(subject);
+  const added = c.files.reduce((s, f) => s + f.added, 0);
+  const deleted = c.files.reduce((s, f) => s + f.deleted, 0);
+  out.push(JSON.stringify({
+    repo, sha: c.sha, parents: c.parents, author_name: c.author, author_email_domain: c.domain,
+    authored_date: c.date, committer_name: c.author, committer_email_domain: c.domain, committed_date: c.date,
+    subject, body, pr_number: pr ? Number(pr[1]) : null, is_merge: c.parents.length > 1,
+    files_diff_base: 'first_parent', files_changed: c.files.length, lines_added: added, lines_deleted: deleted,
+    files: c.files,
+  }));
+  c = null;
+};
+// A rename's stat names both paths: "dir/{old.cc => new.cc}" or "a => b".
+const renamed = path => {
+  const braces = /^(.*)\{(.*) => (.*)\}(.*)$/.exec(path);
+  if (braces) return (braces[1] + braces[3] + braces[4]).replace(/\/\//g, '/');
+  const whole = /^(.*) => (.*)$/.exec(path);
+  return whole ? whole[2] : path;
+};
+const addStat = (path, count, bar) => {
+  path = renamed(path);
+  const plus = (bar.match(/\+/g) || []).length;
+  const minus = (bar.match(/-/g) || []).length;
+  const added = plus + minus ? Math.round(count * plus / (plus + minus)) : 0;
+  c.files.push({ path, added, deleted: count - added });
+};
+
+for (const line of lines) {
+  let m;
+  if ((m = /^commit ([0-9a-f]{40})/.exec(line))) {
+    finish();
+    c = { sha: m[1], parents: [], author: '', domain: '', date: '', message: [], files: [] };
+    continue;
+  }
+  if (!c) continue;
+  if ((m = /^Merge: (.*)$/.exec(line))) { c.parents = m[1].trim().split(/\s+/); continue; }
+  if ((m = /^Author: (.*?)(?: <[^@>]*@?([^>]*)>)?$/.exec(line))) { c.author = m[1]; c.domain = m[2] || ''; continue; }
+  if ((m = /^Date: (.*)$/.exec(line))) { c.date = isoDate(m[1]); continue; }
+  if (line.startsWith('    ')) { c.message.push(line.slice(4)); continue; }
+  if (line.trim() === '' && c.files.length === 0) { c.message.push(''); continue; }  // a blank line of the message
+  if (pendingStat && (m = /^ ([+-]+)\s*$/.exec(line))) {
+    addStat(pendingStat.path, pendingStat.count, m[1]);
+    pendingStat = null;
+    continue;
+  }
+  if (pendingStat) { addStat(pendingStat.path, pendingStat.count, ''); pendingStat = null; }
+  if ((m = /^ (.+?)\s+\|\s+(\d+) ?([+-]*)\s*$/.exec(line))) {
+    if (m[3] || Number(m[2]) === 0) addStat(m[1], Number(m[2]), m[3]);
+    else pendingStat = { path: m[1], count: Number(m[2]) };
+    continue;
+  }
+  if ((m = /^ (.+?)\s+\|\s+Bin /.exec(line))) { c.files.push({ path: renamed(m[1]), added: 0, deleted: 0 }); continue; }
+}
+if (pendingStat) addStat(pendingStat.path, pendingStat.count, '');
+finish();
+process.stdout.write(out.join('\n') + '\n');
+console.error(`${out.length} commits`);
