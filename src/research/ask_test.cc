@@ -229,6 +229,14 @@ TEST(Statements, NonProseIsNeverAStatement) {
             (std::vector<std::string>{"mixture-of-expert", "gpt-4o-mini"}));
   EXPECT_EQ(research::KeyConstraints("How is a Hugging Face model steered, and Weights & Biases fed, on TPU Pods?"),
             (std::vector<std::string>{"hugging face", "weight", "biase", "pod"}));
+  // A list of alternatives is one constraint; a list of things together is not.
+  EXPECT_EQ(research::KeyConstraints("Which tool renders PDF pages to PNG, JPEG, PostScript or SVG?"),
+            (std::vector<std::string>{"pdf", "png|jpeg|postscript|svg"}));
+  EXPECT_EQ(research::KeyConstraints("Is MFU or HFU reported on TPUs, GPUs and CPUs?"),
+            (std::vector<std::string>{"mfu|hfu"}));
+  EXPECT_TRUE(research::MentionsAll("pdftocairo: png/jpeg/ps/pdf/svg",
+                                    research::WithVariants({"pdf", "png|jpeg|postscript|svg"}, {})));
+  EXPECT_FALSE(research::MentionsAll("pdftocairo: ps/eps", research::WithVariants({"pdf", "png|jpeg|svg"}, {})));
   // Names in code are names, however they are cased.
   EXPECT_EQ(research::KeyConstraints("When did the code stop using std::auto_ptr and call getCString?"),
             (std::vector<std::string>{"auto_ptr", "getcstring"}));
@@ -938,6 +946,25 @@ TEST_F(CodeAskTest, ACodeQuestionNoLineAnswersIsNotAnsweredFromCode) {
   EXPECT_EQ(r->markdown.find("The code on the default branch states it:"), std::string::npos) << r->markdown;
 }
 
+// An abstention's related records are quoted as statements: one whose
+// first 320 bytes are a linker's command line is left out, not cut into a
+// quote of flags.
+TEST(AbstentionTest, RelatedRecordsQuoteStatementsNotCommandLines) {
+  std::string flags = "-Wl,--no-as-needed";
+  for (int i = 0; i < 30; ++i) flags += " -L/builddir/viewer-07/build -Wl,-rpath,/builddir/viewer-07/build/" + std::to_string(i);
+  std::vector<Evidence> ev = {MergedPr("tinylm", 7, "Link the viewer", ""), MergedPr("tinylm", 8, "Build the viewer", "")};
+  ev[0].text = "Fixes cross compilation\n\nld: link: cc -o viewer " + flags +
+               " warning: libviewer, needed by the viewer build, was not found (try using -rpath or -rpath-link)";
+  ev[1].text = "The viewer is now built by the same CMake files as the library.";
+  Facet direct{"Direct matches", "build viewer meson", {}, {}, false, 0, 0};
+  std::string md = research_internal::Extractive("When did the viewer's build move to Meson?", {direct}, ev, true,
+                                                 {"meson"}, {}, /*abstain=*/true);
+  EXPECT_NE(md.find("## Related records (not an answer)"), std::string::npos) << md;
+  EXPECT_NE(md.find("built by the same CMake files"), std::string::npos) << md;
+  EXPECT_EQ(md.find("-Wl,"), std::string::npos) << md;
+  EXPECT_EQ(research::CountJunkQuotes(md), 0) << md;
+}
+
 // A question that names one of the project's tools by its file's name, in
 // lower case ("pagestitch": tools/pagestitch.cc), is about that tool: its
 // name is searched alone and is a key constraint, so its commits answer,
@@ -989,7 +1016,8 @@ TEST(CodeQuestions, WhatAsksAboutCode) {
                         "Where is the retry limit set?", "How is the timeout configured?"}) {
     EXPECT_TRUE(research_internal::IsCodeQuestion(q)) << q;
   }
-  for (const char* q : {"What MFU do we get on H100s?", "When did we add FlexAttention?", "Who reviewed the FSDP change?"}) {
+  for (const char* q : {"What MFU do we get on H100s?", "When did we add FlexAttention?", "Who reviewed the FSDP change?",
+                        "How did the renderer's font hinting options evolve?", "What is the history of the port setting?"}) {
     EXPECT_FALSE(research_internal::IsCodeQuestion(q)) << q;
   }
 }

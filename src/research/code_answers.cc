@@ -23,7 +23,10 @@ bool IsCodeQuestion(const std::string& question) {
       R"(port|mode|timeout|timeouts|limit|limits|defined|define|defines|function|method|variable|parameter|)"
       R"(environment variable|env var|pragma|the code|in code|set to|is set|hard-coded|hardcoded)\b)",
       Pattern::kIgnoreCase);
-  return asks.Search(question) && cue.Search(question);
+  // How a setting came to be is asked of its history, not of today's code.
+  static const Pattern history(R"(\b(evolve|evolved|evolves|evolution|history|over time|timeline|came about)\b)",
+                               Pattern::kIgnoreCase);
+  return asks.Search(question) && cue.Search(question) && !history.Search(question);
 }
 
 namespace {

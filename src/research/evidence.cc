@@ -415,6 +415,20 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       "a", "an", "we", "our", "in", "on", "for", "and", "or", "of", "to", "with", "has", "have", "can", "should"};
   std::vector<std::string> out;
   std::vector<std::string> words = NameWords(question);
+  // Where each word stands in the question, to read what joins two keys.
+  std::vector<size_t> starts;
+  for (size_t n = 0, from = 0; n < words.size(); ++n) {
+    starts.push_back(question.find(words[n], from));
+    from = starts.back() + words[n].size();
+  }
+  // The keys a list of alternatives names ("PNG, JPEG or SVG"): which of
+  // `out` each began at, and the word each key came from.
+  std::vector<size_t> key_word;
+  struct List {
+    size_t first, last;   // indexes into `out`, joined by commas
+    bool either = false;  // and an "or": alternatives
+  };
+  std::vector<List> lists;
   bool prev_name = false;  // the word before was a name (a key's last word)
   for (size_t n = 0; n < words.size(); ++n) {
     std::string w = WithoutModifierTail(words[n]);
@@ -452,9 +466,30 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     prev_name = name && !acronym && !measure;
     if (joins && prev_name) {
       out.back() += " " + key;
+      key_word.back() = n;
       continue;
     }
+    // Joined to the key of the word before by ", ", " or " or ", or ".
+    if (!out.empty() && key_word.back() + 3 > n) {
+      size_t gap_from = starts[key_word.back()] + words[key_word.back()].size();
+      std::string_view gap = question.substr(gap_from, starts[n] - gap_from);
+      bool either = gap == " or " || gap == ", or ";
+      if (either || gap == ", ") {
+        if (lists.empty() || lists.back().last != out.size() - 1) lists.push_back({out.size() - 1, out.size() - 1});
+        lists.back().last = out.size();
+        lists.back().either |= either;
+      }
+    }
     out.push_back(key);
+    key_word.push_back(n);
+  }
+  // A list of alternatives is one constraint: a record names any of them.
+  for (auto it = lists.rbegin(); it != lists.rend(); ++it) {
+    if (!it->either) continue;
+    std::string any = out[it->first];
+    for (size_t k = it->first + 1; k <= it->last; ++k) any += "|" + out[k];
+    out.erase(out.begin() + static_cast<long>(it->first) + 1, out.begin() + static_cast<long>(it->last) + 1);
+    out[it->first] = any;
   }
   return out;
 }
@@ -551,7 +586,15 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
     return forms;
   };
   std::vector<std::string> out;
-  for (const auto& key : keys) {
+  for (const auto& listed : keys) {
+    // Alternatives ("png|jpeg|svg"), each with its own spellings.
+    if (listed.find('|') != std::string::npos) {
+      std::string any;
+      for (const auto& one : WithVariants(SplitList(listed, '|'), texts)) any += (any.empty() ? "" : "|") + one;
+      out.push_back(any);
+      continue;
+    }
+    const std::string& key = listed;
     std::vector<std::string> alts;
     auto add = [&](const std::string& a) {
       if (a.size() >= 2 && std::find(alts.begin(), alts.end(), a) == alts.end()) alts.push_back(a);

@@ -485,9 +485,14 @@ class ExtractiveReport {
                      (named.size() > 1 ? " together" : "") +
                      "; the closest records follow, and none of them answers the question:\n\n";
     md += "## Related records (not an answer)\n\n";
-    for (size_t i = 0; i < prose_.size() && i < 6; ++i) {
+    int quoted = 0;
+    for (size_t i = 0; i < prose_.size() && quoted < 6; ++i) {
       const Evidence& e = *prose_[i];
+      // A statement whose first 320 bytes are a command line or a log says
+      // nothing as quoted.
+      if (!research::IsStatement(TruncateAtWord(CollapseWhitespace(StatementOf(&e)), 320))) continue;
       md += QuoteLine(StatementOf(&e), 320, Cite(e) + " · " + Cell(TruncateAtWord(e.title, 90)));
+      ++quoted;
     }
     md += "## Caveats\n\n- The search looked for records naming all of the question's key terms together and found "
           "none; a record may say it in other words ([the closest record](" + TopUrl() + ")).\n";

@@ -2,8 +2,9 @@
 // in ../shared/data is replayed into a git repository; its questions (three
 // of them unanswerable) and four real weeks are scored with `eval answers`
 // and `eval digest`, this project's own history with its own questions (two
-// sets, each at its own commit), and another project's Q&A forum with
-// questions written before any run on it.
+// sets, each at its own commit), another project's Q&A forum with
+// questions written before any run on it, and poppler's history from its
+// Debian changelog.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -86,6 +87,34 @@ TEST(WritingEval, AForumOfAnotherProject) {
   auto r = Umwelt(args);
   ASSERT_EQ(r.code, 0) << r.err;
   ExpectAnswersHold(dir.File("c.db"), UMWELT_SOURCE_DIR "/evals/infrahub-forum/questions", 0.8);
+}
+
+// A project nothing had been tuned on when its questions were written:
+// poppler, whose whole history to 22.12 (7,313 commits since 2005) Debian
+// ships as its upstream changelog, `git log --stat` text, with the
+// libpoppler126 package. It is turned into a commit export and replayed as
+// the other histories are; the questions name the replayed commits, so a
+// changelog of another release (another Debian) skips the test.
+TEST(WritingEval, AProjectReplayedFromItsDebianChangelog) {
+  const std::string log = "/usr/share/doc/libpoppler126/changelog.gz";
+  const std::string sha = "6b1c429e107ac7c53229ec54861de42e045bb584aad46f1656c45183ac8e56ad";
+  testing::RunResult sum = testing::RunShell("sha256sum " + testing::Quote(log) + " 2>/dev/null");
+  if (sum.code != 0 || sum.out.rfind(sha, 0) != 0) {
+    GTEST_SKIP() << log << " is absent or not Debian 12's (sha256 " << sha << "): the questions name its replay";
+  }
+  if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
+  testing::TempDir dir;
+  std::string tools = UMWELT_SOURCE_DIR "/tests/tools/";
+  testing::RunResult replay = testing::RunShell(
+      "node " + testing::Quote(tools + "gitlog-to-jsonl.mjs") + " " + testing::Quote(log) + " freedesktop/poppler > " +
+      testing::Quote(dir.File("commits.jsonl")) + " && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 node " +
+      testing::Quote(tools + "replay-history.mjs") + " " + testing::Quote(dir.File("commits.jsonl")) + " " +
+      testing::Quote(dir.File("poppler")));
+  ASSERT_EQ(replay.code, 0) << replay.err;
+  std::string db = dir.File("c.db");
+  auto sync = Umwelt({"--corpus", db, "sync", "git", dir.File("poppler")});
+  ASSERT_EQ(sync.code, 0) << sync.err;
+  ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/poppler-history/questions", 0.9);
 }
 
 // The history is pinned: later commit messages talk about these very
