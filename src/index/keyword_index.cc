@@ -330,6 +330,34 @@ void Count(std::vector<std::pair<std::string, double>>* terms, std::string term,
   terms->emplace_back(std::move(term), weight);
 }
 
+// "Qt 6", "Python 3", "GPT 4": a name and a small number after it, which
+// are as often written as one word (qt6), joined. Query side only: a text
+// saying "step 2" indexes no step2.
+std::vector<std::string> NumberedNames(std::string_view query) {
+  auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < query.size() && out.size() < 16;) {
+    if (!letter(query[i]) || (i > 0 && (alnum(query[i - 1]) || query[i - 1] == '_' || query[i - 1] == '-'))) {
+      ++i;
+      continue;
+    }
+    size_t e = i;
+    while (e < query.size() && letter(query[e])) ++e;
+    size_t d = e + 1, n = d;
+    while (n < query.size() && std::isdigit(static_cast<unsigned char>(query[n])) != 0) ++n;
+    bool number = e < query.size() && query[e] == ' ' && n > d && n - d <= 2 && (n == query.size() || !alnum(query[n]));
+    if (number && e - i >= 2 && e - i <= 24) {
+      std::string joined(query.substr(i, e - i));
+      joined += query.substr(d, n - d);
+      std::transform(joined.begin(), joined.end(), joined.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+      out.push_back(std::move(joined));
+    }
+    i = e;
+  }
+  return out;
+}
+
 QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words, double compound_part) {
   QueryTerms q;
   for (const auto& w : words) {
@@ -340,6 +368,7 @@ QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words
   // its parts then weigh `compound_part` each (a title about "loss" is not
   // about z-loss).
   for (const auto& c : CompoundTerms(query)) Count(&q.stems, StemWord(c), 1);
+  for (const auto& n : NumberedNames(query)) Count(&q.stems, n, 1);
   if (compound_part < 1) {
     for (const auto& parts : CompoundParts(query)) {
       for (const auto& p : parts) {

@@ -684,6 +684,20 @@ TEST_F(KeywordTest, EverySpellingOfACompoundFindsTheOthers) {
   EXPECT_LT(noise, camel);
 }
 
+// "Qt 6" finds what says Qt6 (as "Python 3" python3): a name and a small
+// number after it are as often written as one word.
+TEST_F(KeywordTest, ANameAndItsNumberFindTheirJoinedSpelling) {
+  Load({{"joined", "issue", "Qt6 frontend", "the first version of the new bindings", "2024-01-01"},
+        {"other", "issue", "Qt5 frontend", "port the old bindings", "2024-01-02"},
+        {"f1", "comment", "", "the tokenizer drops accents", "2024-01-03"},
+        {"f2", "comment", "", "throughput doubled on the new nodes", "2024-01-04"},
+        {"f3", "comment", "", "step 2 of the scheduler restarts failed jobs", "2024-01-05"}});
+  auto refs = Refs({.query = "Qt 6 frontend"});
+  ASSERT_FALSE(refs.empty());
+  EXPECT_EQ(refs.front(), "joined");
+  EXPECT_EQ(Refs({.query = "Qt 6"}), std::vector<std::string>{"joined"});
+}
+
 // The chunk-id search starts where an even spread of the ids puts the one
 // sought; whatever the spread (dense, gappy, one huge gap, a single id), it
 // answers as std::lower_bound does.
