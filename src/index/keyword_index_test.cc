@@ -46,7 +46,7 @@ class KeywordTest : public ::testing::Test {
     ASSERT_TRUE(idx.ok()) << idx.status().message();
     index_ = std::move(idx).value();
   }
-  std::vector<std::string> Refs(SearchOptions o) {
+  std::vector<std::string> Refs(const SearchOptions& o) {
     auto hits = Search(*corpus_, *index_, o);
     EXPECT_TRUE(hits.ok()) << hits.status().message();
     std::vector<std::string> out;
