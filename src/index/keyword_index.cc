@@ -350,7 +350,7 @@ std::vector<std::string> NumberedNames(std::string_view query) {
     if (number && e - i >= 2 && e - i <= 24) {
       std::string joined(query.substr(i, e - i));
       joined += query.substr(d, n - d);
-      std::transform(joined.begin(), joined.end(), joined.begin(), [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+      for (char& c : joined) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       out.push_back(std::move(joined));
     }
     i = e;

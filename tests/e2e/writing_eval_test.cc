@@ -3,8 +3,8 @@
 // of them unanswerable) and four real weeks are scored with `eval answers`
 // and `eval digest`, this project's own history with its own questions (two
 // sets, each at its own commit), another project's Q&A forum with
-// questions written before any run on it, and poppler's history from its
-// Debian changelog.
+// questions written before any run on it, and poppler's and HarfBuzz's
+// histories from their Debian changelogs.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -89,32 +89,54 @@ TEST(WritingEval, AForumOfAnotherProject) {
   ExpectAnswersHold(dir.File("c.db"), UMWELT_SOURCE_DIR "/evals/infrahub-forum/questions", 0.8);
 }
 
-// A project nothing had been tuned on when its questions were written:
-// poppler, whose whole history to 22.12 (7,313 commits since 2005) Debian
-// ships as its upstream changelog, `git log --stat` text, with the
-// libpoppler126 package. It is turned into a commit export and replayed as
-// the other histories are; the questions name the replayed commits, so a
-// changelog of another release (another Debian) skips the test.
-TEST(WritingEval, AProjectReplayedFromItsDebianChangelog) {
-  const std::string log = "/usr/share/doc/libpoppler126/changelog.gz";
-  const std::string sha = "6b1c429e107ac7c53229ec54861de42e045bb584aad46f1656c45183ac8e56ad";
+// A project's history as Debian ships it: the upstream changelog of
+// `package` (`git log --stat` text: messages, people, dates, diffstats),
+// turned into a commit export and replayed as the other histories are, then
+// synced into a corpus; its path, or "" with `skip` saying why. The
+// questions name the replayed commits, so a changelog of another release
+// (another Debian) skips.
+std::string DebianChangelogHistory(const std::string& package, const std::string& sha256, const std::string& repo,
+                                   testing::TempDir& dir, std::string* skip) {
+  const std::string log = "/usr/share/doc/" + package + "/changelog.gz";
   testing::RunResult sum = testing::RunShell("sha256sum " + testing::Quote(log) + " 2>/dev/null");
-  if (sum.code != 0 || sum.out.rfind(sha, 0) != 0) {
-    GTEST_SKIP() << log << " is absent or not Debian 12's (sha256 " << sha << "): the questions name its replay";
+  if (sum.code != 0 || sum.out.rfind(sha256, 0) != 0) {
+    *skip = log + " is absent or not Debian 12's (sha256 " + sha256 + "): the questions name its replay";
+    return "";
   }
-  if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
-  testing::TempDir dir;
+  if (testing::RunShell("node --version").code != 0) {
+    *skip = "node is not installed";
+    return "";
+  }
   std::string tools = UMWELT_SOURCE_DIR "/tests/tools/";
   testing::RunResult replay = testing::RunShell(
-      "node " + testing::Quote(tools + "gitlog-to-jsonl.mjs") + " " + testing::Quote(log) + " freedesktop/poppler > " +
+      "node " + testing::Quote(tools + "gitlog-to-jsonl.mjs") + " " + testing::Quote(log) + " " + repo + " > " +
       testing::Quote(dir.File("commits.jsonl")) + " && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 node " +
       testing::Quote(tools + "replay-history.mjs") + " " + testing::Quote(dir.File("commits.jsonl")) + " " +
-      testing::Quote(dir.File("poppler")));
-  ASSERT_EQ(replay.code, 0) << replay.err;
+      testing::Quote(dir.File("history")));
+  EXPECT_EQ(replay.code, 0) << replay.err;
   std::string db = dir.File("c.db");
-  auto sync = Umwelt({"--corpus", db, "sync", "git", dir.File("poppler")});
-  ASSERT_EQ(sync.code, 0) << sync.err;
+  auto sync = Umwelt({"--corpus", db, "sync", "git", dir.File("history")});
+  EXPECT_EQ(sync.code, 0) << sync.err;
+  return db;
+}
+
+// Projects nothing had been tuned on when their questions were written:
+// poppler (7,313 commits since 2005, with libpoppler126) and HarfBuzz
+// (14,662 since 2000, with libharfbuzz0b, which Chromium brings).
+TEST(WritingEval, PopplerReplayedFromItsDebianChangelog) {
+  testing::TempDir dir;
+  const char* sha256 = "6b1c429e107ac7c53229ec54861de42e045bb584aad46f1656c45183ac8e56ad";
+  std::string skip, db = DebianChangelogHistory("libpoppler126", sha256, "freedesktop/poppler", dir, &skip);
+  if (db.empty()) GTEST_SKIP() << skip;
   ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/poppler-history/questions", 0.9);
+}
+
+TEST(WritingEval, HarfBuzzReplayedFromItsDebianChangelog) {
+  testing::TempDir dir;
+  const char* sha256 = "3a1374e86b7ea60c2a2ec925fe96fb12d709d05d8a663c56dc4cb11d59ee14d0";
+  std::string skip, db = DebianChangelogHistory("libharfbuzz0b", sha256, "harfbuzz/harfbuzz", dir, &skip);
+  if (db.empty()) GTEST_SKIP() << skip;
+  ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/harfbuzz-history/questions", 0.9);
 }
 
 // The history is pinned: later commit messages talk about these very
