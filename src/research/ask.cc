@@ -178,8 +178,10 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   // more rarely than the tool's name, which each commit touching it lists).
   {
     std::string nq;
-    for (const auto& n : names) {
-      if (std::find(widespread.begin(), widespread.end(), n) == widespread.end()) nq += (nq.empty() ? "" : " ") + n;
+    for (std::string n : names) {
+      if (std::find(widespread.begin(), widespread.end(), n) != widespread.end()) continue;
+      std::replace(n.begin(), n.end(), '|', ' ');  // alternatives ("png|svg") are searched as words
+      nq += (nq.empty() ? "" : " ") + n;
     }
     if (!nq.empty() && nq != q) out.push_back({"On " + nq, nq, {}, {}, false, 0, 0});
   }
@@ -436,7 +438,10 @@ void AskRun::Orient() {
     std::vector<std::string> urls;
     for (const auto& h : keyword_search(20, SourcesInSpace("code"))) urls.push_back(h.url);
     for (auto& f : FileNameKeys(question, urls)) {
-      if (std::find(names.begin(), names.end(), f) == names.end()) names.push_back(std::move(f));
+      bool named = std::any_of(names.begin(), names.end(), [&](const std::string& n) {  // "png|svg" names svg
+        return ("|" + n + "|").find("|" + f + "|") != std::string::npos;
+      });
+      if (!named) names.push_back(std::move(f));
     }
   }
   // A name the question gives that a third of the corpus says is the
