@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <optional>
@@ -95,9 +96,8 @@ std::vector<Facet> ParseFacets(const std::string& text, int max_facets) {
 std::vector<std::string> FileNameKeys(const std::string& question, const std::vector<std::string>& urls) {
   std::set<std::string> stems;  // "utils/pdfunite.cc": pdfunite
   for (const auto& url : urls) {
-    std::string path = research_internal::WindowPath(url);
-    std::string name = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-    if (size_t dot = name.find('.'); dot != std::string::npos) name.resize(dot);
+    std::string name = std::filesystem::path(research_internal::WindowPath(url)).filename().string();
+    name.resize(std::min(name.size(), name.find('.')));
     if (name.size() >= 4) stems.insert(ToLower(name));
   }
   std::vector<std::string> out;

@@ -91,52 +91,43 @@ TEST(WritingEval, AForumOfAnotherProject) {
 
 // A project's history as Debian ships it: the upstream changelog of
 // `package` (`git log --stat` text: messages, people, dates, diffstats),
-// turned into a commit export and replayed as the other histories are, then
-// synced into a corpus; its path, or "" with `skip` saying why. The
-// questions name the replayed commits, so a changelog of another release
-// (another Debian) skips.
-std::string DebianChangelogHistory(const std::string& package, const std::string& sha256, const std::string& repo,
-                                   testing::TempDir& dir, std::string* skip) {
+// turned into a commit export and replayed as the other histories are,
+// synced into a corpus, and asked `questions`. The questions name the
+// replayed commits, so a changelog of another release (another Debian)
+// skips.
+void ExpectDebianChangelogHistoryHolds(const std::string& package, const std::string& sha256, const std::string& repo,
+                                       const std::string& questions) {
   const std::string log = "/usr/share/doc/" + package + "/changelog.gz";
   testing::RunResult sum = testing::RunShell("sha256sum " + testing::Quote(log) + " 2>/dev/null");
   if (sum.code != 0 || sum.out.rfind(sha256, 0) != 0) {
-    *skip = log + " is absent or not Debian 12's (sha256 " + sha256 + "): the questions name its replay";
-    return "";
+    GTEST_SKIP() << log << " is absent or not Debian 12's (sha256 " << sha256 << "): the questions name its replay";
   }
-  if (testing::RunShell("node --version").code != 0) {
-    *skip = "node is not installed";
-    return "";
-  }
+  if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
+  testing::TempDir dir;
   std::string tools = UMWELT_SOURCE_DIR "/tests/tools/";
   testing::RunResult replay = testing::RunShell(
       "node " + testing::Quote(tools + "gitlog-to-jsonl.mjs") + " " + testing::Quote(log) + " " + repo + " > " +
       testing::Quote(dir.File("commits.jsonl")) + " && GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 node " +
       testing::Quote(tools + "replay-history.mjs") + " " + testing::Quote(dir.File("commits.jsonl")) + " " +
       testing::Quote(dir.File("history")));
-  EXPECT_EQ(replay.code, 0) << replay.err;
+  ASSERT_EQ(replay.code, 0) << replay.err;
   std::string db = dir.File("c.db");
   auto sync = Umwelt({"--corpus", db, "sync", "git", dir.File("history")});
-  EXPECT_EQ(sync.code, 0) << sync.err;
-  return db;
+  ASSERT_EQ(sync.code, 0) << sync.err;
+  ExpectAnswersHold(db, questions, 0.9);
 }
 
 // Projects nothing had been tuned on when their questions were written:
 // poppler (7,313 commits since 2005, with libpoppler126) and HarfBuzz
 // (14,662 since 2000, with libharfbuzz0b, which Chromium brings).
 TEST(WritingEval, PopplerReplayedFromItsDebianChangelog) {
-  testing::TempDir dir;
-  const char* sha256 = "6b1c429e107ac7c53229ec54861de42e045bb584aad46f1656c45183ac8e56ad";
-  std::string skip, db = DebianChangelogHistory("libpoppler126", sha256, "freedesktop/poppler", dir, &skip);
-  if (db.empty()) GTEST_SKIP() << skip;
-  ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/poppler-history/questions", 0.9);
+  ExpectDebianChangelogHistoryHolds("libpoppler126", "6b1c429e107ac7c53229ec54861de42e045bb584aad46f1656c45183ac8e56ad",
+                                    "freedesktop/poppler", UMWELT_SOURCE_DIR "/evals/poppler-history/questions");
 }
 
 TEST(WritingEval, HarfBuzzReplayedFromItsDebianChangelog) {
-  testing::TempDir dir;
-  const char* sha256 = "3a1374e86b7ea60c2a2ec925fe96fb12d709d05d8a663c56dc4cb11d59ee14d0";
-  std::string skip, db = DebianChangelogHistory("libharfbuzz0b", sha256, "harfbuzz/harfbuzz", dir, &skip);
-  if (db.empty()) GTEST_SKIP() << skip;
-  ExpectAnswersHold(db, UMWELT_SOURCE_DIR "/evals/harfbuzz-history/questions", 0.9);
+  ExpectDebianChangelogHistoryHolds("libharfbuzz0b", "3a1374e86b7ea60c2a2ec925fe96fb12d709d05d8a663c56dc4cb11d59ee14d0",
+                                    "harfbuzz/harfbuzz", UMWELT_SOURCE_DIR "/evals/harfbuzz-history/questions");
 }
 
 // The history is pinned: later commit messages talk about these very
