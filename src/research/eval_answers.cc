@@ -14,26 +14,32 @@
 namespace umwelt {
 namespace {
 
-// "#N" of the issue or PR a url is, or is in (a commit that landed a PR, a
-// comment); a commit of no PR as CommitCitation names it; for a thread with
-// no number (a Discord thread), its whole ref ("discord:GUILD/THREAD"); ""
-// for a url the corpus does not hold.
-std::string NumberOf(Corpus& corpus, const std::string& url) {
-  std::string ref = ThreadRefFromUrl(url);
+// What a url cites: "#N" of the issue or PR it is, or is in (a commit that
+// landed a PR, a comment); for a thread with no number (a Discord thread),
+// its whole ref ("discord:GUILD/THREAD"); and for a commit, also the commit
+// as CommitCitation names it, so a question that asks for the commit itself
+// is answered by citing it even where its subject's "(#N)" made it a PR's.
+// Nothing for a url the corpus does not hold.
+void AddCitationsOf(Corpus& corpus, const std::string& url, std::set<std::string>* out) {
+  std::string ref = ThreadRefFromUrl(url), commit;
   if (ref.find('#') == std::string::npos) {
     auto c = corpus.ChunkByUrl(url);
-    if (c.ok() && *c) ref = (*c)->parent;
+    if (c.ok() && *c) {
+      ref = (*c)->parent;
+      if ((*c)->kind == "commit") commit = CitationOfThread((*c)->ref);  // ".../commit/SHA"
+    }
   }
-  return CitationOfThread(ref);
+  if (std::string n = CitationOfThread(ref); !n.empty()) out->insert(n);
+  if (commit.starts_with("commit:")) out->insert(commit);
 }
 
-// "#N" (or the thread's ref) for every link in the report to a thread or into one.
+// Every citation of every link in the report to a thread or into one.
 std::set<std::string> CitedNumbers(Corpus& corpus, const std::string& md) {
   std::set<std::string> out;
   // A mirrored local repository's permalinks are git+file:// ones.
   static const Pattern link(R"(\]\(((?:https?|git\+file)://[^)\s]+)\))");
   link.ForEach(md, [&](const Groups& g) {
-    if (std::string n = NumberOf(corpus, std::string(g[1])); !n.empty()) out.insert(n);
+    AddCitationsOf(corpus, std::string(g[1]), &out);
     return true;
   });
   return out;
@@ -74,7 +80,7 @@ Result<std::vector<AnswerScore>> EvalAnswers(const std::string& path, const AskO
     if (trace.is_object() && trace["evidence"].is_array()) {
       for (const auto& e : trace["evidence"]) {
         if (e.is_object() && e["url"].is_string()) {
-          if (std::string n = NumberOf(*corpus, e["url"].get<std::string>()); !n.empty()) retrieved.insert(n);
+          AddCitationsOf(*corpus, e["url"].get<std::string>(), &retrieved);
         }
       }
     }

@@ -19,25 +19,34 @@ namespace {
 
 using nlohmann::json;
 
-TEST(EvalAnswersOfCommits, AMustHaveCommitIsNamedByItsShaAndCountedWhenCited) {
-  testing::TempDir dir;
+// A repository at dir/repo of the journal's commit, `journal_subject`, and
+// one about something else; their shas, oldest first.
+std::vector<std::string> JournalAndPortCommits(testing::TempDir& dir, const std::string& journal_subject) {
   std::string repo = dir.File("repo");
   std::filesystem::create_directories(repo);
   testing::WriteFile(repo + "/store.cc", "void Open() {}\n");
   testing::WriteFile(repo + "/flags.cc", "int port = 80;\n");
-  // Two commits: the journal's, and one about something else.
   testing::RunResult git = testing::RunShell(
       "cd " + testing::Quote(repo) + " && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 && "
       "git init -q -b main . && git add store.cc && "
-      "git -c user.name=T -c user.email=t@example.com commit -q -m 'Store: a write-ahead journal, so readers never wait "
-      "for the writer' && git add flags.cc && "
+      "git -c user.name=T -c user.email=t@example.com commit -q -m " + testing::Quote(journal_subject) +
+      " && git add flags.cc && "
       "git -c user.name=T -c user.email=t@example.com commit -q -m 'Flags: the listening port can be set' && "
       "git rev-parse HEAD~1 HEAD");
-  ASSERT_EQ(git.code, 0) << git.err;
+  EXPECT_EQ(git.code, 0) << git.err;
   std::vector<std::string> shas;
   std::istringstream lines(git.out);
   for (std::string line; std::getline(lines, line);) shas.push_back(line);
-  ASSERT_EQ(shas.size(), 2u) << git.out;
+  EXPECT_EQ(shas.size(), 2u) << git.out;
+  return shas;
+}
+
+TEST(EvalAnswersOfCommits, AMustHaveCommitIsNamedByItsShaAndCountedWhenCited) {
+  testing::TempDir dir;
+  std::vector<std::string> shas =
+      JournalAndPortCommits(dir, "Store: a write-ahead journal, so readers never wait for the writer");
+  ASSERT_EQ(shas.size(), 2u);
+  std::string repo = dir.File("repo");
   std::string path = dir.File("c.db");
   ASSERT_TRUE(testing::SyncGitInto(repo, path));
   std::string qdir = dir.File("questions");
@@ -62,6 +71,33 @@ TEST(EvalAnswersOfCommits, AMustHaveCommitIsNamedByItsShaAndCountedWhenCited) {
   EXPECT_GE(s.must_have_retrieved, 1);
   EXPECT_EQ(s.must_have_cited, 1) << "the journal's commit, through its git+file permalink; not the port's";
   EXPECT_EQ(s.hallucinated, 0);
+}
+
+// A subject ending "(#12)" lands the commit as pull request #12 (the squash
+// merge's convention), though in many histories the number is a bug
+// tracker's: the commit cited is still the commit asked for, and the PR.
+TEST(EvalAnswersOfCommits, ACommitThatLandedAPullRequestIsCitedAsBoth) {
+  testing::TempDir dir;
+  std::vector<std::string> shas =
+      JournalAndPortCommits(dir, "Store: a write-ahead journal, so readers never wait for the writer (#12)");
+  ASSERT_EQ(shas.size(), 2u);
+  std::string path = dir.File("c.db");
+  ASSERT_TRUE(testing::SyncGitInto(dir.File("repo"), path));
+  std::string qdir = dir.File("questions");
+  std::filesystem::create_directories(qdir);
+  testing::WriteFile(qdir + "/journal.json",
+                     json{{"question", "Why does the store keep a write-ahead journal?"},
+                          {"citations", {{"must_have", {"commit:" + shas[0].substr(0, 12), "#12"}}}}}
+                         .dump());
+  AskOptions o;
+  o.corpus_path = path;
+  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+  auto scores = EvalAnswers(qdir, o);
+  ASSERT_TRUE(scores.ok()) << scores.status().message();
+  ASSERT_EQ(scores->size(), 1u);
+  EXPECT_FALSE(scores->front().abstained);
+  EXPECT_EQ(scores->front().must_have_retrieved, 2);
+  EXPECT_EQ(scores->front().must_have_cited, 2) << "the commit by its sha and the pull request it landed";
 }
 
 }  // namespace

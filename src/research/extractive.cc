@@ -57,13 +57,18 @@ std::string CodeSpan(std::string s) {
 
 bool NamesStem(const std::string& form, const std::string& stem) {
   auto word_byte = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-  for (size_t at = form.find(stem); at != std::string::npos; at = form.find(stem, at + 1)) {
+  // A stem the stemmer ended in "i" is not in the word it came from:
+  // "family" is famili, "query" queri. Such a word starts with the rest.
+  bool from_y = stem.size() > 3 && stem.back() == 'i';
+  std::string_view start = from_y ? std::string_view(stem).substr(0, stem.size() - 1) : std::string_view(stem);
+  for (size_t at = form.find(start); at != std::string::npos; at = form.find(start, at + 1)) {
     if (at > 0 && word_byte(form[at - 1])) continue;
-    size_t end = at + stem.size();
+    size_t end = at + start.size();
     while (end < form.size() && word_byte(form[end])) ++end;
+    std::string word = form.substr(at, end - at);
     // A short ending ("gradients"), or a longer one the stemmer takes off
     // ("accumulation" is accumul, as "accumulate" is).
-    if (end - at - stem.size() <= 3 || StemWord(form.substr(at, end - at)) == stem) return true;
+    if ((word.starts_with(stem) && word.size() - stem.size() <= 3) || StemWord(word) == stem) return true;
   }
   return false;
 }
