@@ -258,9 +258,18 @@ class ExtractiveReport {
   // records say, "model" in an eval harness, "support" beside "Muon", is
   // context, not the subject).
   void FindBeside() {
-    if (keys_.empty() || prose_.empty()) return;
+    if (prose_.empty()) return;
     std::vector<std::string> forms;
     for (const Evidence* e : prose_) forms.push_back(FormOf(e));
+    auto weigh = [&](size_t df) { return std::log((static_cast<double>(forms.size()) + 1) / (static_cast<double>(df) + 0.5)); };
+    if (keys_.empty()) {
+      // A subject's rare word tells as a key would: "rouble" beside
+      // "compose sequences", which most of the records say.
+      for (const auto& s : subject_) {
+        weight_[s] = weigh(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, s); }));
+      }
+      return;
+    }
     size_t rarest_key = forms.size();
     for (const auto& k : keys_) {
       rarest_key = std::min<size_t>(rarest_key, std::count_if(forms.begin(), forms.end(), [&](const std::string& f) {
@@ -278,7 +287,6 @@ class ExtractiveReport {
     }
     // How much naming each key or rare word tells: the rarer among the
     // records, the more.
-    auto weigh = [&](size_t df) { return std::log((static_cast<double>(forms.size()) + 1) / (static_cast<double>(df) + 0.5)); };
     for (const auto& k : keys_) {
       weight_[k] = weigh(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return research::Mentions(f, k); }));
     }
@@ -292,6 +300,9 @@ class ExtractiveReport {
     double sum = 0;
     for (const auto& k : keys_) sum += research::Mentions(form, k) ? weight_.at(k) : 0;
     for (const auto& b : beside_) sum += NamesStem(form, b) ? weight_.at(b) : 0;
+    if (keys_.empty()) {
+      for (const auto& s : subject_) sum += NamesStem(form, s) ? weight_.at(s) : 0;
+    }
     return sum;
   }
   bool SaysBeside(const std::string& form) const {
