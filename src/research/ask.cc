@@ -506,6 +506,11 @@ Status AskRun::FanOut() {
       if (std::find(result.notes.begin(), result.notes.end(), n) == result.notes.end()) result.notes.push_back(n);
     }
   }
+  if (auto e = research_internal::EarliestFacet(*searcher, *corpus, question, names, widespread, top)) {
+    facets.push_back(std::move(e->first));
+    facets.back().hits = static_cast<int>(e->second.size());
+    per_facet.emplace_back().prose = std::move(e->second);
+  }
   found = found && !top.empty();
   Progress("search", std::to_string(facets.size()) + " facets searched");
   return Status::Ok();

@@ -155,6 +155,17 @@ std::string AspectOf(const std::string& title, const std::vector<std::string>& q
   return out;
 }
 
+bool IsFrameWord(const std::string& t) {
+  static const std::set<std::string> frame = {
+      "evolve", "evolved", "evolves", "evolution", "history", "timeline", "change", "changed", "changes",
+      "develop", "developed", "progress", "progressed", "time", "happen", "happened", "work", "works", "worked",
+      "come", "came", "get", "got", "use", "used", "done", "current", "currently", "state", "status", "added",
+      "add", "introduced", "handle", "handled", "implemented", "question", "answer", "without", "within",
+      "across", "around", "among", "via", "several", "multiple", "various", "different", "another", "one",
+      "ones", "every"};
+  return t.size() < 3 || frame.count(t) > 0;
+}
+
 namespace {
 
 // The extractive report on one question, a method per section. The records
@@ -170,7 +181,8 @@ class ExtractiveReport {
         widespread_(widespread),
         texts_(research::EvidenceTexts(ev)),
         terms_(ContentWords(question)),
-        type_(research::AnswerTypeOf(question)) {
+        type_(research::AnswerTypeOf(question)),
+        began_(AsksWhenItBegan(question)) {
     if (keys_.empty()) FindSubject();
   }
 
@@ -412,16 +424,8 @@ class ExtractiveReport {
   // less the project's names and the words that frame a question ("how did
   // X evolve"); and the acronym the corpus gives them ("Context
   // Parallelism (CP)"), when it gives one.
-  static bool FrameWord(const std::string& t) {
-    static const std::set<std::string> frame = {
-        "evolve", "evolved", "evolves", "evolution", "history", "timeline", "change", "changed", "changes",
-        "develop", "developed", "progress", "progressed", "time", "happen", "happened", "work", "works", "worked",
-        "come", "came", "get", "got", "use", "used", "done", "current", "currently", "state", "status", "added",
-        "add", "introduced", "handle", "handled", "implemented", "question", "answer", "without", "within",
-        "across", "around", "among", "via", "several", "multiple", "various", "different", "another", "one",
-        "ones", "every"};
-    return t.size() < 3 || frame.count(t) > 0;
-  }
+  // Of "when did X begin?", "begin" too.
+  bool FrameWord(const std::string& t) const { return IsFrameWord(t) || (began_ && IsBeganWord(t)); }
   void FindSubject() {
     std::string words, stems;
     for (const auto& t : research::WithoutProjectNames(terms_, ev_, widespread_)) {
@@ -573,6 +577,21 @@ class ExtractiveReport {
       answer_threads_.insert(prose_[pick]->thread);
       chosen_.push_back(prose_[pick]);
     }
+    // "When did X begin?" is answered by the earliest record on X: it is in
+    // the answer, whatever outranked it.
+    if (!began_) return;
+    const Evidence* first = nullptr;
+    for (const Evidence* e : prose_) {
+      // Its title names the subject: a key, and the record all of them; or,
+      // with no keys, one of the subject's words.
+      bool on_it = keys_.empty() ? SaysSubject(MatchForm(e->title), true)
+                                 : NamedHere(e) == static_cast<long>(keys_.size()) && TitleSays(e);
+      if (Relevant(*e) && on_it && !e->date.empty() && (!first || e->date < first->date)) first = e;
+    }
+    if (!first || answer_threads_.count(first->thread)) return;
+    if (chosen_.size() >= 8) chosen_.pop_back();
+    answer_threads_.insert(first->thread);
+    chosen_.insert(chosen_.begin(), first);
   }
 
   // The chosen statements; a "when" question reads in date order, the
@@ -936,6 +955,7 @@ class ExtractiveReport {
   std::string subject_acronym_;       // "cp", "|"-separated, as research::Mentions reads it
   bool filter_ = true;                // whether records off the subject are left out (Relevant)
   const research::AnswerType type_;
+  const bool began_;  // the question asks when its subject began (AsksWhenItBegan)
   std::vector<const Evidence*> prose_;  // records with a statement, best first
   std::map<const Evidence*, std::string> statement_of_;
   std::vector<const Evidence*> chosen_;  // the short answer's records

@@ -2,11 +2,14 @@
 // Markdown helpers it shares with the rest of ask.cc.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "umwelt/research.h"
+#include "umwelt/searcher.h"
 
 namespace umwelt::research_internal {
 
@@ -57,6 +60,31 @@ const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>
 // no word to the question's.
 std::string AspectOf(const std::string& title, const std::vector<std::string>& question,
                      const std::vector<std::string>& project);
+
+// A word that frames a question rather than naming its subject ("how did X
+// evolve", "when was X added"); and any word under three letters.
+bool IsFrameWord(const std::string& word);
+// A word that asks about a beginning: first, start(ed), begin, began,
+// introduce(d), initial(ly), origin(ally), earliest.
+bool IsBeganWord(const std::string& word);
+// A "when" question about a beginning ("When did fuzzing begin?", "When was
+// X first added?"): its answer is the earliest record on the subject.
+bool AsksWhenItBegan(const std::string& question);
+// The earliest `n` records (not code) that `query` finds naming `min_named`
+// of `need` (constraints, with their spellings) whose titles name one of them:
+// searched again before the earliest found, until no earlier one names
+// them (six rounds at most). `text_of` gives a hit's whole text. Oldest first.
+std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
+                                size_t min_named, const std::function<std::string(const Hit&)>& text_of, size_t n);
+// For a question AsksWhenItBegan, the facet of its subject's earliest
+// records and its hits: the subject is the question's names (`names`, less
+// the project's own, by `top`'s permalinks and `widespread`), else its words
+// that do not frame it. None for any other question, or with no such record.
+std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& searcher, Corpus& corpus,
+                                                                 const std::string& question,
+                                                                 const std::vector<std::string>& names,
+                                                                 const std::vector<std::string>& widespread,
+                                                                 const std::vector<Hit>& top);
 
 // The extractive report: statements quoted from the evidence with their
 // authors, dates and links, chosen by the kind of answer the question asks

@@ -1,0 +1,101 @@
+// "When did X begin?": the earliest records naming X, found by searching
+// again before the earliest one found until none names it. Ranking by
+// relevance puts the first of 256 commits about a subject nowhere near the
+// top; the question asks for that one.
+
+#include <algorithm>
+#include <optional>
+
+#include "extractive.h"
+#include "umwelt/claims.h"
+#include "umwelt/corpus.h"
+#include "umwelt/searcher.h"
+#include "umwelt/source_traits.h"
+#include "umwelt/text.h"
+
+namespace umwelt::research_internal {
+
+bool IsBeganWord(const std::string& word) {
+  static const char* kBegan[] = {"first", "start", "began", "begin", "begun", "introduc", "initial", "origin", "earliest"};
+  return std::any_of(std::begin(kBegan), std::end(kBegan), [&](const char* b) { return word.rfind(b, 0) == 0; });
+}
+
+bool AsksWhenItBegan(const std::string& question) {
+  if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
+  auto words = research::ContentWords(question);
+  return std::any_of(words.begin(), words.end(), IsBeganWord);
+}
+
+std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
+                                size_t min_named, const std::function<std::string(const Hit&)>& text_of, size_t n) {
+  std::vector<Hit> found;
+  if (need.empty()) return found;
+  std::string until;
+  for (int round = 0; round < 6; ++round) {  // each round ends before the earliest the last one found
+    SearchRequest req;
+    req.search.query = query;
+    req.search.k = 50;
+    req.search.until = until;
+    req.fts_only = true;
+    auto r = searcher.Search(req);
+    if (!r.ok()) break;
+    std::string earliest;
+    for (auto& h : r->result.hits) {
+      if (SpaceOf(h.source) == "code" || h.date.empty()) continue;
+      std::string form = research::MatchForm(h.title);
+      // About the subject: its title names one of the constraints, and the
+      // record names `min_named` of them.
+      bool titled = std::any_of(need.begin(), need.end(), [&](const std::string& k) { return research::Mentions(form, k); });
+      if (!titled) continue;
+      std::string all = research::MatchForm(h.title + "\n" + text_of(h));
+      if (static_cast<size_t>(std::count_if(need.begin(), need.end(), [&](const std::string& k) {
+            return research::Mentions(all, k);
+          })) < min_named) {
+        continue;
+      }
+      if (earliest.empty() || h.date < earliest) earliest = h.date;
+      found.push_back(std::move(h));
+    }
+    if (earliest.empty()) break;
+    std::optional<int64_t> t = ParseIsoTime(earliest);
+    if (!t) break;
+    until = FormatIsoTime(*t - 1);
+  }
+  std::stable_sort(found.begin(), found.end(), [](const Hit& a, const Hit& b) { return a.date < b.date; });
+  std::vector<Hit> out;
+  for (auto& h : found) {
+    if (out.size() == n) break;
+    if (std::none_of(out.begin(), out.end(), [&](const Hit& o) { return o.url == h.url; })) out.push_back(std::move(h));
+  }
+  return out;
+}
+
+std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& searcher, Corpus& corpus,
+                                                                 const std::string& question,
+                                                                 const std::vector<std::string>& names,
+                                                                 const std::vector<std::string>& widespread,
+                                                                 const std::vector<Hit>& top) {
+  if (!AsksWhenItBegan(question)) return std::nullopt;
+  std::vector<Evidence> seen;  // the permalinks that tell the project's own names
+  for (const auto& h : top) seen.push_back(Evidence{.url = h.url, .title = h.title});
+  std::vector<std::string> need = research::WithoutProjectNames(names, seen, widespread);
+  size_t min_named = need.size();  // every key; else half the subject's words
+  if (need.empty()) {
+    for (const auto& w : research::WithoutProjectNames(research::ContentWords(question), seen, widespread)) {
+      if (!IsFrameWord(w) && !IsBeganWord(w)) need.push_back(w);
+    }
+  }
+  if (min_named == 0) min_named = (need.size() + 1) / 2;
+  need = research::WithVariants(need, {});
+  std::string query;
+  for (const auto& k : need) query += (query.empty() ? "" : " ") + SplitList(k, '|').front();
+  auto text_of = [&](const Hit& h) {
+    auto c = corpus.ChunkByRef(h.ref);
+    return c.ok() && *c ? (*c)->text : h.snippet;
+  };
+  std::vector<Hit> hits = EarliestNaming(searcher, query, need, min_named, text_of, 3);
+  if (hits.empty()) return std::nullopt;
+  return std::make_pair(Facet{"Earliest records", query, {}, {}, false, 0, 0}, std::move(hits));
+}
+
+}  // namespace umwelt::research_internal
