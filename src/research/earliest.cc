@@ -43,16 +43,16 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
     for (auto& h : r->result.hits) {
       if (SpaceOf(h.source) == "code" || h.date.empty()) continue;
       std::string form = research::MatchForm(h.title);
-      // About the subject: its title names one of the constraints, and the
-      // record names `min_named` of them.
-      bool titled = std::any_of(need.begin(), need.end(), [&](const std::string& k) { return research::Mentions(form, k); });
+      // About the subject: its title names the first constraint (any of
+      // them, where all are needed), and the record `min_named` of them.
+      bool titled = min_named < need.size() ? research::Mentions(form, need.front())
+                                            : std::any_of(need.begin(), need.end(), [&](const std::string& k) {
+                                                return research::Mentions(form, k);
+                                              });
       if (!titled) continue;
       std::string all = research::MatchForm(h.title + "\n" + text_of(h));
-      if (static_cast<size_t>(std::count_if(need.begin(), need.end(), [&](const std::string& k) {
-            return research::Mentions(all, k);
-          })) < min_named) {
-        continue;
-      }
+      size_t named = std::count_if(need.begin(), need.end(), [&](const std::string& k) { return research::Mentions(all, k); });
+      if (named < min_named) continue;
       if (earliest.empty() || h.date < earliest) earliest = h.date;
       found.push_back(std::move(h));
     }
@@ -84,6 +84,15 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
     for (const auto& w : research::WithoutProjectNames(research::ContentWords(question), seen, widespread)) {
       if (!IsFrameWord(w) && !IsBeganWord(w)) need.push_back(w);
     }
+    // The rarest word some record says comes first, and every record found
+    // says it: "inverted" of "vector search … inverted lists", not "lists".
+    size_t rarest = 0, fewest = 0;
+    for (size_t i = 0; i < need.size(); ++i) {
+      size_t naming = searcher.ChunksNaming(need[i]);
+      if (naming > 0 && (fewest == 0 || naming < fewest)) rarest = i, fewest = naming;
+    }
+    if (fewest == 0) return std::nullopt;
+    std::rotate(need.begin(), need.begin() + static_cast<long>(rarest), need.begin() + static_cast<long>(rarest) + 1);
   }
   if (min_named == 0) min_named = (need.size() + 1) / 2;
   need = research::WithVariants(need, {});
@@ -95,7 +104,7 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   };
   std::vector<Hit> hits = EarliestNaming(searcher, query, need, min_named, text_of, 3);
   if (hits.empty()) return std::nullopt;
-  return std::make_pair(Facet{"Earliest records", query, {}, {}, false, 0, 0}, std::move(hits));
+  return std::make_pair(Facet{kEarliestFacet, query, {}, {}, false, 0, 0}, std::move(hits));
 }
 
 }  // namespace umwelt::research_internal

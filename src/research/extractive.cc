@@ -580,15 +580,23 @@ class ExtractiveReport {
     // "When did X begin?" is answered by the earliest record on X: it is in
     // the answer, whatever outranked it.
     if (!began_) return;
+    // The search for them (EarliestFacet) names the subject's word fewest
+    // of the corpus's records say first.
+    auto earliest = std::find_if(facets_.begin(), facets_.end(), [](const Facet& f) { return f.name == kEarliestFacet; });
+    if (earliest == facets_.end()) return;
+    std::string rarest = earliest->query.substr(0, earliest->query.find(' '));
     const Evidence* first = nullptr;
     for (const Evidence* e : prose_) {
       // Its title names the subject: a key, and the record all of them; or,
-      // with no keys, one of the subject's words.
-      bool on_it = keys_.empty() ? SaysSubject(MatchForm(e->title), true)
+      // with no keys, the subject's rarest word.
+      bool on_it = keys_.empty() ? research::Mentions(MatchForm(e->title), rarest)
                                  : NamedHere(e) == static_cast<long>(keys_.size()) && TitleSays(e);
       if (Relevant(*e) && on_it && !e->date.empty() && (!first || e->date < first->date)) first = e;
     }
-    if (!first || answer_threads_.count(first->thread)) return;
+    if (!first) return;
+    // What was chosen from before the subject's earliest record is not on it.
+    std::erase_if(chosen_, [&](const Evidence* e) { return !e->date.empty() && e->date < first->date; });
+    if (answer_threads_.count(first->thread)) return;
     if (chosen_.size() >= 8) chosen_.pop_back();
     answer_threads_.insert(first->thread);
     chosen_.insert(chosen_.begin(), first);

@@ -71,15 +71,19 @@ bool IsBeganWord(const std::string& word);
 // X first added?"): its answer is the earliest record on the subject.
 bool AsksWhenItBegan(const std::string& question);
 // The earliest `n` records (not code) that `query` finds naming `min_named`
-// of `need` (constraints, with their spellings) whose titles name one of them:
+// of `need` (constraints, with their spellings) whose titles name the first
+// of them (any of them, where all are needed):
 // searched again before the earliest found, until no earlier one names
 // them (six rounds at most). `text_of` gives a hit's whole text. Oldest first.
 std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
                                 size_t min_named, const std::function<std::string(const Hit&)>& text_of, size_t n);
+// The name of EarliestFacet's facet.
+inline constexpr const char* kEarliestFacet = "Earliest records";
 // For a question AsksWhenItBegan, the facet of its subject's earliest
 // records and its hits: the subject is the question's names (`names`, less
-// the project's own, by `top`'s permalinks and `widespread`), else its words
-// that do not frame it. None for any other question, or with no such record.
+// the project's own, by `top`'s permalinks and `widespread`), all of them;
+// else its words that do not frame it, the rarest and half of them. None
+// for any other question, or with no such record.
 std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& searcher, Corpus& corpus,
                                                                  const std::string& question,
                                                                  const std::vector<std::string>& names,
