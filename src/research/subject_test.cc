@@ -3,6 +3,7 @@
 // in any of their forms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -16,36 +17,60 @@
 namespace umwelt {
 namespace {
 
+// The report on `question` of a history `commits` makes: shell lines that
+// call `c DATE MESSAGE`, each commit appending its message to a file, run in
+// a new repository under `dir` and synced into a corpus. "" when any step
+// fails (the failure is reported).
+std::string ReportOn(testing::TempDir& dir, const std::string& commits, const std::string& question) {
+  std::string repo = dir.File("repo");
+  std::filesystem::create_directories(repo);
+  testing::RunResult git = testing::RunShell(
+      "cd " + testing::Quote(repo) +
+      " && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 && git init -q -b main . && "
+      "c() { echo \"$2\" >> notes.txt && git add -A && GIT_AUTHOR_DATE=\"$1\" GIT_COMMITTER_DATE=\"$1\" "
+      "git -c user.name=T -c user.email=t@example.com commit -q -m \"$2\"; } && " + commits);
+  EXPECT_EQ(git.code, 0) << git.err;
+  std::string db = dir.File("c.db");
+  if (git.code != 0 || !testing::SyncGitInto(repo, db)) return "";
+  AskOptions o;
+  o.corpus_path = db;
+  o.question = question;
+  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+  auto r = Ask(o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? r->markdown : "";
+}
+
+// The lines of a report's short answer that quote a record.
+std::vector<std::string> AnswerLines(const std::string& md) {
+  std::string answer = md.substr(std::min(md.find("## Short answer"), md.size()));
+  std::istringstream in(answer.substr(0, answer.find("\n## ", 3)));
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("- ")) out.push_back(line);
+  }
+  return out;
+}
+
+// Whether any of `lines` holds `text`.
+bool Says(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+}
+
 // The stemmer ends "library" and "query" in an i (librari, queri), which
 // neither word holds: a record that says them in the singular still names
 // them. Here it is the answer, and the only record that says two of them.
 TEST(SubjectTest, AWordWhoseStemEndsInIIsNamedInTheSingular) {
   testing::TempDir dir;
-  std::string repo = dir.File("repo");
-  std::filesystem::create_directories(repo);
-  std::string script = "cd " + testing::Quote(repo) +
-                       " && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 && git init -q -b main . && "
-                       "c() { echo \"$1\" >> notes.txt && git add -A && "
-                       "git -c user.name=T -c user.email=t@example.com commit -q -m \"$1\"; } && "
-                       "c 'Pin a query from its library' && "
-                       "c 'Users can save dashboards' && "
-                       "c 'Fix the sign-in page on narrow screens' && "
-                       "c 'Speed up the export of large tables'";
-  testing::RunResult git = testing::RunShell(script);
-  ASSERT_EQ(git.code, 0) << git.err;
-  std::string db = dir.File("c.db");
-  ASSERT_TRUE(testing::SyncGitInto(repo, db));
-  AskOptions o;
-  o.corpus_path = db;
-  o.question = "When could users pin a saved query to a dashboard library?";
-  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-  auto r = Ask(o);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  std::string md = r->markdown;
-  std::string answer = md.substr(std::min(md.find("## Short answer"), md.size()));
-  answer = answer.substr(0, answer.find("\n## ", 3));
-  EXPECT_NE(answer.find("Pin a query from its library"), std::string::npos) << md;
-  EXPECT_EQ(answer.find("sign-in page"), std::string::npos) << md;
+  std::string md = ReportOn(dir,
+                            "c 2024-01-01T00:00:00Z 'Pin a query from its library' && "
+                            "c 2024-01-02T00:00:00Z 'Users can save dashboards' && "
+                            "c 2024-01-03T00:00:00Z 'Fix the sign-in page on narrow screens' && "
+                            "c 2024-01-04T00:00:00Z 'Speed up the export of large tables'",
+                            "When could users pin a saved query to a dashboard library?");
+  std::vector<std::string> answer = AnswerLines(md);
+  EXPECT_TRUE(Says(answer, "Pin a query from its library")) << md;
+  EXPECT_FALSE(Says(answer, "sign-in page")) << md;
 }
 
 // A subject's words are not all alike: most records here say "keyboard
@@ -53,40 +78,20 @@ TEST(SubjectTest, AWordWhoseStemEndsInIIsNamedInTheSingular) {
 // others turn up among the facets the records' titles make.
 TEST(SubjectTest, TheSubjectsRareWordLeadsTheAnswer) {
   testing::TempDir dir;
-  std::string repo = dir.File("repo");
-  std::filesystem::create_directories(repo);
-  std::string script = "cd " + testing::Quote(repo) +
-                       " && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 && git init -q -b main . && "
-                       "c() { echo \"$1\" >> notes.txt && git add -A && "
-                       "git -c user.name=T -c user.email=t@example.com commit -q -m \"$1\"; } && "
-                       "c 'Keyboard shortcuts for the rupee sign' && "
-                       "c 'Revert the keyboard shortcuts for the rupee sign: they clash with the dead keys'";
+  std::string commits =
+      "c 2024-01-01T00:00:00Z 'Keyboard shortcuts for the rupee sign' && "
+      "c 2024-01-02T00:00:00Z 'Revert the keyboard shortcuts for the rupee sign: they clash with the dead keys'";
+  int day = 3;
   for (const char* what : {"accented vowels", "the euro sign", "Greek letters", "arrows", "fractions", "dashes",
                            "quotation marks", "the section sign", "superscripts", "currency symbols"}) {
-    script += std::string(" && c 'Keyboard shortcuts for ") + what + ", and their sequences sorted'";
+    commits += " && c 2024-01-" + std::string(day < 10 ? "0" : "") + std::to_string(day++) +
+               "T00:00:00Z 'Keyboard shortcuts for " + what + ", and their sequences sorted'";
   }
-  testing::RunResult git = testing::RunShell(script);
-  ASSERT_EQ(git.code, 0) << git.err;
-  std::string db = dir.File("c.db");
-  ASSERT_TRUE(testing::SyncGitInto(repo, db));
-  AskOptions o;
-  o.corpus_path = db;
-  o.question = "What happened to the keyboard shortcuts for the rupee sign?";
-  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-  auto r = Ask(o);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  std::string md = r->markdown;
-  std::string answer = md.substr(std::min(md.find("## Short answer"), md.size()));
-  answer = answer.substr(0, answer.find("\n## ", 3));
-  std::vector<std::string> lines;  // the answer's first two
-  std::istringstream in(answer);
-  for (std::string line; std::getline(in, line) && lines.size() < 2;) {
-    if (line.starts_with("- ")) lines.push_back(line);
-  }
-  ASSERT_EQ(lines.size(), 2u) << md;
-  for (const auto& line : lines) EXPECT_NE(line.find("rupee"), std::string::npos) << line << "\n" << md;
-  std::string lead = lines[0] + lines[1];
-  EXPECT_EQ(lead.find("euro"), std::string::npos) << md;
+  std::string md = ReportOn(dir, commits, "What happened to the keyboard shortcuts for the rupee sign?");
+  std::vector<std::string> answer = AnswerLines(md);
+  ASSERT_GE(answer.size(), 2u) << md;
+  for (size_t i = 0; i < 2; ++i) EXPECT_NE(answer[i].find("rupee"), std::string::npos) << answer[i] << "\n" << md;
+  EXPECT_FALSE(Says({answer[0], answer[1]}, "euro")) << md;
 }
 
 // "When did X begin?" asks for the earliest record on X. Here seventy later
@@ -95,37 +100,18 @@ TEST(SubjectTest, TheSubjectsRareWordLeadsTheAnswer) {
 // records read at all.
 TEST(SubjectTest, WhenItBeganIsAnsweredByTheEarliestRecord) {
   testing::TempDir dir;
-  std::string repo = dir.File("repo");
-  std::filesystem::create_directories(repo);
   std::string body;
   for (int i = 0; i < 40; ++i) body += "The loader reads the manifest, checks its version and lists the entry points. ";
-  std::string script = "cd " + testing::Quote(repo) +
-                       " && export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 && git init -q -b main . && "
-                       "c() { echo \"$2\" >> notes.txt && git add -A && GIT_AUTHOR_DATE=\"$1\" GIT_COMMITTER_DATE=\"$1\" "
-                       "git -c user.name=T -c user.email=t@example.com commit -q -m \"$2\"; } && "
-                       "c 2021-03-01T10:00:00Z 'Add a sandbox for plugins\n\n" + body + "'";
+  std::string commits = "c 2021-03-01T10:00:00Z 'Add a sandbox for plugins\n\n" + body + "'";
   for (int i = 0; i < 70; ++i) {
-    script += " && c 2023-01-" + std::string(i % 28 < 9 ? "0" : "") + std::to_string(i % 28 + 1) +
-              "T10:00:00Z 'Sandbox: sandbox profile " + std::to_string(i) + " for the sandbox runner'";
+    commits += " && c 2023-01-" + std::string(i % 28 < 9 ? "0" : "") + std::to_string(i % 28 + 1) +
+               "T10:00:00Z 'Sandbox: sandbox profile " + std::to_string(i) + " for the sandbox runner'";
   }
-  testing::RunResult git = testing::RunShell(script);
-  ASSERT_EQ(git.code, 0) << git.err;
-  std::string db = dir.File("c.db");
-  ASSERT_TRUE(testing::SyncGitInto(repo, db));
-  AskOptions o;
-  o.corpus_path = db;
-  o.question = "When did the sandbox first appear?";
-  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-  auto r = Ask(o);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  std::string md = r->markdown;
-  std::string answer = md.substr(std::min(md.find("## Short answer"), md.size()));
-  size_t first = answer.find("\n- ");
-  ASSERT_NE(first, std::string::npos) << md;
-  std::string line = answer.substr(first + 1, answer.find('\n', first + 1) - first - 1);
-  EXPECT_NE(line.find("Add a sandbox for plugins"), std::string::npos) << line << "\n" << md;
-  EXPECT_NE(line.find("2021-03-01"), std::string::npos) << line;
-  EXPECT_NE(md.find("Sub-queries: "), std::string::npos);
+  std::string md = ReportOn(dir, commits, "When did the sandbox first appear?");
+  std::vector<std::string> answer = AnswerLines(md);
+  ASSERT_FALSE(answer.empty()) << md;
+  EXPECT_NE(answer[0].find("Add a sandbox for plugins"), std::string::npos) << answer[0] << "\n" << md;
+  EXPECT_NE(answer[0].find("2021-03-01"), std::string::npos) << answer[0];
 }
 
 }  // namespace
