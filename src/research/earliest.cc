@@ -16,7 +16,8 @@
 namespace umwelt::research_internal {
 
 bool IsBeganWord(const std::string& word) {
-  static const char* kBegan[] = {"first", "start", "began", "begin", "begun", "introduc", "initial", "origin", "earliest"};
+  static const char* kBegan[] = {"first",    "start",   "began",  "begin",   "begun",
+                                 "introduc", "initial", "origin", "earliest"};
   return std::any_of(std::begin(kBegan), std::end(kBegan), [&](const char* b) { return word.rfind(b, 0) == 0; });
 }
 
@@ -51,7 +52,8 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
                                               });
       if (!titled) continue;
       std::string all = research::MatchForm(h.title + "\n" + text_of(h));
-      size_t named = std::count_if(need.begin(), need.end(), [&](const std::string& k) { return research::Mentions(all, k); });
+      size_t named =
+          std::count_if(need.begin(), need.end(), [&](const std::string& k) { return research::Mentions(all, k); });
       if (named < min_named) continue;
       if (earliest.empty() || h.date < earliest) earliest = h.date;
       found.push_back(std::move(h));

@@ -273,12 +273,15 @@ class ExtractiveReport {
     if (prose_.empty()) return;
     std::vector<std::string> forms;
     for (const Evidence* e : prose_) forms.push_back(FormOf(e));
-    auto weigh = [&](size_t df) { return std::log((static_cast<double>(forms.size()) + 1) / (static_cast<double>(df) + 0.5)); };
+    auto weigh = [&](size_t df) {
+      return std::log((static_cast<double>(forms.size()) + 1) / (static_cast<double>(df) + 0.5));
+    };
     if (keys_.empty()) {
       // A subject's rare word tells as a key would: "rouble" beside
       // "compose sequences", which most of the records say.
       for (const auto& s : subject_) {
-        weight_[s] = weigh(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, s); }));
+        weight_[s] =
+            weigh(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, s); }));
       }
       return;
     }
@@ -582,7 +585,8 @@ class ExtractiveReport {
     if (!began_) return;
     // The search for them (EarliestFacet) names the subject's word fewest
     // of the corpus's records say first.
-    auto earliest = std::find_if(facets_.begin(), facets_.end(), [](const Facet& f) { return f.name == kEarliestFacet; });
+    auto earliest =
+        std::find_if(facets_.begin(), facets_.end(), [](const Facet& f) { return f.name == kEarliestFacet; });
     if (earliest == facets_.end()) return;
     std::string rarest = earliest->query.substr(0, earliest->query.find(' '));
     const Evidence* first = nullptr;

@@ -54,7 +54,8 @@ std::vector<std::string> AnswerLines(const std::string& md) {
 
 // Whether any of `lines` holds `text`.
 bool Says(const std::vector<std::string>& lines, const std::string& text) {
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(text) != std::string::npos; });
 }
 
 // The stemmer ends "library" and "query" in an i (librari, queri), which
@@ -84,8 +85,9 @@ TEST(SubjectTest, TheSubjectsRareWordLeadsTheAnswer) {
   int day = 3;
   for (const char* what : {"accented vowels", "the euro sign", "Greek letters", "arrows", "fractions", "dashes",
                            "quotation marks", "the section sign", "superscripts", "currency symbols"}) {
-    commits += " && c 2024-01-" + std::string(day < 10 ? "0" : "") + std::to_string(day++) +
-               "T00:00:00Z 'Keyboard shortcuts for " + what + ", and their sequences sorted'";
+    std::string date = std::string(day < 10 ? "2024-01-0" : "2024-01-") + std::to_string(day);
+    ++day;
+    commits += " && c " + date + "T00:00:00Z 'Keyboard shortcuts for " + what + ", and their sequences sorted'";
   }
   std::string md = ReportOn(dir, commits, "What happened to the keyboard shortcuts for the rupee sign?");
   std::vector<std::string> answer = AnswerLines(md);
