@@ -97,9 +97,14 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
     std::rotate(need.begin(), need.begin() + static_cast<long>(rarest), need.begin() + static_cast<long>(rarest) + 1);
   }
   if (min_named == 0) min_named = (need.size() + 1) / 2;
-  need = research::WithVariants(need, {});
+  // As the question wrote them ("z-loss", not the "z loss" it is looked for
+  // as), alternatives as words: the report reads the first one back.
   std::string query;
-  for (const auto& k : need) query += (query.empty() ? "" : " ") + SplitList(k, '|').front();
+  for (std::string k : need) {
+    std::replace(k.begin(), k.end(), '|', ' ');
+    query += (query.empty() ? "" : " ") + k;
+  }
+  need = research::WithVariants(need, {});
   auto text_of = [&](const Hit& h) {
     auto c = corpus.ChunkByRef(h.ref);
     return c.ok() && *c ? (*c)->text : h.snippet;

@@ -65,7 +65,7 @@ bool NamesStem(const std::string& form, const std::string& stem) {
     if (at > 0 && word_byte(form[at - 1])) continue;
     size_t end = at + start.size();
     while (end < form.size() && word_byte(form[end])) ++end;
-    std::string word = form.substr(at, end - at);
+    std::string_view word(form.data() + at, end - at);
     // A short ending ("gradients"), or a longer one the stemmer takes off
     // ("accumulation" is accumul, as "accumulate" is).
     if ((word.starts_with(stem) && word.size() - stem.size() <= 3) || StemWord(word) == stem) return true;
@@ -310,9 +310,12 @@ class ExtractiveReport {
     }
   }
   // What the keys and rare words a record names tell, summed.
+  // Made once per record: the ordering asks for it at every comparison.
   double Weight(const Evidence* e) const {
+    auto [it, fresh] = weight_of_.try_emplace(e, 0.0);
+    if (!fresh) return it->second;
     const std::string& form = FormOf(e);
-    double sum = 0;
+    double& sum = it->second;
     for (const auto& k : keys_) sum += research::Mentions(form, k) ? weight_.at(k) : 0;
     for (const auto& b : beside_) sum += NamesStem(form, b) ? weight_.at(b) : 0;
     if (keys_.empty()) {
@@ -588,7 +591,7 @@ class ExtractiveReport {
     auto earliest =
         std::find_if(facets_.begin(), facets_.end(), [](const Facet& f) { return f.name == kEarliestFacet; });
     if (earliest == facets_.end()) return;
-    std::string rarest = earliest->query.substr(0, earliest->query.find(' '));
+    std::string rarest = research::WithVariants({earliest->query.substr(0, earliest->query.find(' '))}, {}).front();
     const Evidence* first = nullptr;
     for (const Evidence* e : prose_) {
       // Its title names the subject: a key, and the record all of them; or,
@@ -964,6 +967,7 @@ class ExtractiveReport {
   std::map<std::string, double> weight_;  // of each key and rare stem: log(records / records naming it)
   mutable std::map<const Evidence*, std::string> form_of_;  // FormOf's
   mutable std::map<const Evidence*, long> named_here_;      // NamedHere's
+  mutable std::map<const Evidence*, double> weight_of_;     // Weight's
   std::string subject_acronym_;       // "cp", "|"-separated, as research::Mentions reads it
   bool filter_ = true;                // whether records off the subject are left out (Relevant)
   const research::AnswerType type_;
