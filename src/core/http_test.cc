@@ -102,6 +102,12 @@ TEST(Redact, HidesTokenShapesAndConfiguredValues) {
   }
   EXPECT_EQ(RedactSecrets("url?api_key=0123456789abcdef&x=1").find("0123456789abcdef"), std::string::npos);
   EXPECT_EQ(RedactSecrets("Authorization: Bot abcdefghijklmnop").find("abcdefghijklmnop"), std::string::npos);
+  EXPECT_EQ(RedactSecrets("curl -H 'Basic dXNlcjpwYXNzd29yZA'").find("dXNlcjpw"), std::string::npos);
+  EXPECT_EQ(RedactSecrets("sent Bearer 3f9a8b7c6d5e4f3a"), "sent Bearer ***");
+  // Prose that happens to follow one of those words is not a credential.
+  EXPECT_EQ(RedactSecrets("MIPS: DSPr2: Basic infrastructure for MIPS architecture"),
+            "MIPS: DSPr2: Basic infrastructure for MIPS architecture");
+  EXPECT_EQ(RedactSecrets("the bot responds to mentions"), "the bot responds to mentions");
   // A W&B key has no shape of its own: it is hidden by value.
   std::string key = "0123456789abcdef0123456789abcdef01234567";
   AddSecret(key);

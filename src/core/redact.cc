@@ -2,6 +2,7 @@
 
 #include "umwelt/pattern.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <mutex>
@@ -62,6 +63,28 @@ std::string TokenWords(const std::string& s) {
   return copied == 0 ? s : out.append(s, copied);
 }
 
+// "Bearer <value>", "Basic <value>", "Bot <value>": always after
+// "Authorization:", and elsewhere where the value looks generated (a digit,
+// a capital after its first letter, or base64's "+/="), so "Basic
+// infrastructure for MIPS" reads as it was.
+std::string SchemeWords(const std::string& s) {
+  static const Pattern scheme(R"(\b(authorization\s*:\s*)?(Bearer|Basic|Bot)\s+([A-Za-z0-9._~+/=-]{8,}))",
+                              Pattern::kIgnoreCase);
+  std::string out;
+  size_t copied = 0;
+  scheme.ForEach(s, [&](const Groups& g) {
+    std::string_view v = g[3];
+    bool generated = v.find_first_of("0123456789+/=") != std::string_view::npos ||
+                     std::any_of(v.begin() + 1, v.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+    if (g[1].empty() && !generated) return true;
+    size_t at = static_cast<size_t>(v.data() - s.data());
+    out.append(s, copied, at - copied).append("***");
+    copied = at + v.size();
+    return true;
+  });
+  return copied == 0 ? s : out.append(s, copied);
+}
+
 // W&B API keys are 40 hex digits, a shape too common (commit shas) to
 // redact everywhere: they are redacted in text that speaks of W&B.
 std::string WandbKeys(const std::string& s) {
@@ -98,14 +121,13 @@ std::string RedactSecrets(std::string_view text) {
   static const Pattern github(R"(\b(gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}))");
   static const Pattern openai(R"(\bsk-[A-Za-z0-9_-]{16,})");
   static const Pattern discord(R"(\b[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,})");
-  static const Pattern scheme(R"(\b(Bearer|Basic|Bot)\s+[A-Za-z0-9._~+/=-]{8,})", Pattern::kIgnoreCase);
   static const Pattern keyval(
       R"re(((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization|x-api-key)["']?\s*[:=]\s*["']?)[^\s"'&,;}]{4,})re",
       Pattern::kIgnoreCase);
   s = github.ReplaceAll(s, "***");
   s = openai.ReplaceAll(s, "***");
   s = discord.ReplaceAll(s, "***");
-  s = scheme.ReplaceAll(s, "\\1 ***");
+  s = SchemeWords(s);
   s = TokenWords(s);
   s = keyval.ReplaceAll(s, "\\1***");
   static const Pattern userinfo(R"(://[^/\s:@]+:[^/\s@]+@)");  // https://user:password@host
