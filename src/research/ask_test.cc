@@ -234,6 +234,14 @@ TEST(Statements, NonProseIsNeverAStatement) {
             (std::vector<std::string>{"pdf", "png|jpeg|postscript|svg"}));
   EXPECT_EQ(research::KeyConstraints("Is MFU or HFU reported on TPUs, GPUs and CPUs?"),
             (std::vector<std::string>{"mfu|hfu"}));
+  // A name in brackets after another names the same thing; a version after
+  // a name is part of it, and a record writes it joined or apart.
+  EXPECT_EQ(research::KeyConstraints("When was the AltiVec (VMX) implementation added?"),
+            (std::vector<std::string>{"altivec|vmx"}));
+  EXPECT_EQ(research::KeyConstraints("When were Qt 6 bindings added, and Llama 4 (MoE) run?"),
+            (std::vector<std::string>{"qt 6", "llama 4|moe"}));
+  EXPECT_TRUE(research::MentionsAll("Qt6 frontend", research::WithVariants({"qt 6"}, {})));
+  EXPECT_FALSE(research::MentionsAll("Qt5 frontend for 6 pages", research::WithVariants({"qt 6"}, {})));
   EXPECT_TRUE(research::MentionsAll("pdftocairo: png/jpeg/ps/pdf/svg",
                                     research::WithVariants({"pdf", "png|jpeg|postscript|svg"}, {})));
   EXPECT_FALSE(research::MentionsAll("pdftocairo: ps/eps", research::WithVariants({"pdf", "png|jpeg|svg"}, {})));

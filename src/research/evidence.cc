@@ -480,6 +480,23 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
         lists.back().either |= either;
       }
     }
+    // A name in brackets after another is the same thing: "AltiVec (VMX)".
+    if (!out.empty() && key_word.back() + 1 == n && out.back().find('|') == std::string::npos) {
+      size_t gap_from = starts[n - 1] + words[n - 1].size(), end = starts[n] + words[n].size();
+      if (question.substr(gap_from, starts[n] - gap_from) == " (" && question.substr(end, 1) == ")") {
+        out.back() += "|" + key;
+        key_word.back() = n;
+        prev_name = false;
+        continue;
+      }
+    }
+    // A version written after a name is part of it: "Qt 6", "Llama 4".
+    if (name && n + 1 < words.size() && words[n + 1].size() <= 3 &&
+        std::all_of(words[n + 1].begin(), words[n + 1].end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }) &&
+        question.substr(starts[n] + words[n].size(), 1) == " " && starts[n + 1] == starts[n] + words[n].size() + 1) {
+      key += " " + words[n + 1];
+      ++n;  // its last word
+    }
     out.push_back(key);
     key_word.push_back(n);
   }
