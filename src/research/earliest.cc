@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "extractive.h"
 #include "umwelt/claims.h"
@@ -21,14 +22,74 @@ bool IsBeganWord(const std::string& word) {
   return std::any_of(std::begin(kBegan), std::end(kBegan), [&](const char* b) { return word.rfind(b, 0) == 0; });
 }
 
+bool IsCameWord(const std::string& word) {
+  static const std::set<std::string> kCame = {"add", "adds", "added", "get", "gets", "got", "gain", "gains", "gained"};
+  return kCame.count(word) > 0;
+}
+
+namespace {
+
+// Every word of a question, lowercased: "get" and "got" among them, which
+// ContentWords drops.
+std::vector<std::string> LowerWords(const std::string& question) {
+  std::string lower = ToLower(question);
+  std::replace_if(lower.begin(), lower.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; }, ',');
+  return SplitList(lower);
+}
+
+}  // namespace
+
+bool AsksWhenItCame(const std::string& question) {
+  if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
+  auto words = LowerWords(question);
+  return std::none_of(words.begin(), words.end(), IsBeganWord) && std::any_of(words.begin(), words.end(), IsCameWord);
+}
+
+std::vector<std::string> CameBeside(const std::string& question, const std::vector<std::string>& keys,
+                                    const std::vector<Evidence>& seen, const std::vector<std::string>& widespread) {
+  // The clause that asks it: "When was Llama 4 added" of "…, and how does
+  // its router balance the load?".
+  std::string lower = ToLower(question);
+  for (size_t at; (at = lower.find(" and ")) != std::string::npos;) lower.replace(at, 5, ",");
+  std::replace_if(lower.begin(), lower.end(), [](char c) { return c == ';' || c == '?' || c == '.'; }, ',');
+  std::string clause;
+  for (const auto& c : SplitList(lower)) {
+    auto words = LowerWords(c);
+    if (std::any_of(words.begin(), words.end(), IsCameWord)) {
+      clause = c;
+      break;
+    }
+  }
+  std::replace(clause.begin(), clause.end(), '-', ' ');  // "command-line": each word
+  std::vector<std::string> out;
+  for (const auto& w : research::WithoutProjectNames(research::ContentWords(clause), seen, widespread)) {
+    // "support" of "add support for X" says no more than "add".
+    if (IsFrameWord(w) || IsBeganWord(w) || IsCameWord(w) || w == "support") continue;
+    if (std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {  // "windows" of the key "window"
+          return research::Mentions(k, w) || research::Mentions(research::MatchForm(w), k);
+        })) {
+      continue;
+    }
+    std::string stem = StemWord(w);
+    if (std::find(out.begin(), out.end(), stem) == out.end()) out.push_back(stem);
+  }
+  return out;
+}
+
+bool NamesHalf(const std::string& form, const std::vector<std::string>& stems) {
+  size_t named = std::count_if(stems.begin(), stems.end(), [&](const std::string& s) { return NamesStem(form, s); });
+  return named * 2 >= stems.size() - stems.size() % 2;
+}
+
 bool AsksWhenItBegan(const std::string& question) {
   if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
-  auto words = research::ContentWords(question);
-  return std::any_of(words.begin(), words.end(), IsBeganWord);
+  auto words = LowerWords(question);
+  return std::any_of(words.begin(), words.end(), IsBeganWord) || AsksWhenItCame(question);
 }
 
 std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
-                                size_t min_named, const std::function<std::string(const Hit&)>& text_of, size_t n) {
+                                size_t min_named, bool title_all, const std::vector<std::string>& beside,
+                                const std::function<std::string(const Hit&)>& text_of, size_t n) {
   std::vector<Hit> found;
   if (need.empty()) return found;
   std::string until;
@@ -46,15 +107,15 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
       std::string form = research::MatchForm(h.title);
       // About the subject: its title names the first constraint (any of
       // them, where all are needed), and the record `min_named` of them.
-      bool titled = min_named < need.size() ? research::Mentions(form, need.front())
-                                            : std::any_of(need.begin(), need.end(), [&](const std::string& k) {
-                                                return research::Mentions(form, k);
-                                              });
+      auto in_title = [&](const std::string& k) { return research::Mentions(form, k); };
+      bool titled = title_all                 ? std::all_of(need.begin(), need.end(), in_title)
+                    : min_named < need.size() ? in_title(need.front())
+                                              : std::any_of(need.begin(), need.end(), in_title);
       if (!titled) continue;
       std::string all = research::MatchForm(h.title + "\n" + text_of(h));
       size_t named =
           std::count_if(need.begin(), need.end(), [&](const std::string& k) { return research::Mentions(all, k); });
-      if (named < min_named) continue;
+      if (named < min_named || !NamesHalf(all, beside)) continue;
       if (earliest.empty() || h.date < earliest) earliest = h.date;
       found.push_back(std::move(h));
     }
@@ -82,6 +143,12 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   for (const auto& h : top) seen.push_back(Evidence{.url = h.url, .title = h.title});
   std::vector<std::string> need = research::WithoutProjectNames(names, seen, widespread);
   size_t min_named = need.size();  // every key; else half the subject's words
+  // "When did X get NEON fast paths?" asks for the record that added a thing
+  // it names, whose title names all of it; without a name ("When was colour
+  // management added?") the earliest record saying the words is as likely
+  // one that only mentions them.
+  bool came = AsksWhenItCame(question);
+  if (came && need.empty()) return std::nullopt;
   if (need.empty()) {
     for (const auto& w : research::WithoutProjectNames(research::ContentWords(question), seen, widespread)) {
       if (!IsFrameWord(w) && !IsBeganWord(w)) need.push_back(w);
@@ -101,15 +168,20 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   // as), alternatives as words: the report reads the first one back.
   std::string query;
   for (std::string k : need) {
+    // A name of two words is also written as one: "Qt 6" as "Qt6".
+    std::string joined = k.find('|') == std::string::npos && min_named == need.size() ? k : "";
+    if (std::erase(joined, ' ') == 0) joined.clear();
     std::replace(k.begin(), k.end(), '|', ' ');
-    query += (query.empty() ? "" : " ") + k;
+    query += (query.empty() ? "" : " ") + k + (joined.empty() ? "" : " " + joined);
   }
   need = research::WithVariants(need, {});
   auto text_of = [&](const Hit& h) {
     auto c = corpus.ChunkByRef(h.ref);
     return c.ok() && *c ? (*c)->text : h.snippet;
   };
-  std::vector<Hit> hits = EarliestNaming(searcher, query, need, min_named, text_of, 3);
+  std::vector<std::string> beside;  // and, where it came, half the words that say what came
+  if (came) beside = CameBeside(question, need, seen, widespread);
+  std::vector<Hit> hits = EarliestNaming(searcher, query, need, min_named, came, beside, text_of, 3);
   if (hits.empty()) return std::nullopt;
   return std::make_pair(Facet{kEarliestFacet, query, {}, {}, false, 0, 0}, std::move(hits));
 }

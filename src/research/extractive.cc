@@ -182,7 +182,8 @@ class ExtractiveReport {
         texts_(research::EvidenceTexts(ev)),
         terms_(ContentWords(question)),
         type_(research::AnswerTypeOf(question)),
-        began_(AsksWhenItBegan(question)) {
+        came_(AsksWhenItCame(question) && !keys.empty()),
+        began_(AsksWhenItBegan(question) && (came_ || !AsksWhenItCame(question))) {
     if (keys_.empty()) FindSubject();
   }
 
@@ -356,6 +357,10 @@ class ExtractiveReport {
   // Whether a record's title names the question's subject: the record is
   // about it ("Support gradient accumulation"), not one that mentions it in
   // passing.
+  bool TitleSaysAll(const Evidence* e) const {
+    std::string form = MatchForm(e->title);
+    return std::all_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
+  }
   bool TitleSays(const Evidence* e) const {
     std::string form = MatchForm(e->title);
     if (!keys_.empty()) {
@@ -592,12 +597,15 @@ class ExtractiveReport {
         std::find_if(facets_.begin(), facets_.end(), [](const Facet& f) { return f.name == kEarliestFacet; });
     if (earliest == facets_.end()) return;
     std::string rarest = research::WithVariants({earliest->query.substr(0, earliest->query.find(' '))}, {}).front();
+    std::vector<std::string> came_beside;
+    if (came_) came_beside = CameBeside(question_, keys_, ev_, widespread_);
     const Evidence* first = nullptr;
     for (const Evidence* e : prose_) {
       // Its title names the subject: a key, and the record all of them; or,
       // with no keys, the subject's rarest word.
       bool on_it = keys_.empty() ? research::Mentions(MatchForm(e->title), rarest)
-                                 : NamedHere(e) == static_cast<long>(keys_.size()) && TitleSays(e);
+                                 : NamedHere(e) == static_cast<long>(keys_.size()) &&
+                                       (came_ ? TitleSaysAll(e) && NamesHalf(FormOf(e), came_beside) : TitleSays(e));
       if (Relevant(*e) && on_it && !e->date.empty() && (!first || e->date < first->date)) first = e;
     }
     if (!first) return;
@@ -971,7 +979,8 @@ class ExtractiveReport {
   std::string subject_acronym_;       // "cp", "|"-separated, as research::Mentions reads it
   bool filter_ = true;                // whether records off the subject are left out (Relevant)
   const research::AnswerType type_;
-  const bool began_;  // the question asks when its subject began (AsksWhenItBegan)
+  const bool came_;   // it asks when a thing it names came (AsksWhenItCame)
+  const bool began_;  // it asks when its subject began or came (AsksWhenItBegan, with a name where it came)
   std::vector<const Evidence*> prose_;  // records with a statement, best first
   std::map<const Evidence*, std::string> statement_of_;
   std::vector<const Evidence*> chosen_;  // the short answer's records

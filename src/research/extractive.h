@@ -67,16 +67,33 @@ bool IsFrameWord(const std::string& word);
 // A word that asks about a beginning: first, start(ed), begin, began,
 // introduce(d), initial(ly), origin(ally), earliest.
 bool IsBeganWord(const std::string& word);
+// A word that asks how something came to be: add(ed), get, got, gain(ed).
+bool IsCameWord(const std::string& word);
 // A "when" question about a beginning ("When did fuzzing begin?", "When was
-// X first added?"): its answer is the earliest record on the subject.
+// X first added?"), or about how a thing came ("When did X get Y?", "When
+// was Y added?"): its answer is the earliest record on the subject.
 bool AsksWhenItBegan(const std::string& question);
+// Of those, one that asks how a thing came and says no word of a beginning:
+// its subject is a thing the question names, and the answer's record is
+// titled by all of it.
+bool AsksWhenItCame(const std::string& question);
+// What such a question says of the thing besides its names (`keys`): the
+// stems of the other words of the clause that asks it, less the project's
+// names and the words that frame it ("support" among them): "thread
+// safety" of "When did X get thread safety on Windows?".
+std::vector<std::string> CameBeside(const std::string& question, const std::vector<std::string>& keys,
+                                    const std::vector<Evidence>& seen, const std::vector<std::string>& widespread);
+// Whether `form` (MatchForm) names half of `stems`, rounded down.
+bool NamesHalf(const std::string& form, const std::vector<std::string>& stems);
 // The earliest `n` records (not code) that `query` finds naming `min_named`
 // of `need` (constraints, with their spellings) whose titles name the first
-// of them (any of them, where all are needed):
+// of them (any of them, where all are needed; all of them with `title_all`)
+// and half of `beside` (stems; NamesHalf):
 // searched again before the earliest found, until no earlier one names
 // them (six rounds at most). `text_of` gives a hit's whole text. Oldest first.
 std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
-                                size_t min_named, const std::function<std::string(const Hit&)>& text_of, size_t n);
+                                size_t min_named, bool title_all, const std::vector<std::string>& beside,
+                                const std::function<std::string(const Hit&)>& text_of, size_t n);
 // The name of EarliestFacet's facet.
 inline constexpr const char* kEarliestFacet = "Earliest records";
 // For a question AsksWhenItBegan, the facet of its subject's earliest

@@ -116,5 +116,37 @@ TEST(SubjectTest, WhenItBeganIsAnsweredByTheEarliestRecord) {
   EXPECT_NE(answer[0].find("2021-03-01"), std::string::npos) << answer[0];
 }
 
+// "When did X get Y?" asks for the record that added Y: the earliest whose
+// title names all of Y's names and which says half of what the question
+// says Y is. Not the many later records on it, nor an earlier one that
+// names it in passing ("ARM" alone; "NEON" in a body) or names it for
+// something else (a build fix, not thread safety).
+TEST(SubjectTest, WhenAThingCameIsAnsweredByTheRecordThatAddedIt) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2008-01-05T10:00:00Z 'ARM: detect the CPU at run time\n\nLater NEON code will want this.' && "
+      "c 2008-02-01T10:00:00Z 'Windows: fix the build with MinGW' && "
+      "c 2009-04-21T10:00:00Z 'Add support for ARM NEON fast paths' && "
+      "c 2010-06-01T10:00:00Z 'Windows: make reference counts atomic for thread safety'";
+  for (int i = 0; i < 60; ++i) {
+    commits += " && c 2011-01-" + std::string(i % 28 < 9 ? "0" : "") + std::to_string(i % 28 + 1) +
+               "T10:00:00Z 'ARM: NEON optimizations for blit " + std::to_string(i) + ", ARM NEON optimizations'";
+  }
+  for (int i = 0; i < 30; ++i) {
+    commits += " && c 2012-02-" + std::string(i % 28 < 9 ? "0" : "") + std::to_string(i % 28 + 1) +
+               "T10:00:00Z 'Windows: thread safety of the cache on Windows, part " + std::to_string(i) + "'";
+  }
+  std::string neon = ReportOn(dir, commits, "When did we get ARM NEON optimizations?");
+  std::vector<std::string> answer = AnswerLines(neon);
+  ASSERT_FALSE(answer.empty()) << neon;
+  EXPECT_NE(answer[0].find("Add support for ARM NEON fast paths"), std::string::npos) << answer[0] << "\n" << neon;
+
+  testing::TempDir dir2;
+  std::string threads = ReportOn(dir2, commits, "When did we get thread safety on Windows?");
+  answer = AnswerLines(threads);
+  ASSERT_FALSE(answer.empty()) << threads;
+  EXPECT_NE(answer[0].find("make reference counts atomic"), std::string::npos) << answer[0] << "\n" << threads;
+}
+
 }  // namespace
 }  // namespace umwelt
