@@ -155,6 +155,14 @@ TEST(WritingEval, LibX11ReplayedFromItsDebianChangelog) {
                                     {"launchd"});
 }
 
+// An eleventh, measured once before anything was tuned on it: pixman (2,350
+// commits since 2007, with libpixman-1-0, which Chromium brings through
+// Cairo). Its Meson question is unanswerable: Meson came after 0.36.
+TEST(WritingEval, PixmanReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libpixman-1-0", "c6d6dcbeb578ce3bb354ba7f634bf3ee65115bbd7e7d16fbb2ee9b3d68d2bed9",
+                                    "pixman/pixman", UMWELT_SOURCE_DIR "/evals/pixman-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
