@@ -74,8 +74,8 @@ std::string SchemeWords(const std::string& s) {
   size_t copied = 0;
   scheme.ForEach(s, [&](const Groups& g) {
     std::string_view v = g[3];
-    bool generated = v.find_first_of("0123456789+/=") != std::string_view::npos ||
-                     std::any_of(v.begin() + 1, v.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+    auto upper = [](char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; };
+    bool generated = v.find_first_of("0123456789+/=") != std::string_view::npos || std::any_of(v.begin() + 1, v.end(), upper);
     if (g[1].empty() && !generated) return true;
     size_t at = static_cast<size_t>(v.data() - s.data());
     out.append(s, copied, at - copied).append("***");

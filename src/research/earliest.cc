@@ -33,7 +33,8 @@ namespace {
 // ContentWords drops.
 std::vector<std::string> LowerWords(const std::string& question) {
   std::string lower = ToLower(question);
-  std::replace_if(lower.begin(), lower.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; }, ',');
+  auto apart = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; };
+  std::replace_if(lower.begin(), lower.end(), apart, ',');
   return SplitList(lower);
 }
 

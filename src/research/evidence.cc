@@ -491,9 +491,10 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       }
     }
     // A version written after a name is part of it: "Qt 6", "Llama 4".
+    auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
     if (name && n + 1 < words.size() && words[n + 1].size() <= 3 &&
-        std::all_of(words[n + 1].begin(), words[n + 1].end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }) &&
-        question.substr(starts[n] + words[n].size(), 1) == " " && starts[n + 1] == starts[n] + words[n].size() + 1) {
+        std::all_of(words[n + 1].begin(), words[n + 1].end(), digit) &&
+        starts[n + 1] == starts[n] + words[n].size() + 1 && question[starts[n] + words[n].size()] == ' ') {
       key += " " + words[n + 1];
       ++n;  // its last word
     }
