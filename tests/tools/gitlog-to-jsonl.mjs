@@ -19,8 +19,19 @@ const lines = raw.toString('utf8').split('\n');
 
 const months = { Jan: 1, Feb: 2, Mar: 3, Apr: 4, May: 5, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Oct: 10, Nov: 11, Dec: 12 };
 const pad = n => String(n).padStart(2, '0');
-// "Thu Dec 1 21:19:03 2022 +0100" -> "2022-12-01T21:19:03+01:00"
+// "Thu Dec 1 21:19:03 2022 +0100" -> "2022-12-01T21:19:03+01:00". A log
+// written with --date=short ("2022-01-17") has no time: each day's commits
+// get noon, then a second earlier each, newest first as the log lists them,
+// so their order in time is the log's.
+const perDay = new Map();
 function isoDate(text) {
+  const day = /^(\d{4}-\d\d-\d\d)$/.exec(text.trim());
+  if (day) {
+    const n = perDay.get(day[1]) || 0;
+    perDay.set(day[1], n + 1);
+    const s = 12 * 3600 - n;
+    return `${day[1]}T${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}+00:00`;
+  }
   const m = /^\w{3} (\w{3}) +(\d+) (\d\d:\d\d:\d\d) (\d{4}) ([+-]\d\d)(\d\d)$/.exec(text.trim());
   if (!m) throw new Error(`a Date: line this tool cannot read: ${text}`);
   return `${m[4]}-${pad(months[m[1]])}-${pad(m[2])}T${m[3]}${m[5]}:${m[6]}`;
