@@ -764,6 +764,13 @@ void AskRun::Judge() {
   keys = research::WithVariants(research::WithoutProjectNames(names, ev, widespread), research::EvidenceTexts(ev));
   if (found) {
     bool together = keys.empty();
+    if (together) {  // a question without names: a word of its subject no record says
+      std::string unsaid = research_internal::UnsaidSubjectWord(*searcher, question, ev, widespread);
+      if (!unsaid.empty()) {
+        keys = {unsaid};
+        together = false;
+      }
+    }
     for (const auto& e : ev) {
       if (together) break;
       together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
@@ -793,27 +800,10 @@ void AskRun::Judge() {
     if (research_internal::IsCodeQuestion(question)) {
       if (!research_internal::CodeAnswerLines(question, ev).empty()) {
         together = true;
-      } else {
-        // Tests and data files (fixtures, an eval's own questions) hold any
-        // word; they do not make a subject the project's.
-        std::vector<std::string> forms;
-        for (const auto& e : ev) {
-          if (std::string path = research_internal::WindowPath(e.url); !path.empty() && FileClass(path) >= 1) continue;
-          forms.push_back(research::MatchForm(e.title + "\n" + e.text));
-        }
-        for (const auto& word_stem : research_internal::CodeQuestionWords(question)) {
-          const std::string& word = word_stem.first;
-          const std::string& stem = word_stem.second;
-          bool named = std::any_of(forms.begin(), forms.end(), [&](const std::string& f) {
-            return f.find(word) != std::string::npos || research_internal::NamesStem(f, stem);
-          });
-          if (!named && stem.size() >= 4) {
-            keys = {word};
-            together = false;
-            answered.clear();
-            break;
-          }
-        }
+      } else if (std::string unnamed = research_internal::UnnamedCodeWord(question, ev); !unnamed.empty()) {
+        keys = {unnamed};
+        together = false;
+        answered.clear();
       }
     }
     if (!together && !answered.empty()) {

@@ -198,4 +198,21 @@ std::vector<CodeLine> CodeAnswerLines(const std::string& question, const std::ve
   return best;
 }
 
+std::string UnnamedCodeWord(const std::string& question, const std::vector<Evidence>& ev) {
+  // Tests and data files (fixtures, an eval's own questions) hold any word;
+  // they do not make a subject the project's.
+  std::vector<std::string> forms;
+  for (const auto& e : ev) {
+    if (std::string path = WindowPath(e.url); !path.empty() && FileClass(path) >= 1) continue;
+    forms.push_back(research::MatchForm(e.title + "\n" + e.text));
+  }
+  for (const auto& [word, stem] : CodeQuestionWords(question)) {
+    bool named = std::any_of(forms.begin(), forms.end(), [&](const std::string& f) {
+      return f.find(word) != std::string::npos || NamesStem(f, stem);
+    });
+    if (!named && stem.size() >= 4) return word;
+  }
+  return "";
+}
+
 }  // namespace umwelt::research_internal

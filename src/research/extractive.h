@@ -47,6 +47,10 @@ bool NamesStem(const std::string& form, const std::string& stem);
 // The file of a code window's url ("…:src/a.cc#L1-L60" -> "src/a.cc"), ""
 // for any other url.
 std::string WindowPath(const std::string& url);
+// A word of a code question (CodeQuestionWords, four letters of stem or
+// more) that no record of `ev` but tests and data files names: a product the
+// project never uses. "" when every one is named.
+std::string UnnamedCodeWord(const std::string& question, const std::vector<Evidence>& ev);
 // The evidence window a code line permalink (`<window url>#L<n>`) falls in.
 const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>& ev);
 
@@ -106,6 +110,15 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
                                                                  const std::vector<std::string>& names,
                                                                  const std::vector<std::string>& widespread,
                                                                  const std::vector<Hit>& top);
+
+// For a question without key constraints: a word of its subject (its words
+// less those that frame it and the project's names, by `seen`'s permalinks
+// and `widespread`) that stands before another of them and that no chunk of
+// the corpus says in either spelling (colour, color), where the subject is
+// three words or fewer; where it is more, the first of more than half of
+// them. "" when the corpus says them.
+std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
+                              const std::vector<std::string>& widespread);
 
 // The extractive report: statements quoted from the evidence with their
 // authors, dates and links, chosen by the kind of answer the question asks

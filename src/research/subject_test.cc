@@ -148,5 +148,33 @@ TEST(SubjectTest, WhenAThingCameIsAnsweredByTheRecordThatAddedIt) {
   EXPECT_NE(answer[0].find("make reference counts atomic"), std::string::npos) << answer[0] << "\n" << threads;
 }
 
+// A question without names abstains when the corpus never says a word of
+// its subject, though records say the others; a word in the other spelling
+// (colour, color) is said, and a longer subject may paraphrase some words.
+TEST(SubjectTest, ASubjectWordTheCorpusNeverSaysIsNotAnswered) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2020-01-01T10:00:00Z 'Move the user config to the XDG directory' && "
+      "c 2020-02-01T10:00:00Z 'The binary interface stays stable across releases' && "
+      "c 2020-03-01T10:00:00Z 'Add color management for printed pages' && "
+      "c 2020-04-01T10:00:00Z 'Cache the parsed fonts on disk between runs'";
+  std::string gui = ReportOn(dir, commits, "When did we add a graphical user interface?");
+  EXPECT_NE(gui.find("No record mentions `graphical`"), std::string::npos) << gui;
+
+  testing::TempDir dir2;
+  std::string colour = ReportOn(dir2, commits, "When did we add colour management?");
+  EXPECT_EQ(colour.find("does not state this"), std::string::npos) << colour;
+  EXPECT_NE(colour.find("Add color management for printed pages"), std::string::npos) << colour;
+
+  testing::TempDir dir3;
+  std::string paraphrase = ReportOn(dir3, commits, "When did parsed fonts start being kept on disk across runs?");
+  EXPECT_EQ(paraphrase.find("does not state this"), std::string::npos) << paraphrase;
+
+  // The last word is as often the question's verb, which records need not say.
+  testing::TempDir dir4;
+  std::string verb = ReportOn(dir4, commits, "When did colour management appear?");
+  EXPECT_EQ(verb.find("does not state this"), std::string::npos) << verb;
+}
+
 }  // namespace
 }  // namespace umwelt
