@@ -775,6 +775,7 @@ void AskRun::Judge() {
       if (together) break;
       together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
     }
+    together = together || research_internal::NamedBesideAContextKey(question, keys, ev, widespread);
     // A question of several clauses is answered in part when a record names
     // one clause's subject: its key constraints, else all its words (each
     // with its other spellings).

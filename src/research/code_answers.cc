@@ -206,7 +206,10 @@ std::string UnnamedCodeWord(const std::string& question, const std::vector<Evide
     if (std::string path = WindowPath(e.url); !path.empty() && FileClass(path) >= 1) continue;
     forms.push_back(research::MatchForm(e.title + "\n" + e.text));
   }
-  for (const auto& [word, stem] : CodeQuestionWords(question)) {
+  for (const auto& word_stem : CodeQuestionWords(question)) {
+    // Not a structured binding: clang 14 cannot capture one in a lambda.
+    const std::string& word = word_stem.first;
+    const std::string& stem = word_stem.second;
     bool named = std::any_of(forms.begin(), forms.end(), [&](const std::string& f) {
       return f.find(word) != std::string::npos || NamesStem(f, stem);
     });

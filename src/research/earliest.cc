@@ -1,7 +1,7 @@
-// "When did X begin?": the earliest records naming X, found by searching
-// again before the earliest one found until none names it. Ranking by
-// relevance puts the first of 256 commits about a subject nowhere near the
-// top; the question asks for that one.
+// "When did X begin?", "When did X get Y?": the earliest records naming the
+// subject, found by searching again before the earliest one found until
+// none names it. Ranking by relevance puts the first of 256 commits about a
+// subject nowhere near the top; the question asks for that one.
 
 #include <algorithm>
 #include <optional>
@@ -27,10 +27,6 @@ bool IsCameWord(const std::string& word) {
   return kCame.count(word) > 0;
 }
 
-namespace {
-
-// Every word of a question, lowercased: "get" and "got" among them, which
-// ContentWords drops.
 std::vector<std::string> LowerWords(const std::string& question) {
   std::string lower = ToLower(question);
   auto apart = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; };
@@ -38,12 +34,16 @@ std::vector<std::string> LowerWords(const std::string& question) {
   return SplitList(lower);
 }
 
-}  // namespace
-
 bool AsksWhenItCame(const std::string& question) {
   if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
   auto words = LowerWords(question);
   return std::none_of(words.begin(), words.end(), IsBeganWord) && std::any_of(words.begin(), words.end(), IsCameWord);
+}
+
+bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys) {
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {  // "windows" of the key "window"
+    return research::Mentions(k, word) || research::Mentions(research::MatchForm(word), k);
+  });
 }
 
 std::vector<std::string> CameBeside(const std::string& question, const std::vector<std::string>& keys,
@@ -66,11 +66,7 @@ std::vector<std::string> CameBeside(const std::string& question, const std::vect
   for (const auto& w : research::WithoutProjectNames(research::ContentWords(clause), seen, widespread)) {
     // "support" of "add support for X" says no more than "add".
     if (IsFrameWord(w) || IsBeganWord(w) || IsCameWord(w) || w == "support") continue;
-    if (std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {  // "windows" of the key "window"
-          return research::Mentions(k, w) || research::Mentions(research::MatchForm(w), k);
-        })) {
-      continue;
-    }
+    if (WordOfAKey(w, keys)) continue;
     std::string stem = StemWord(w);
     if (std::find(out.begin(), out.end(), stem) == out.end()) out.push_back(stem);
   }

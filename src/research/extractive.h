@@ -71,6 +71,9 @@ bool IsFrameWord(const std::string& word);
 // A word that asks about a beginning: first, start(ed), begin, began,
 // introduce(d), initial(ly), origin(ally), earliest.
 bool IsBeganWord(const std::string& word);
+// Every word of a question, lowercased, letters and digits only: "get" and
+// "the" among them, which ContentWords drops.
+std::vector<std::string> LowerWords(const std::string& question);
 // A word that asks how something came to be: add(ed), get, got, gain(ed).
 bool IsCameWord(const std::string& word);
 // A "when" question about a beginning ("When did fuzzing begin?", "When was
@@ -81,6 +84,9 @@ bool AsksWhenItBegan(const std::string& question);
 // its subject is a thing the question names, and the answer's record is
 // titled by all of it.
 bool AsksWhenItCame(const std::string& question);
+// Whether `word` is one of `keys` (constraints with their spellings) or
+// holds one: "windows" of the key "window".
+bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys);
 // What such a question says of the thing besides its names (`keys`): the
 // stems of the other words of the clause that asks it, less the project's
 // names and the words that frame it ("support" among them): "thread
@@ -119,6 +125,14 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
 // them. "" when the corpus says them.
 std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
                               const std::vector<std::string>& widespread);
+
+// Whether, of a question naming two things or more, a record of `ev` names
+// all of them but one that is context: a name some record says, but not
+// beside the subject ("Unix" of "abstract Unix sockets on Linux", answered
+// by "the abstract socket namespace under Linux"), where the record says
+// the subject's other words, all but one of them and two at least.
+bool NamedBesideAContextKey(const std::string& question, const std::vector<std::string>& keys,
+                            const std::vector<Evidence>& ev, const std::vector<std::string>& widespread);
 
 // The extractive report: statements quoted from the evidence with their
 // authors, dates and links, chosen by the kind of answer the question asks

@@ -33,13 +33,25 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
   std::vector<std::string> words = research::WithoutProjectNames(research::ContentWords(question), seen, widespread);
   auto subject_word = [](const std::string& w) { return !IsFrameWord(w) && !IsBeganWord(w) && !IsCameWord(w); };
   size_t subject = std::count_if(words.begin(), words.end(), subject_word);
+  // The question's last word is as often its verb ("When did the sandbox
+  // appear?"), which records need not say; not after a preposition ("How
+  // does X compress on the GPU?").
+  std::vector<std::string> all = LowerWords(question);
+  while (!all.empty() && all.back().size() < 2) all.pop_back();
+  size_t before = all.size() < 2 ? 0 : all.size() - 2;
+  while (before > 0 && (all[before] == "the" || all[before] == "a" || all[before] == "an")) --before;
+  static const char* kPrepositions[] = {"on",  "in", "with",    "for",  "to",   "by",   "from",
+                                        "into", "via", "at", "through", "over", "under"};
+  bool last_is_object = all.size() >= 2 && std::any_of(std::begin(kPrepositions), std::end(kPrepositions),
+                                                       [&](const char* p) { return all[before] == p; });
   std::vector<std::string> unsaid;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
     // A word that tells which of a thing ("graphical" of "graphical user
-    // interface") stands before another of the subject's; the last ("When
-    // did the sandbox appear?") is as often the question's verb.
-    if (!subject_word(w) || i + 1 == words.size() || !subject_word(words[i + 1])) continue;
+    // interface") stands before another of the subject's; or the object of
+    // the question's last preposition.
+    bool last = i + 1 == words.size();
+    if (!subject_word(w) || (last && !last_is_object) || (!last && !subject_word(words[i + 1]))) continue;
     if (searcher.ChunksNaming(w) > 0) continue;
     if (std::string other = OtherSpelling(w); !other.empty() && searcher.ChunksNaming(other) > 0) continue;
     unsaid.push_back(w);
@@ -48,6 +60,36 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
   // (a paraphrase says some in words the records do not use).
   bool missing = subject <= 3 ? !unsaid.empty() : unsaid.size() * 2 > subject;
   return missing ? unsaid.front() : "";
+}
+
+bool NamedBesideAContextKey(const std::string& question, const std::vector<std::string>& keys,
+                            const std::vector<Evidence>& ev, const std::vector<std::string>& widespread) {
+  if (keys.size() < 2) return false;
+  std::vector<std::string> stems;  // the subject's other words
+  for (const auto& w : research::WithoutProjectNames(research::ContentWords(question), ev, widespread)) {
+    if (IsFrameWord(w) || IsBeganWord(w) || IsCameWord(w)) continue;
+    if (WordOfAKey(w, keys)) continue;
+    std::string stem = StemWord(w);
+    if (std::find(stems.begin(), stems.end(), stem) == stems.end()) stems.push_back(stem);
+  }
+  if (stems.size() < 2) return false;
+  std::vector<std::string> forms;
+  for (const auto& e : ev) {
+    if (e.lane.empty()) forms.push_back(research::MatchForm(e.author + "\n" + e.title + "\n" + e.text));
+  }
+  for (size_t drop = 0; drop < keys.size(); ++drop) {
+    // A key no record says is the subject itself (a platform the project
+    // never names), never context.
+    auto says = [&](const std::string& f) { return research::Mentions(f, keys[drop]); };
+    if (std::none_of(forms.begin(), forms.end(), says)) continue;
+    for (const auto& f : forms) {
+      bool others = true;
+      for (size_t k = 0; k < keys.size() && others; ++k) others = k == drop || research::Mentions(f, keys[k]);
+      size_t said = std::count_if(stems.begin(), stems.end(), [&](const std::string& s) { return NamesStem(f, s); });
+      if (others && said + 1 >= stems.size()) return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace umwelt::research_internal
