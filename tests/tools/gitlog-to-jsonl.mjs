@@ -19,7 +19,8 @@ const lines = raw.toString('utf8').split('\n');
 
 const months = { Jan: 1, Feb: 2, Mar: 3, Apr: 4, May: 5, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Oct: 10, Nov: 11, Dec: 12 };
 const pad = n => String(n).padStart(2, '0');
-// "Thu Dec 1 21:19:03 2022 +0100" -> "2022-12-01T21:19:03+01:00". A log
+// "Thu Dec 1 21:19:03 2022 +0100" -> "2022-12-01T21:19:03+01:00", and the
+// same of --date=iso's "2022-12-01 21:19:03 +0100". A log
 // written with --date=short ("2022-01-17") has no time: each day's commits
 // get noon, then a second earlier each, newest first as the log lists them,
 // so their order in time is the log's.
@@ -32,6 +33,9 @@ function isoDate(text) {
     const s = 12 * 3600 - n;
     return `${day[1]}T${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}+00:00`;
   }
+  // --date=iso: "2023-01-11 18:52:54 +0200".
+  const iso = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d) ([+-]\d\d)(\d\d)$/.exec(text.trim());
+  if (iso) return `${iso[1]}T${iso[2]}${iso[3]}:${iso[4]}`;
   const m = /^\w{3} (\w{3}) +(\d+) (\d\d:\d\d:\d\d) (\d{4}) ([+-]\d\d)(\d\d)$/.exec(text.trim());
   if (!m) throw new Error(`a Date: line this tool cannot read: ${text}`);
   return `${m[4]}-${pad(months[m[1]])}-${pad(m[2])}T${m[3]}${m[5]}:${m[6]}`;
