@@ -130,7 +130,8 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
 // all of them but one that is context: a name some record says, but not
 // beside the subject ("Unix" of "abstract Unix sockets on Linux", answered
 // by "the abstract socket namespace under Linux"), where the record says
-// the subject's other words, all but one of them and two at least.
+// the subject's other words (two at least): all of two, all but one of
+// three or more.
 bool NamedBesideAContextKey(const std::string& question, const std::vector<std::string>& keys,
                             const std::vector<Evidence>& ev, const std::vector<std::string>& widespread);
 

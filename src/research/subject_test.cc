@@ -208,6 +208,14 @@ TEST(SubjectTest, ANameSaidOnlyElsewhereIsContext) {
   testing::TempDir dir2;
   std::string mac = ReportOn(dir2, commits, "When did we support abstract Unix sockets on macOS?");
   EXPECT_TRUE(Abstains(mac)) << mac;
+
+  // Of two other words, a record says both: one ("GPUs") is not the subject.
+  testing::TempDir dir3;
+  std::string mfu = ReportOn(dir3,
+                             "c 2025-05-21T10:00:00Z 'H200: chipset FLOPs in the table of GPUs' && "
+                             "c 2025-05-22T10:00:00Z 'MFU: log it at every step'",
+                             "What MFU did we reach on H200 GPUs?");
+  EXPECT_TRUE(Abstains(mfu)) << mfu;
 }
 
 }  // namespace

@@ -86,7 +86,8 @@ bool NamedBesideAContextKey(const std::string& question, const std::vector<std::
       bool others = true;
       for (size_t k = 0; k < keys.size() && others; ++k) others = k == drop || research::Mentions(f, keys[k]);
       size_t said = std::count_if(stems.begin(), stems.end(), [&](const std::string& s) { return NamesStem(f, s); });
-      if (others && said + 1 >= stems.size()) return true;
+      // All of two words, all but one of three or more.
+      if (others && said + (stems.size() >= 3 ? 1 : 0) >= stems.size()) return true;
     }
   }
   return false;
