@@ -46,6 +46,20 @@ bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys) {
   });
 }
 
+bool IsSubjectWord(const std::string& word) { return !IsFrameWord(word) && !IsBeganWord(word) && !IsCameWord(word); }
+
+std::vector<std::string> SubjectStemsBeside(const std::string& text, const std::vector<std::string>& keys,
+                                            const std::vector<Evidence>& seen,
+                                            const std::vector<std::string>& widespread, std::string_view also_not) {
+  std::vector<std::string> out;
+  for (const auto& w : research::WithoutProjectNames(research::ContentWords(text), seen, widespread)) {
+    if (!IsSubjectWord(w) || w == also_not || WordOfAKey(w, keys)) continue;
+    std::string stem = StemWord(w);
+    if (std::find(out.begin(), out.end(), stem) == out.end()) out.push_back(stem);
+  }
+  return out;
+}
+
 std::vector<std::string> CameBeside(const std::string& question, const std::vector<std::string>& keys,
                                     const std::vector<Evidence>& seen, const std::vector<std::string>& widespread) {
   // The clause that asks it: "When was Llama 4 added" of "…, and how does
@@ -62,15 +76,8 @@ std::vector<std::string> CameBeside(const std::string& question, const std::vect
     }
   }
   std::replace(clause.begin(), clause.end(), '-', ' ');  // "command-line": each word
-  std::vector<std::string> out;
-  for (const auto& w : research::WithoutProjectNames(research::ContentWords(clause), seen, widespread)) {
-    // "support" of "add support for X" says no more than "add".
-    if (IsFrameWord(w) || IsBeganWord(w) || IsCameWord(w) || w == "support") continue;
-    if (WordOfAKey(w, keys)) continue;
-    std::string stem = StemWord(w);
-    if (std::find(out.begin(), out.end(), stem) == out.end()) out.push_back(stem);
-  }
-  return out;
+  // "support" of "add support for X" says no more than "add".
+  return SubjectStemsBeside(clause, keys, seen, widespread, "support");
 }
 
 bool NamesHalf(const std::string& form, const std::vector<std::string>& stems) {

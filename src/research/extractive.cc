@@ -183,7 +183,8 @@ class ExtractiveReport {
         terms_(ContentWords(question)),
         type_(research::AnswerTypeOf(question)),
         came_(AsksWhenItCame(question) && !keys.empty()),
-        began_(AsksWhenItBegan(question) && (came_ || !AsksWhenItCame(question))) {
+        // A thing that came is asked about by its names; without one, as before.
+        began_(AsksWhenItBegan(question) && (!keys.empty() || !AsksWhenItCame(question))) {
     if (keys_.empty()) FindSubject();
   }
 

@@ -87,6 +87,16 @@ bool AsksWhenItCame(const std::string& question);
 // Whether `word` is one of `keys` (constraints with their spellings) or
 // holds one: "windows" of the key "window".
 bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys);
+// A word of a question that names its subject: not one that frames it
+// (IsFrameWord) nor one that asks when it began or came.
+bool IsSubjectWord(const std::string& word);
+// The stems of `text`'s subject words (IsSubjectWord) that are none of
+// `keys` (WordOfAKey) nor `also_not`, less the project's names (by `seen`'s
+// permalinks and `widespread`), each once.
+std::vector<std::string> SubjectStemsBeside(const std::string& text, const std::vector<std::string>& keys,
+                                            const std::vector<Evidence>& seen,
+                                            const std::vector<std::string>& widespread,
+                                            std::string_view also_not = "");
 // What such a question says of the thing besides its names (`keys`): the
 // stems of the other words of the clause that asks it, less the project's
 // names and the words that frame it ("support" among them): "thread

@@ -31,8 +31,7 @@ std::string OtherSpelling(const std::string& w) {
 std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
                               const std::vector<std::string>& widespread) {
   std::vector<std::string> words = research::WithoutProjectNames(research::ContentWords(question), seen, widespread);
-  auto subject_word = [](const std::string& w) { return !IsFrameWord(w) && !IsBeganWord(w) && !IsCameWord(w); };
-  size_t subject = std::count_if(words.begin(), words.end(), subject_word);
+  size_t subject = std::count_if(words.begin(), words.end(), IsSubjectWord);
   // The question's last word is as often its verb ("When did the sandbox
   // appear?"), which records need not say; not after a preposition ("How
   // does X compress on the GPU?").
@@ -51,7 +50,7 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     // interface") stands before another of the subject's; or the object of
     // the question's last preposition.
     bool last = i + 1 == words.size();
-    if (!subject_word(w) || (last && !last_is_object) || (!last && !subject_word(words[i + 1]))) continue;
+    if (!IsSubjectWord(w) || (last && !last_is_object) || (!last && !IsSubjectWord(words[i + 1]))) continue;
     if (searcher.ChunksNaming(w) > 0) continue;
     if (std::string other = OtherSpelling(w); !other.empty() && searcher.ChunksNaming(other) > 0) continue;
     unsaid.push_back(w);
@@ -65,13 +64,7 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
 bool NamedBesideAContextKey(const std::string& question, const std::vector<std::string>& keys,
                             const std::vector<Evidence>& ev, const std::vector<std::string>& widespread) {
   if (keys.size() < 2) return false;
-  std::vector<std::string> stems;  // the subject's other words
-  for (const auto& w : research::WithoutProjectNames(research::ContentWords(question), ev, widespread)) {
-    if (IsFrameWord(w) || IsBeganWord(w) || IsCameWord(w)) continue;
-    if (WordOfAKey(w, keys)) continue;
-    std::string stem = StemWord(w);
-    if (std::find(stems.begin(), stems.end(), stem) == stems.end()) stems.push_back(stem);
-  }
+  std::vector<std::string> stems = SubjectStemsBeside(question, keys, ev, widespread);
   if (stems.size() < 2) return false;
   std::vector<std::string> forms;
   for (const auto& e : ev) {
