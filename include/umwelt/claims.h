@@ -65,6 +65,17 @@ int CountJunkQuotes(std::string_view markdown);
 enum class AnswerType { kWhen, kQuantity, kNamed, kOther };
 AnswerType AnswerTypeOf(std::string_view question);
 
+// The period a question names, as search bounds (YYYY-MM-DD, each end
+// inclusive, "" for open): "in 2016" and "during March 2021" (that year or
+// month), "since"/"from", "after", "before", "until", "between 2015 and
+// 2017", "from 2015 to 2017". `said` is how the question put it ("in
+// 2016"); all empty where it names none. A four-digit number is a year only
+// from 1970 to 2099 and where it ends its phrase ("in 2048 tokens" is none).
+struct DateWindow {
+  std::string since, until, said;
+};
+DateWindow QuestionWindow(std::string_view question);
+
 // The numbers of a sentence that can answer a quantity question about
 // `terms`: within six words of one of the terms, or with a unit a term names
 // ("tokens" asks for "tokens/s"); never a version ("4.55.0"), a year, a

@@ -219,12 +219,13 @@ bool OnBranch(const Hit& h) {
   return std::find(branch.begin(), branch.end(), h.kind) != branch.end();
 }
 
-Result<FacetHits> SearchFacet(Searcher& searcher, const AskOptions& o, const Facet& f) {
+Result<FacetHits> SearchFacet(Searcher& searcher, const AskOptions& o, const Facet& f, const research::DateWindow& w) {
   FacetHits out;
   SearchRequest req;
   req.search.query = f.query;
   req.search.k = o.k;
   if (f.code) req.search.sources = SourcesInSpace("code");
+  else req.search.since = w.since, req.search.until = w.until;  // the period the question names
   req.vec_texts = f.hyde;
   auto r = searcher.Search(req);
   if (!r.ok()) {
@@ -324,7 +325,8 @@ Hit AsPullRequest(Corpus& corpus, const Hit& h, std::map<std::string, std::optio
 // left in the fields below.
 class AskRun {
  public:
-  AskRun(const AskOptions& o, std::string question) : o(o), question(std::move(question)) {
+  AskRun(const AskOptions& o, std::string question)
+      : o(o), question(std::move(question)), window(research::QuestionWindow(this->question)) {
     result.extractive = o.llm == nullptr;
     trace = {{"question", this->question}, {"mode", result.extractive ? "extractive" : "llm"}};
   }
@@ -347,6 +349,7 @@ class AskRun {
   }
   const AskOptions& o;
   std::string question;
+  research::DateWindow window;  // the period it names: its records alone are searched
   AskResult result;
   json trace;
   std::unique_ptr<Searcher> own_searcher;
@@ -425,11 +428,18 @@ void AskRun::Orient() {
     SearchRequest req;
     req.search.query = question;
     req.search.k = k;
+    if (sources != SourcesInSpace("code")) req.search.since = window.since, req.search.until = window.until;
     req.search.sources = std::move(sources);
     req.fts_only = true;
     auto r = searcher->Search(req);
     return r.ok() ? std::move(r->result.hits) : std::vector<Hit>{};
   };
+  if (!window.said.empty()) {
+    std::string from = window.since.empty() ? "up to " + window.until
+                                            : "from " + window.since + (window.until.empty() ? " on" : " to " + window.until);
+    result.notes.push_back("searched only the records dated " + from + ", the period the question names (\"" +
+                           window.said + "\")");
+  }
   top = keyword_search(20, {});
   // The question's names: its key constraints, and its words that name one
   // of the project's files among the code its words find.
@@ -490,7 +500,7 @@ Status AskRun::FanOut() {
   for (const auto& f : facets) {
     jobs.push_back(std::async(std::launch::async, [this, f] {
       auto t = Clock::now();
-      auto r = SearchFacet(*searcher, o, f);
+      auto r = SearchFacet(*searcher, o, f, window);
       return std::make_pair(std::move(r), Ms(t));
     }));
   }

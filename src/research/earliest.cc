@@ -93,14 +93,16 @@ bool AsksWhenItBegan(const std::string& question) {
 
 std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
                                 size_t min_named, bool title_all, const std::vector<std::string>& beside,
-                                const std::function<std::string(const Hit&)>& text_of, size_t n) {
+                                const std::function<std::string(const Hit&)>& text_of, size_t n,
+                                const research::DateWindow& window) {
   std::vector<Hit> found;
   if (need.empty()) return found;
-  std::string until;
+  std::string until = window.until;
   for (int round = 0; round < 6; ++round) {  // each round ends before the earliest the last one found
     SearchRequest req;
     req.search.query = query;
     req.search.k = 50;
+    req.search.since = window.since;
     req.search.until = until;
     req.fts_only = true;
     auto r = searcher.Search(req);
@@ -185,7 +187,8 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   };
   std::vector<std::string> beside;  // and, where it came, half the words that say what came
   if (came) beside = CameBeside(question, need, seen, widespread);
-  std::vector<Hit> hits = EarliestNaming(searcher, query, need, min_named, came, beside, text_of, 3);
+  std::vector<Hit> hits =
+      EarliestNaming(searcher, query, need, min_named, came, beside, text_of, 3, research::QuestionWindow(question));
   if (hits.empty()) return std::nullopt;
   return std::make_pair(Facet{kEarliestFacet, query, {}, {}, false, 0, 0}, std::move(hits));
 }

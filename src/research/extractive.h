@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "umwelt/claims.h"
 #include "umwelt/research.h"
 #include "umwelt/searcher.h"
 
@@ -110,10 +111,12 @@ bool NamesHalf(const std::string& form, const std::vector<std::string>& stems);
 // of them (any of them, where all are needed; all of them with `title_all`)
 // and half of `beside` (stems; NamesHalf):
 // searched again before the earliest found, until no earlier one names
-// them (six rounds at most). `text_of` gives a hit's whole text. Oldest first.
+// them (six rounds at most), within `window`. `text_of` gives a hit's whole
+// text. Oldest first.
 std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
                                 size_t min_named, bool title_all, const std::vector<std::string>& beside,
-                                const std::function<std::string(const Hit&)>& text_of, size_t n);
+                                const std::function<std::string(const Hit&)>& text_of, size_t n,
+                                const research::DateWindow& window = {});
 // The name of EarliestFacet's facet.
 inline constexpr const char* kEarliestFacet = "Earliest records";
 // For a question AsksWhenItBegan, the facet of its subject's earliest

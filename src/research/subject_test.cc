@@ -218,5 +218,38 @@ TEST(SubjectTest, ANameSaidOnlyElsewhereIsContext) {
   EXPECT_TRUE(Abstains(mfu)) << mfu;
 }
 
+// A question that names a period ("in 2016") is answered from that
+// period's records, however many others say its words better, and says
+// what it searched; a period without any record finds nothing.
+TEST(SubjectTest, APeriodTheQuestionNamesBoundsWhatIsSearched) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2015-03-01T10:00:00Z 'Fix an out-of-bounds read of the reply in the device list' && "
+      "c 2015-06-01T10:00:00Z 'Fix an out-of-bounds read of the reply in the event parser' && "
+      "c 2016-09-25T10:00:00Z 'Validate the lengths in the server reply' && "
+      "c 2017-02-01T10:00:00Z 'Fix an out-of-bounds read of the reply in the property call'" +
+      ManyCommits(20, "2016-04", [](int i) { return "Tidy the man page of call " + std::to_string(i); });
+  std::string md = ReportOn(dir, commits, "When were out-of-bounds reads of the reply fixed in 2016?");
+  std::vector<std::string> lines = AnswerLines(md);
+  EXPECT_TRUE(Says(lines, "Validate the lengths in the server reply")) << md;
+  EXPECT_FALSE(Says(lines, "2015-")) << md;
+  EXPECT_FALSE(Says(lines, "2017-")) << md;
+
+  AskOptions o;
+  o.corpus_path = dir.File("c.db");
+  o.question = "When were out-of-bounds reads of the reply fixed in 2016?";
+  auto r = Ask(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& n) {
+    return n.find("from 2016-01-01 to 2016-12-31") != std::string::npos && n.find("\"in 2016\"") != std::string::npos;
+  })) << ::testing::PrintToString(r->notes);
+
+  o.question = "When were out-of-bounds reads of the reply fixed in 2019?";
+  auto none = Ask(o);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_NE(none->markdown.find("holds nothing that answers"), std::string::npos) << none->markdown;
+  EXPECT_EQ(none->markdown.find("out-of-bounds read of the reply in"), std::string::npos) << none->markdown;
+}
+
 }  // namespace
 }  // namespace umwelt

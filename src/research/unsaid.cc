@@ -51,6 +51,8 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     // the question's last preposition.
     bool last = i + 1 == words.size();
     if (!IsSubjectWord(w) || (last && !last_is_object) || (!last && !IsSubjectWord(words[i + 1]))) continue;
+    // A number ("in 2016") is a period or a quantity, not a name.
+    if (std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
     if (searcher.ChunksNaming(w) > 0) continue;
     if (std::string other = OtherSpelling(w); !other.empty() && searcher.ChunksNaming(other) > 0) continue;
     unsaid.push_back(w);

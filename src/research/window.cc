@@ -1,0 +1,115 @@
+// The period a question names ("fixed in 2016", "since March 2021",
+// "between 2015 and 2017"): its answer is in that period's records.
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "umwelt/claims.h"
+
+namespace umwelt::research {
+
+namespace {
+
+struct Word {
+  std::string text;  // lowercased letters and digits
+  char after;        // the first character after it that is not a space; 0 at the end
+};
+
+std::vector<Word> Words(std::string_view q) {
+  std::vector<Word> out;
+  size_t i = 0;
+  while (i < q.size()) {
+    while (i < q.size() && !std::isalnum(static_cast<unsigned char>(q[i]))) ++i;
+    size_t s = i;
+    while (i < q.size() && std::isalnum(static_cast<unsigned char>(q[i]))) ++i;
+    if (s == i) break;
+    std::string w(q.substr(s, i - s));
+    std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });
+    size_t j = i;
+    while (j < q.size() && q[j] == ' ') ++j;
+    out.push_back({std::move(w), j < q.size() ? q[j] : '\0'});
+  }
+  return out;
+}
+
+// 1970-2099 written as a year, or 0.
+int YearOf(const Word& w) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (w.text.size() != 4 || !std::all_of(w.text.begin(), w.text.end(), digit)) return 0;
+  int y = std::stoi(w.text);
+  // "in 2016-03", "2048x2048", "in 2048.5" are no years.
+  if (w.after == '-' || w.after == '.' || w.after == 'x' || w.after == '/') return 0;
+  return y >= 1970 && y <= 2099 ? y : 0;
+}
+
+// 1-12 for a month's name or its three letters, or 0.
+int MonthOf(const std::string& w) {
+  static const char* kMonths[] = {"january", "february", "march",     "april",   "may",      "june",
+                                  "july",    "august",   "september", "october", "november", "december"};
+  for (int m = 0; m < 12; ++m) {
+    std::string name = kMonths[m];
+    if (w == name || (w.size() == 3 && name.rfind(w, 0) == 0 && w != "may" && w != "mar")) return m + 1;
+  }
+  return 0;
+}
+
+std::string Day(int y, int m, int d) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", y, m, d);
+  return buf;
+}
+
+int LastDay(int y, int m) {
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
+}  // namespace
+
+DateWindow QuestionWindow(std::string_view question) {
+  std::vector<Word> w = Words(question);
+  // A year ends its phrase: "in 2016 tokens" counts, not a period.
+  static const char* kAfterYear[] = {"and", "or",   "in",    "on",    "for",   "to",
+                                     "with", "by", "when", "while", "after", "before"};
+  auto ends_phrase = [&](size_t i) {
+    if (i + 1 >= w.size() || !std::isalnum(static_cast<unsigned char>(w[i].after))) return true;
+    return std::any_of(std::begin(kAfterYear), std::end(kAfterYear), [&](const char* a) { return w[i + 1].text == a; });
+  };
+  for (size_t i = 0; i < w.size(); ++i) {
+    int y = YearOf(w[i]);
+    if (y == 0 || !ends_phrase(i)) continue;
+    int m = i > 0 ? MonthOf(w[i - 1].text) : 0;
+    size_t p = i - (m ? 1 : 0);  // the word before the period: its preposition
+    const std::string prep = p > 0 ? w[p - 1].text : "";
+    std::string first = m ? Day(y, m, 1) : Day(y, 1, 1), last = m ? Day(y, m, LastDay(y, m)) : Day(y, 12, 31);
+    std::string said = (m ? w[i - 1].text + " " : "") + w[i].text;
+    if (prep == "in" || prep == "during" || prep == "throughout" || prep == "of") return {first, last, prep + " " + said};
+    if (prep == "since" || prep == "from") {
+      // "between 2015 and 2017", "from 2015 to 2017"
+      for (size_t j = i + 1; j + 1 < w.size() && j <= i + 3; ++j) {
+        if ((w[j].text == "to" || w[j].text == "until" || w[j].text == "and") && YearOf(w[j + 1]) && ends_phrase(j + 1)) {
+          int y2 = YearOf(w[j + 1]);
+          if (y2 >= y) return {first, Day(y2, 12, 31), prep + " " + said + " " + w[j].text + " " + w[j + 1].text};
+        }
+      }
+      return {first, "", prep + " " + said};
+    }
+    if (prep == "between") {
+      if (i + 2 < w.size() && w[i + 1].text == "and" && YearOf(w[i + 2]) >= y && ends_phrase(i + 2)) {
+        return {first, Day(YearOf(w[i + 2]), 12, 31), "between " + said + " and " + w[i + 2].text};
+      }
+      continue;
+    }
+    if (prep == "after") return {m ? Day(m == 12 ? y + 1 : y, m % 12 + 1, 1) : Day(y + 1, 1, 1), "", "after " + said};
+    if (prep == "before") {
+      int by = m > 1 ? y : y - 1, bm = m > 1 ? m - 1 : 12;  // the month, or the year, before it
+      return {"", Day(by, bm, LastDay(by, bm)), "before " + said};
+    }
+    if (prep == "until" || prep == "till" || prep == "through") return {"", last, prep + " " + said};
+  }
+  return {};
+}
+
+}  // namespace umwelt::research
