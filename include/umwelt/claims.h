@@ -75,6 +75,10 @@ struct DateWindow {
   std::string since, until, said;
 };
 DateWindow QuestionWindow(std::string_view question);
+// What a search within `w` searched, for a report's notes: "searched only
+// the records dated from 2016-01-01 to 2016-12-31, the period the question
+// names ("in 2016")".
+std::string Searched(const DateWindow& w);
 
 // The numbers of a sentence that can answer a quantity question about
 // `terms`: within six words of one of the terms, or with a unit a term names

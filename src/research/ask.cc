@@ -434,12 +434,7 @@ void AskRun::Orient() {
     auto r = searcher->Search(req);
     return r.ok() ? std::move(r->result.hits) : std::vector<Hit>{};
   };
-  if (!window.said.empty()) {
-    std::string from = window.since.empty() ? "up to " + window.until
-                                            : "from " + window.since + (window.until.empty() ? " on" : " to " + window.until);
-    result.notes.push_back("searched only the records dated " + from + ", the period the question names (\"" +
-                           window.said + "\")");
-  }
+  if (!window.said.empty()) result.notes.push_back(research::Searched(window));
   top = keyword_search(20, {});
   // The question's names: its key constraints, and its words that name one
   // of the project's files among the code its words find.

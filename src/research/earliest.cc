@@ -80,6 +80,49 @@ std::vector<std::string> CameBeside(const std::string& question, const std::vect
   return SubjectStemsBeside(clause, keys, seen, widespread, "support");
 }
 
+bool IsCodeName(const std::string& key, const std::string& question) {
+  auto bare = [](std::string_view t) {
+    std::string out;
+    for (char c : t) {
+      unsigned char u = static_cast<unsigned char>(c);
+      if (std::isalnum(u)) out += static_cast<char>(std::tolower(u));
+    }
+    return out;
+  };
+  std::vector<std::string> names;  // the question's words written as code, bare
+  for (size_t i = 0; i < question.size();) {
+    size_t s = i;
+    while (i < question.size() && (std::isalnum(static_cast<unsigned char>(question[i])) || question[i] == '_')) ++i;
+    std::string_view w(question.data() + s, i - s);
+    // Three words joined, two of them capitalized ("XIAllowTouchEvents");
+    // two are as often a product's name ("PyTorch", "FlexAttention"), and
+    // capitals alone a name's style ("iwMMXt", "sRGB", "macOS").
+    size_t humps = 0;  // a capital and two small letters: "Allow", "Touch"
+    for (size_t j = 0; j + 2 < w.size(); ++j) {
+      humps += std::isupper(static_cast<unsigned char>(w[j])) && std::islower(static_cast<unsigned char>(w[j + 1])) &&
+               std::islower(static_cast<unsigned char>(w[j + 2]));
+    }
+    bool camel = w.find('_') == std::string_view::npos && humps >= 2 && SplitIdentifier(w).size() >= 3;
+    bool snake = w.find('_') != std::string_view::npos && w.find_first_not_of('_') != std::string_view::npos;
+    if (camel || snake || (!w.empty() && question.compare(i, 2, "()") == 0)) names.push_back(bare(w));
+    if (i == s) ++i;
+  }
+  for (const auto& alt : SplitList(key, '|')) {
+    std::string b = bare(alt);  // a key is singular: "xiallowtouchevent"
+    for (const auto& n : names) {
+      std::string rest = n.rfind(b, 0) == 0 ? n.substr(b.size()) : "-";
+      if (!b.empty() && (rest.empty() || rest == "s" || rest == "es")) return true;
+    }
+  }
+  return false;
+}
+
+bool TitleNamesAll(const std::string& title_form, const std::vector<std::string>& keys, const std::string& question) {
+  auto code = [&](const std::string& k) { return IsCodeName(k, question); };
+  auto in_title = [&](const std::string& k) { return research::Mentions(title_form, k); };
+  return std::any_of(keys.begin(), keys.end(), code) || std::all_of(keys.begin(), keys.end(), in_title);
+}
+
 bool NamesHalf(const std::string& form, const std::vector<std::string>& stems) {
   size_t named = std::count_if(stems.begin(), stems.end(), [&](const std::string& s) { return NamesStem(form, s); });
   return named * 2 >= stems.size() - stems.size() % 2;
@@ -94,7 +137,8 @@ bool AsksWhenItBegan(const std::string& question) {
 std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
                                 size_t min_named, bool title_all, const std::vector<std::string>& beside,
                                 const std::function<std::string(const Hit&)>& text_of, size_t n,
-                                const research::DateWindow& window) {
+                                const std::string& question) {
+  const research::DateWindow window = research::QuestionWindow(question);
   std::vector<Hit> found;
   if (need.empty()) return found;
   std::string until = window.until;
@@ -114,7 +158,7 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
       // About the subject: its title names the first constraint (any of
       // them, where all are needed), and the record `min_named` of them.
       auto in_title = [&](const std::string& k) { return research::Mentions(form, k); };
-      bool titled = title_all                 ? std::all_of(need.begin(), need.end(), in_title)
+      bool titled = title_all                 ? TitleNamesAll(form, need, question)
                     : min_named < need.size() ? in_title(need.front())
                                               : std::any_of(need.begin(), need.end(), in_title);
       if (!titled) continue;
@@ -188,7 +232,7 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   std::vector<std::string> beside;  // and, where it came, half the words that say what came
   if (came) beside = CameBeside(question, need, seen, widespread);
   std::vector<Hit> hits =
-      EarliestNaming(searcher, query, need, min_named, came, beside, text_of, 3, research::QuestionWindow(question));
+      EarliestNaming(searcher, query, need, min_named, came, beside, text_of, 3, question);
   if (hits.empty()) return std::nullopt;
   return std::make_pair(Facet{kEarliestFacet, query, {}, {}, false, 0, 0}, std::move(hits));
 }

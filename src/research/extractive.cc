@@ -360,7 +360,7 @@ class ExtractiveReport {
   // passing.
   bool TitleSaysAll(const Evidence* e) const {
     std::string form = MatchForm(e->title);
-    return std::all_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
+    return TitleNamesAll(form, keys_, question_);
   }
   bool TitleSays(const Evidence* e) const {
     std::string form = MatchForm(e->title);

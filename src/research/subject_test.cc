@@ -251,5 +251,31 @@ TEST(SubjectTest, APeriodTheQuestionNamesBoundsWhatIsSearched) {
   EXPECT_EQ(none->markdown.find("out-of-bounds read of the reply in"), std::string::npos) << none->markdown;
 }
 
+// A name written as code ("XIAllowTouchEvents") came with the record that
+// lists it, whatever that record's title says; none names it before it
+// exists. A name styled with capitals ("iwMMXt") is no code: a record that
+// says it in passing before the one titled by it did not add it.
+TEST(SubjectTest, AThingWrittenAsCodeCameWithTheRecordThatListsIt) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2009-03-01T10:00:00Z 'Add the version query' && "
+      "c 2011-01-26T10:00:00Z 'Add an environment variable to disable fast paths\n\n"
+      "PIXMAN_DISABLE=iwmmxt runs an app without SSE2 and iwMMXt.' && "
+      "c 2011-06-01T10:00:00Z 'Add iwMMXt fast paths for ARM' && "
+      "c 2011-09-15T10:00:00Z 'Implement support for XI 2.2\n\nNew functions:\n"
+      "  XIAllowTouchEvents to allow or reject touch sequences\n  XIGrabTouchBegin' && "
+      "c 2014-07-11T10:00:00Z 'Fix locking bugs with XIAllowTouchEvents() and XIGrabTouchBegin()'" +
+      ManyCommits(20, "2012-02", [](int i) { return "Fix a typo in the man page of call " + std::to_string(i); });
+  std::vector<std::string> touch = AnswerLines(ReportOn(dir, commits, "When was XIAllowTouchEvents added?"));
+  ASSERT_FALSE(touch.empty());
+  EXPECT_NE(touch.front().find("Implement support for XI 2.2"), std::string::npos) << ::testing::PrintToString(touch);
+
+  testing::TempDir dir2;
+  std::vector<std::string> mmx = AnswerLines(ReportOn(dir2, commits, "When was iwMMXt support added?"));
+  ASSERT_FALSE(mmx.empty());
+  EXPECT_NE(mmx.front().find("Add iwMMXt fast paths for ARM"), std::string::npos) << ::testing::PrintToString(mmx);
+  EXPECT_FALSE(Says(mmx, "2011-01-26")) << ::testing::PrintToString(mmx);
+}
+
 }  // namespace
 }  // namespace umwelt

@@ -85,11 +85,14 @@ DateWindow QuestionWindow(std::string_view question) {
     const std::string prep = p > 0 ? w[p - 1].text : "";
     std::string first = m ? Day(y, m, 1) : Day(y, 1, 1), last = m ? Day(y, m, LastDay(y, m)) : Day(y, 12, 31);
     std::string said = (m ? w[i - 1].text + " " : "") + w[i].text;
-    if (prep == "in" || prep == "during" || prep == "throughout" || prep == "of") return {first, last, prep + " " + said};
+    if (prep == "in" || prep == "during" || prep == "throughout" || prep == "of") {
+      return {first, last, prep + " " + said};
+    }
     if (prep == "since" || prep == "from") {
       // "between 2015 and 2017", "from 2015 to 2017"
       for (size_t j = i + 1; j + 1 < w.size() && j <= i + 3; ++j) {
-        if ((w[j].text == "to" || w[j].text == "until" || w[j].text == "and") && YearOf(w[j + 1]) && ends_phrase(j + 1)) {
+        bool to = w[j].text == "to" || w[j].text == "until" || w[j].text == "and";
+        if (to && YearOf(w[j + 1]) && ends_phrase(j + 1)) {
           int y2 = YearOf(w[j + 1]);
           if (y2 >= y) return {first, Day(y2, 12, 31), prep + " " + said + " " + w[j].text + " " + w[j + 1].text};
         }
@@ -110,6 +113,12 @@ DateWindow QuestionWindow(std::string_view question) {
     if (prep == "until" || prep == "till" || prep == "through") return {"", last, prep + " " + said};
   }
   return {};
+}
+
+std::string Searched(const DateWindow& w) {
+  std::string to = w.until.empty() ? " on" : " to " + w.until;
+  std::string from = w.since.empty() ? "up to " + w.until : "from " + w.since + to;
+  return "searched only the records dated " + from + ", the period the question names (\"" + w.said + "\")";
 }
 
 }  // namespace umwelt::research

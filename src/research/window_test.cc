@@ -39,5 +39,14 @@ TEST(QuestionWindow, ANumberThatIsNoYearIsNoPeriod) {
   EXPECT_EQ(Bounds("in"), ".. ");
 }
 
+TEST(QuestionWindow, SaysWhatWasSearched) {
+  EXPECT_EQ(Searched(QuestionWindow("What broke in 2016?")),
+            "searched only the records dated from 2016-01-01 to 2016-12-31, the period the question names (\"in 2016\")");
+  EXPECT_EQ(Searched(QuestionWindow("What broke since 2019?")),
+            "searched only the records dated from 2019-01-01 on, the period the question names (\"since 2019\")");
+  EXPECT_EQ(Searched(QuestionWindow("What broke before 2010?")),
+            "searched only the records dated up to 2009-12-31, the period the question names (\"before 2010\")");
+}
+
 }  // namespace
 }  // namespace umwelt::research
