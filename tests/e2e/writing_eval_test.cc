@@ -214,6 +214,24 @@ TEST(WritingEval, XzReplayedFromItsDebianChangelog) {
                                     "tukaani-project/xz", UMWELT_SOURCE_DIR "/evals/xz-history/questions");
 }
 
+// Two more, measured once after XZ's fix: libbsd (598 commits, 2005 to
+// 0.11.7, with libbsd0, which libX11 brings through libxdmcp6) and libXi
+// (481 commits, 2003 to 1.7.8, with libxi6, which Chromium brings). Each
+// answers one unanswerable question from records that say its words in
+// other senses: "own memory allocator" ("allocated"), "tablet pad ring and
+// strip" ("tablets", "pad" the verb).
+TEST(WritingEval, LibBsdReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libbsd0", "a3e07daa45b059599a564e649bdb5f6dab593bc3f75db2dc1809a13c10ede37f",
+                                    "freedesktop/libbsd", UMWELT_SOURCE_DIR "/evals/libbsd-history/questions", 0.9,
+                                    {"own-malloc"});
+}
+
+TEST(WritingEval, LibXiReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxi6", "6e8a4bedfd31baa5b9af53fb5f3e1bc239913f91587e2ddcfe4ebd5b87ac7274",
+                                    "xorg/lib-libxi", UMWELT_SOURCE_DIR "/evals/libxi-history/questions", 0.9,
+                                    {"tablet-pad"});
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
