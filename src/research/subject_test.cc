@@ -190,6 +190,15 @@ TEST(SubjectTest, ASubjectWordTheCorpusNeverSaysIsNotAnswered) {
   testing::TempDir dir5;
   std::string gpu = ReportOn(dir5, commits, "How are fonts cached on the GPU?");
   EXPECT_NE(gpu.find("No record mentions `gpu`"), std::string::npos) << gpu;
+
+  // Nor where the question's own verb ends it: the subject's last word is
+  // the thing, unless a word for a kind of thing ("mechanism").
+  testing::TempDir dir6;
+  std::string fuzzer = ReportOn(dir6, commits, "When was a font fuzzer added?");
+  EXPECT_NE(fuzzer.find("No record mentions `fuzzer`"), std::string::npos) << fuzzer;
+  testing::TempDir dir7;
+  std::string cache = ReportOn(dir7, commits, "When was the font cache mechanism added?");
+  EXPECT_FALSE(Abstains(cache)) << cache;
 }
 
 // Of a question naming several things, one that some record says, but not

@@ -3,6 +3,7 @@
 // does not hold, however many records say the others ("user", "interface").
 
 #include <algorithm>
+#include <set>
 
 #include "extractive.h"
 #include "umwelt/claims.h"
@@ -24,6 +25,16 @@ std::string OtherSpelling(const std::string& w) {
   }
   if (w.size() > 4 && w.ends_with("or")) return w.substr(0, w.size() - 2) + "our";
   return "";
+}
+
+bool IsGenericNoun(const std::string& w) {
+  static const std::set<std::string> kGeneric = {
+      "mechanism", "mechanisms", "feature",  "features",  "system",   "systems",  "support",   "approach",
+      "logic",     "process",    "tool",     "tools",     "option",   "options",  "setting",   "settings",
+      "method",    "methods",    "strategy", "scheme",    "handling", "behavior", "behaviour", "functionality",
+      "machinery", "code",       "layer",    "subsystem", "module",   "api",      "interface", "implementation",
+      "pipeline",  "workflow",   "path",     "paths",     "way",      "ways",     "part",      "parts"};
+  return kGeneric.count(w) > 0;
 }
 
 }  // namespace
@@ -50,7 +61,12 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     // interface") stands before another of the subject's; or the object of
     // the question's last preposition.
     bool last = i + 1 == words.size();
-    if (!IsSubjectWord(w) || (last && !last_is_object) || (!last && !IsSubjectWord(words[i + 1]))) continue;
+    // Or the subject's last word, where the question's own verb ends it
+    // ("When was a fuzzer added?"), unless a word for a kind of thing that
+    // a question may say where its records name the thing ("mechanism").
+    bool head = !all.empty() && all.back() != w && !IsSubjectWord(all.back()) && !IsGenericNoun(w) &&
+                std::none_of(words.begin() + static_cast<long>(i) + 1, words.end(), IsSubjectWord);
+    if (!IsSubjectWord(w) || (!head && (last ? !last_is_object : !IsSubjectWord(words[i + 1])))) continue;
     // A number ("in 2016") is a period or a quantity, not a name.
     if (std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
     if (searcher.ChunksNaming(w) > 0) continue;
