@@ -232,6 +232,18 @@ TEST(WritingEval, LibXiReplayedFromItsDebianChangelog) {
                                     {"tablet-pad"});
 }
 
+// And FriBidi (339 commits, 2004 to 1.0.8, with libfribidi0, which
+// Chromium brings through Pango), measured after libbsd's and libXi's
+// fixes. "Microsoft Visual C++" is "MSVC" and "Visual Studio" in its
+// records, which never spell it out; "hyphenate" shares its stem with
+// "hyphen"; that the autotools build was removed (after 1.0.8) takes
+// knowing what no record says.
+TEST(WritingEval, FriBidiReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libfribidi0", "6ce24d83cbc192047824620b309fae6a7bc620545d011ba996f9c3b031870758",
+                                    "fribidi/fribidi", UMWELT_SOURCE_DIR "/evals/fribidi-history/questions", 0.9,
+                                    {"msvc", "hyphenation", "autotools-removed"});
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
