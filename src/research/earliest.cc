@@ -46,6 +46,16 @@ bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys) {
   });
 }
 
+bool IsGenericNoun(const std::string& w) {
+  static const std::set<std::string> kGeneric = {
+      "mechanism", "mechanisms", "feature",  "features",  "system",   "systems",  "support",   "approach",
+      "logic",     "process",    "tool",     "tools",     "option",   "options",  "setting",   "settings",
+      "method",    "methods",    "strategy", "scheme",    "handling", "behavior", "behaviour", "functionality",
+      "machinery", "code",       "layer",    "subsystem", "module",   "api",      "interface", "implementation",
+      "pipeline",  "workflow",   "path",     "paths",     "way",      "ways",     "part",      "parts"};
+  return kGeneric.count(w) > 0;
+}
+
 bool IsSubjectWord(const std::string& word) { return !IsFrameWord(word) && !IsBeganWord(word) && !IsCameWord(word); }
 
 std::vector<std::string> SubjectStemsBeside(const std::string& text, const std::vector<std::string>& keys,
@@ -194,15 +204,17 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   std::vector<std::string> need = research::WithoutProjectNames(names, seen, widespread);
   size_t min_named = need.size();  // every key; else half the subject's words
   // "When did X get NEON fast paths?" asks for the record that added a thing
-  // it names, whose title names all of it; without a name ("When was colour
-  // management added?") the earliest record saying the words is as likely
-  // one that only mentions them.
+  // it names, whose title names all of it; without a name ("When was the
+  // scanpci tool added?"), the record whose title says every word of the
+  // thing but those for a kind of thing ("tool"): the earliest record merely
+  // saying the words is as likely one that only mentions them.
   bool came = AsksWhenItCame(question);
-  if (came && need.empty()) return std::nullopt;
   if (need.empty()) {
     for (const auto& w : research::WithoutProjectNames(research::ContentWords(question), seen, widespread)) {
-      if (!IsFrameWord(w) && !IsBeganWord(w)) need.push_back(w);
+      if (came ? IsSubjectWord(w) && !IsGenericNoun(w) : !IsFrameWord(w) && !IsBeganWord(w)) need.push_back(w);
     }
+    if (came && (need.empty() || need.size() > 3)) return std::nullopt;
+    if (came) min_named = need.size();
     // The rarest word some record says comes first, and every record found
     // says it: "inverted" of "vector search … inverted lists", not "lists".
     size_t rarest = 0, fewest = 0;

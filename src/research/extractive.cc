@@ -184,7 +184,7 @@ class ExtractiveReport {
         type_(research::AnswerTypeOf(question)),
         came_(AsksWhenItCame(question) && !keys.empty()),
         // A thing that came is asked about by its names; without one, as before.
-        began_(AsksWhenItBegan(question) && (!keys.empty() || !AsksWhenItCame(question))) {
+        began_(AsksWhenItBegan(question) && (!keys.empty() || !AsksWhenItCame(question) || EarliestOf(facets))) {
     if (keys_.empty()) FindSubject();
   }
 
@@ -358,10 +358,6 @@ class ExtractiveReport {
   // Whether a record's title names the question's subject: the record is
   // about it ("Support gradient accumulation"), not one that mentions it in
   // passing.
-  bool TitleSaysAll(const Evidence* e) const {
-    std::string form = MatchForm(e->title);
-    return TitleNamesAll(form, keys_, question_);
-  }
   bool TitleSays(const Evidence* e) const {
     std::string form = MatchForm(e->title);
     if (!keys_.empty()) {
@@ -594,20 +590,25 @@ class ExtractiveReport {
     if (!began_) return;
     // The search for them (EarliestFacet) names the subject's word fewest
     // of the corpus's records say first.
-    auto earliest =
-        std::find_if(facets_.begin(), facets_.end(), [](const Facet& f) { return f.name == kEarliestFacet; });
-    if (earliest == facets_.end()) return;
+    const Facet* earliest = EarliestOf(facets_);
+    if (!earliest) return;
     std::string rarest = research::WithVariants({earliest->query.substr(0, earliest->query.find(' '))}, {}).front();
+    // A thing that came without a name is every word it was searched by.
+    std::vector<std::string> thing;
+    if (keys_.empty() && AsksWhenItCame(question_)) thing = SplitList(earliest->query, ' ');
     std::vector<std::string> came_beside;
     if (came_) came_beside = CameBeside(question_, keys_, ev_, widespread_);
     const Evidence* first = nullptr;
     for (const Evidence* e : prose_) {
-      // Its title names the subject: a key, and the record all of them; or,
-      // with no keys, the subject's rarest word.
-      bool on_it = keys_.empty() ? research::Mentions(MatchForm(e->title), rarest)
-                                 : NamedHere(e) == static_cast<long>(keys_.size()) &&
-                                       (came_ ? TitleSaysAll(e) && NamesHalf(FormOf(e), came_beside) : TitleSays(e));
-      if (Relevant(*e) && on_it && !e->date.empty() && (!first || e->date < first->date)) first = e;
+      // Its title names the subject: without keys, the thing that came, else
+      // the subject's rarest word; with them, a key, and the record all.
+      std::string title = MatchForm(e->title);
+      bool on_it = !thing.empty()                                    ? research::MentionsAll(e->title, thing)
+                   : keys_.empty()                                   ? research::Mentions(title, rarest)
+                   : NamedHere(e) < static_cast<long>(keys_.size()) ? false
+                   : came_ ? TitleNamesAll(title, keys_, question_) && NamesHalf(FormOf(e), came_beside)
+                           : TitleSays(e);
+      if ((Relevant(*e) || !thing.empty()) && on_it && !e->date.empty() && (!first || e->date < first->date)) first = e;
     }
     if (!first) return;
     // What was chosen from before the subject's earliest record is not on it.

@@ -2,6 +2,7 @@
 // Markdown helpers it shares with the rest of ask.cc.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -91,6 +92,9 @@ bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys);
 // A word of a question that names its subject: not one that frames it
 // (IsFrameWord) nor one that asks when it began or came.
 bool IsSubjectWord(const std::string& word);
+// A noun for a kind of thing ("mechanism", "feature", "tool"), which a
+// question may say where its records name the thing itself.
+bool IsGenericNoun(const std::string& word);
 // The stems of `text`'s subject words (IsSubjectWord) that are none of
 // `keys` (WordOfAKey) nor `also_not`, less the project's names (by `seen`'s
 // permalinks and `widespread`), each once.
@@ -130,6 +134,11 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
                                 const std::string& question = "");
 // The name of EarliestFacet's facet.
 inline constexpr const char* kEarliestFacet = "Earliest records";
+// EarliestFacet's facet among `facets`, or null.
+inline const Facet* EarliestOf(const std::vector<Facet>& facets) {
+  auto it = std::find_if(facets.begin(), facets.end(), [](const Facet& f) { return f.name == kEarliestFacet; });
+  return it == facets.end() ? nullptr : &*it;
+}
 // For a question AsksWhenItBegan, the facet of its subject's earliest
 // records and its hits: the subject is the question's names (`names`, less
 // the project's own, by `top`'s permalinks and `widespread`), all of them;

@@ -286,5 +286,21 @@ TEST(SubjectTest, AThingWrittenAsCodeCameWithTheRecordThatListsIt) {
   EXPECT_FALSE(Says(mmx, "2011-01-26")) << ::testing::PrintToString(mmx);
 }
 
+// A thing that came without a name ("the scanpci tool") came with the
+// earliest record whose title says each of its words but those for a kind
+// of thing ("tool"), though later records say all of them together.
+TEST(SubjectTest, AThingWithoutANameCameWithTheFirstRecordTitledByIt) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2006-03-20T10:00:00Z 'Add scanpci as a build target' && "
+      "c 2006-11-15T10:00:00Z 'scanpci: BIST line offsets were off by four' && "
+      "c 2010-08-22T10:00:00Z 'config: provide a makefile for the scanpci dev tool' && "
+      "c 2010-10-15T10:00:00Z 'config: the scanpci tool links the library it was built with'" +
+      ManyCommits(20, "2008-05", [](int i) { return "Read the config space of bus " + std::to_string(i); });
+  std::vector<std::string> lines = AnswerLines(ReportOn(dir, commits, "When was the scanpci tool added?"));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.front().find("Add scanpci as a build target"), std::string::npos) << ::testing::PrintToString(lines);
+}
+
 }  // namespace
 }  // namespace umwelt

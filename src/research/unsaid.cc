@@ -3,7 +3,6 @@
 // does not hold, however many records say the others ("user", "interface").
 
 #include <algorithm>
-#include <set>
 
 #include "extractive.h"
 #include "umwelt/claims.h"
@@ -25,16 +24,6 @@ std::string OtherSpelling(const std::string& w) {
   }
   if (w.size() > 4 && w.ends_with("or")) return w.substr(0, w.size() - 2) + "our";
   return "";
-}
-
-bool IsGenericNoun(const std::string& w) {
-  static const std::set<std::string> kGeneric = {
-      "mechanism", "mechanisms", "feature",  "features",  "system",   "systems",  "support",   "approach",
-      "logic",     "process",    "tool",     "tools",     "option",   "options",  "setting",   "settings",
-      "method",    "methods",    "strategy", "scheme",    "handling", "behavior", "behaviour", "functionality",
-      "machinery", "code",       "layer",    "subsystem", "module",   "api",      "interface", "implementation",
-      "pipeline",  "workflow",   "path",     "paths",     "way",      "ways",     "part",      "parts"};
-  return kGeneric.count(w) > 0;
 }
 
 }  // namespace
