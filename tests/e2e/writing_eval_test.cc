@@ -244,6 +244,14 @@ TEST(WritingEval, FriBidiReplayedFromItsDebianChangelog) {
                                     {"msvc", "hyphenation", "autotools-removed"});
 }
 
+// And libpciaccess (306 commits, 2006 to 0.14, with libpciaccess0, which
+// Chromium brings through Mesa and libdrm), measured after FriBidi's fix.
+TEST(WritingEval, LibPciAccessReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libpciaccess0", "6174c3477c46b545a37f23f5ab681b7d7d95f268399fc7011717b0da1a3a451b",
+                                    "freedesktop/xorg-libpciaccess",
+                                    UMWELT_SOURCE_DIR "/evals/libpciaccess-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
