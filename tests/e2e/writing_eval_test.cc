@@ -150,6 +150,29 @@ TEST(GitlogToJsonl, ReadsDatesInEachFormAChangelogWritesThem) {
                                              "2021-12-01T21:19:03+01:00", "2021-11-30T08:00:01-05:00"}));
 }
 
+// --pretty=fuller names the author and committer apart, each with a date:
+// a commit is the author's, at the author's date.
+TEST(GitlogToJsonl, ReadsTheFullerFormsAuthorAndItsDate) {
+  if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
+  testing::TempDir dir;
+  std::string log = dir.File("changelog");
+  testing::WriteFile(log,
+                     "commit 3333333333333333333333333333333333333333\nAuthor:     A B <ab@example.com>\n"
+                     "AuthorDate: Tue Oct 16 09:53:18 2018 -0700\nCommit:     C <c@example.org>\n"
+                     "CommitDate: Fri Oct 19 13:23:16 2018 -0700\n\n    Release\n\n NEWS | 3 ++-\n"
+                     " 1 file changed, 2 insertions(+), 1 deletion(-)\n");
+  testing::RunResult r =
+      testing::RunShell("node " + testing::Quote(UMWELT_SOURCE_DIR "/tests/tools/gitlog-to-jsonl.mjs") + " " +
+                        testing::Quote(log) + " o/r");
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json c = nlohmann::json::parse(SplitList(r.out, '\n').front());
+  EXPECT_EQ(c["author_name"], "A B");
+  EXPECT_EQ(c["author_email_domain"], "example.com");
+  EXPECT_EQ(c["authored_date"], "2018-10-16T09:53:18-07:00");
+  EXPECT_EQ(c["subject"], "Release");
+  EXPECT_EQ(c["files"].size(), 1u);
+}
+
 // Projects nothing had been tuned on when their questions were written:
 // poppler (7,313 commits since 2005, with libpoppler126) and HarfBuzz
 // (14,662 since 2000, with libharfbuzz0b, which Chromium brings).

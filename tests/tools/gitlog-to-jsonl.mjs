@@ -1,6 +1,6 @@
 // Turns `git log --stat` text (the form of many Debian packages' upstream
 // changelog.gz: commit, Author, Date, the message indented four spaces, a
-// diffstat) into the commit-metadata export that replay-history.mjs reads,
+// diffstat; or --pretty=fuller's Author, AuthorDate, Commit, CommitDate) into the commit-metadata export that replay-history.mjs reads,
 // newest first as the log is, so a project with no export of its own can be
 // replayed into git and synced.
 //   node tests/tools/gitlog-to-jsonl.mjs CHANGELOG[.gz] OWNER/NAME > commits.jsonl
@@ -85,8 +85,9 @@ for (const line of lines) {
   }
   if (!c) continue;
   if ((m = /^Merge: (.*)$/.exec(line))) { c.parents = m[1].trim().split(/\s+/); continue; }
-  if ((m = /^Author: (.*?)(?: <[^@>]*@?([^>]*)>)?$/.exec(line))) { c.author = m[1]; c.domain = m[2] || ''; continue; }
-  if ((m = /^Date: (.*)$/.exec(line))) { c.date = isoDate(m[1]); continue; }
+  if ((m = /^Author: +(.*?)(?: <[^@>]*@?([^>]*)>)?$/.exec(line))) { c.author = m[1]; c.domain = m[2] || ''; continue; }
+  if ((m = /^(?:Author)?Date: (.*)$/.exec(line))) { c.date = isoDate(m[1]); continue; }
+  if (/^Commit(?:Date)?: /.test(line)) continue;  // --pretty=fuller's committer: the author's date is the commit's
   if (line.startsWith('    ')) { c.message.push(line.slice(4)); continue; }
   if (line.trim() === '' && c.files.length === 0) { c.message.push(''); continue; }  // a blank line of the message
   if (pendingStat && (m = /^ ([+-]+)\s*$/.exec(line))) {
