@@ -275,6 +275,14 @@ TEST(WritingEval, LibPciAccessReplayedFromItsDebianChangelog) {
                                     UMWELT_SOURCE_DIR "/evals/libpciaccess-history/questions");
 }
 
+// And cairo's 1.15 series (465 commits, 2014 to 1.16.0, with libcairo2,
+// which Chromium brings; a --pretty=fuller log), measured after
+// libpciaccess's fix.
+TEST(WritingEval, CairoReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libcairo2", "d628863dd93d1fd371bea44554991526a531cda7dd5801280b498cd7bd3d8480",
+                                    "freedesktop/cairo", UMWELT_SOURCE_DIR "/evals/cairo-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
