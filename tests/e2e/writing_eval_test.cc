@@ -126,26 +126,36 @@ void ExpectDebianChangelogHistoryHolds(const std::string& package, const std::st
   ExpectAnswersHold(db, questions, min_recall_share, false, known_abstention_errors);
 }
 
+// The commits gitlog-to-jsonl.mjs reads from `log`, one JSON object each;
+// empty, with a failure, where the tool fails.
+std::vector<nlohmann::json> GitlogToJsonl(const std::string& log) {
+  testing::TempDir dir;
+  testing::WriteFile(dir.File("changelog"), log);
+  testing::RunResult r =
+      testing::RunShell("node " + testing::Quote(UMWELT_SOURCE_DIR "/tests/tools/gitlog-to-jsonl.mjs") + " " +
+                        testing::Quote(dir.File("changelog")) + " o/r");
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::vector<nlohmann::json> out;
+  if (r.code != 0) return out;
+  for (const auto& line : SplitList(r.out, '\n')) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
 // A changelog written with --date=short gives each day's commits noon, then
 // a second earlier each in the log's order (newest first), beside git's
 // default dates and --date=iso's.
 TEST(GitlogToJsonl, ReadsDatesInEachFormAChangelogWritesThem) {
   if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
-  testing::TempDir dir;
-  std::string log = dir.File("changelog");
-  testing::WriteFile(log,
-                     "commit 3333333333333333333333333333333333333333\nAuthor: A <a@example.com>\nDate:   2022-01-17\n\n"
-                     "    Release 2\n\ncommit 2222222222222222222222222222222222222222\nAuthor: A <a@example.com>\n"
-                     "Date:   2022-01-17\n\n    Fix the build\n\ncommit 1111111111111111111111111111111111111111\n"
-                     "Author: B <b@example.org>\nDate:   Thu Dec 1 21:19:03 2021 +0100\n\n    Start\n\n"
-                     "commit 0000000000000000000000000000000000000000\nAuthor: B <b@example.org>\n"
-                     "Date:   2021-11-30 08:00:01 -0500\n\n    Before\n");
-  testing::RunResult r =
-      testing::RunShell("node " + testing::Quote(UMWELT_SOURCE_DIR "/tests/tools/gitlog-to-jsonl.mjs") + " " +
-                        testing::Quote(log) + " o/r");
-  ASSERT_EQ(r.code, 0) << r.err;
   std::vector<std::string> dates;
-  for (const auto& line : SplitList(r.out, '\n')) dates.push_back(nlohmann::json::parse(line)["authored_date"]);
+  for (const auto& c : GitlogToJsonl(
+           "commit 3333333333333333333333333333333333333333\nAuthor: A <a@example.com>\nDate:   2022-01-17\n\n"
+           "    Release 2\n\ncommit 2222222222222222222222222222222222222222\nAuthor: A <a@example.com>\n"
+           "Date:   2022-01-17\n\n    Fix the build\n\ncommit 1111111111111111111111111111111111111111\n"
+           "Author: B <b@example.org>\nDate:   Thu Dec 1 21:19:03 2021 +0100\n\n    Start\n\n"
+           "commit 0000000000000000000000000000000000000000\nAuthor: B <b@example.org>\n"
+           "Date:   2021-11-30 08:00:01 -0500\n\n    Before\n")) {
+    dates.push_back(c["authored_date"]);
+  }
   EXPECT_EQ(dates, (std::vector<std::string>{"2022-01-17T12:00:00+00:00", "2022-01-17T11:59:59+00:00",
                                              "2021-12-01T21:19:03+01:00", "2021-11-30T08:00:01-05:00"}));
 }
@@ -154,23 +164,22 @@ TEST(GitlogToJsonl, ReadsDatesInEachFormAChangelogWritesThem) {
 // a commit is the author's, at the author's date.
 TEST(GitlogToJsonl, ReadsTheFullerFormsAuthorAndItsDate) {
   if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
-  testing::TempDir dir;
-  std::string log = dir.File("changelog");
-  testing::WriteFile(log,
-                     "commit 3333333333333333333333333333333333333333\nAuthor:     A B <ab@example.com>\n"
-                     "AuthorDate: Tue Oct 16 09:53:18 2018 -0700\nCommit:     C <c@example.org>\n"
-                     "CommitDate: Fri Oct 19 13:23:16 2018 -0700\n\n    Release\n\n NEWS | 3 ++-\n"
-                     " 1 file changed, 2 insertions(+), 1 deletion(-)\n");
-  testing::RunResult r =
-      testing::RunShell("node " + testing::Quote(UMWELT_SOURCE_DIR "/tests/tools/gitlog-to-jsonl.mjs") + " " +
-                        testing::Quote(log) + " o/r");
-  ASSERT_EQ(r.code, 0) << r.err;
-  nlohmann::json c = nlohmann::json::parse(SplitList(r.out, '\n').front());
-  EXPECT_EQ(c["author_name"], "A B");
-  EXPECT_EQ(c["author_email_domain"], "example.com");
-  EXPECT_EQ(c["authored_date"], "2018-10-16T09:53:18-07:00");
-  EXPECT_EQ(c["subject"], "Release");
-  EXPECT_EQ(c["files"].size(), 1u);
+  std::vector<nlohmann::json> commits =
+      GitlogToJsonl("commit 3333333333333333333333333333333333333333\nAuthor:     A B <ab@example.com>\n"
+                    "AuthorDate: Tue Oct 16 09:53:18 2018 -0700\nCommit:     C <c@example.org>\n"
+                    "CommitDate: Fri Oct 19 13:23:16 2018 -0700\n\n    Release\n\n NEWS | 3 ++-\n"
+                    " 1 file changed, 2 insertions(+), 1 deletion(-)\n\n"
+                    "commit 2222222222222222222222222222222222222222\nAuthor:     <x@example.net>\n"
+                    "AuthorDate: Mon Oct 13 19:57:09 2014 -0700\nCommit:     C <c@example.org>\n"
+                    "CommitDate: Mon Oct 13 19:57:09 2014 -0700\n\n    Nameless\n");
+  ASSERT_EQ(commits.size(), 2u);
+  EXPECT_EQ(commits[1]["author_name"], "");  // a name can be empty
+  EXPECT_EQ(commits[1]["author_email_domain"], "example.net");
+  EXPECT_EQ(commits[0]["author_name"], "A B");
+  EXPECT_EQ(commits[0]["author_email_domain"], "example.com");
+  EXPECT_EQ(commits[0]["authored_date"], "2018-10-16T09:53:18-07:00");
+  EXPECT_EQ(commits[0]["subject"], "Release");
+  EXPECT_EQ(commits[0]["files"].size(), 1u);
 }
 
 // Projects nothing had been tuned on when their questions were written:
