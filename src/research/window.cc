@@ -77,6 +77,19 @@ DateWindow QuestionWindow(std::string_view question) {
     if (i + 1 >= w.size() || !std::isalnum(static_cast<unsigned char>(w[i].after))) return true;
     return std::any_of(std::begin(kAfterYear), std::end(kAfterYear), [&](const char* a) { return w[i + 1].text == a; });
   };
+  // Every period it names, as one: "reverted in 2016 and re-added in 2018"
+  // spans both.
+  DateWindow out;
+  bool any = false;
+  auto add = [&](DateWindow d) {
+    if (any) {
+      d.since = out.since.empty() || d.since.empty() ? "" : std::min(out.since, d.since);
+      d.until = out.until.empty() || d.until.empty() ? "" : std::max(out.until, d.until);
+      d.said = out.said + " and " + d.said;
+    }
+    out = std::move(d);
+    any = true;
+  };
   for (size_t i = 0; i < w.size(); ++i) {
     int y = YearOf(w[i]);
     if (y == 0 || !ends_phrase(i)) continue;
@@ -85,34 +98,35 @@ DateWindow QuestionWindow(std::string_view question) {
     const std::string prep = p > 0 ? w[p - 1].text : "";
     std::string first = m ? Day(y, m, 1) : Day(y, 1, 1), last = m ? Day(y, m, LastDay(y, m)) : Day(y, 12, 31);
     std::string said = (m ? w[i - 1].text + " " : "") + w[i].text;
-    if (prep == "in" || prep == "during" || prep == "throughout" || prep == "of") {
-      return {first, last, prep + " " + said};
-    }
-    if (prep == "since" || prep == "from") {
-      // "between 2015 and 2017", "from 2015 to 2017"
-      for (size_t j = i + 1; j + 1 < w.size() && j <= i + 3; ++j) {
-        bool to = w[j].text == "to" || w[j].text == "until" || w[j].text == "and";
-        if (to && YearOf(w[j + 1]) && ends_phrase(j + 1)) {
-          int y2 = YearOf(w[j + 1]);
-          if (y2 >= y) return {first, Day(y2, 12, 31), prep + " " + said + " " + w[j].text + " " + w[j + 1].text};
-        }
+    // "between 2015 and 2017", "from 2015 to 2017": the second year ends it.
+    size_t to = 0;
+    for (size_t j = i + 1; (prep == "between" || prep == "since" || prep == "from") && j + 1 < w.size() && j <= i + 3;
+         ++j) {
+      bool joins = w[j].text == "and" || ((w[j].text == "to" || w[j].text == "until") && prep != "between");
+      if (joins && YearOf(w[j + 1]) >= y && ends_phrase(j + 1)) {
+        to = j + 1;
+        break;
       }
-      return {first, "", prep + " " + said};
     }
-    if (prep == "between") {
-      if (i + 2 < w.size() && w[i + 1].text == "and" && YearOf(w[i + 2]) >= y && ends_phrase(i + 2)) {
-        return {first, Day(YearOf(w[i + 2]), 12, 31), "between " + said + " and " + w[i + 2].text};
-      }
-      continue;
-    }
-    if (prep == "after") return {m ? Day(m == 12 ? y + 1 : y, m % 12 + 1, 1) : Day(y + 1, 1, 1), "", "after " + said};
-    if (prep == "before") {
+    if (to) {
+      add({first, Day(YearOf(w[to]), 12, 31), prep + " " + said + " " + w[to - 1].text + " " + w[to].text});
+      i = to;
+    } else if (prep == "in" || prep == "during" || prep == "throughout" || prep == "of") {
+      add({first, last, prep + " " + said});
+    } else if (prep == "since" || prep == "from") {
+      add({first, "", prep + " " + said});
+    } else if (prep == "after") {
+      add({m ? Day(m == 12 ? y + 1 : y, m % 12 + 1, 1) : Day(y + 1, 1, 1), "", "after " + said});
+    } else if (prep == "before") {
       int by = m > 1 ? y : y - 1, bm = m > 1 ? m - 1 : 12;  // the month, or the year, before it
-      return {"", Day(by, bm, LastDay(by, bm)), "before " + said};
+      add({"", Day(by, bm, LastDay(by, bm)), "before " + said});
+    } else if (prep == "until" || prep == "till" || prep == "through") {
+      add({"", last, prep + " " + said});
     }
-    if (prep == "until" || prep == "till" || prep == "through") return {"", last, prep + " " + said};
   }
-  return {};
+  // Periods on both sides ("before 2010 or after 2015") bound nothing.
+  if (out.since.empty() && out.until.empty()) return {};
+  return out;
 }
 
 std::string Searched(const DateWindow& w) {

@@ -24,6 +24,10 @@ TEST(QuestionWindow, ReadsTheYearOrMonthAndItsPreposition) {
   EXPECT_EQ(Bounds("What was done until 2012?"), "..2012-12-31 until 2012");
   EXPECT_EQ(Bounds("How did it evolve between 2015 and 2017?"), "2015-01-01..2017-12-31 between 2015 and 2017");
   EXPECT_EQ(Bounds("How did it evolve from 2015 to 2017?"), "2015-01-01..2017-12-31 from 2015 to 2017");
+  // Two periods: the span of both.
+  EXPECT_EQ(Bounds("Why was it reverted in 2016 and re-added in March 2018?"),
+            "2016-01-01..2018-03-31 in 2016 and in march 2018");
+  EXPECT_EQ(Bounds("What changed in 2019 and since 2021?"), "2019-01-01.. in 2019 and since 2021");
 }
 
 TEST(QuestionWindow, ANumberThatIsNoYearIsNoPeriod) {
@@ -37,6 +41,7 @@ TEST(QuestionWindow, ANumberThatIsNoYearIsNoPeriod) {
   EXPECT_EQ(Bounds("How did it evolve between 2017 and 2015?"), ".. ");
   EXPECT_EQ(Bounds(""), ".. ");
   EXPECT_EQ(Bounds("in"), ".. ");
+  EXPECT_EQ(Bounds("Was it faster before 2010 or after 2015?"), ".. ");
 }
 
 TEST(QuestionWindow, SaysWhatWasSearched) {
