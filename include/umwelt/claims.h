@@ -69,8 +69,10 @@ AnswerType AnswerTypeOf(std::string_view question);
 // inclusive, "" for open): "in 2016" and "during March 2021" (that year or
 // month), "since"/"from", "after", "before", "until", "between 2015 and
 // 2017", "from 2015 to 2017". `said` is how the question put it ("in
-// 2016"); all empty where it names none. A four-digit number is a year only
-// from 1970 to 2099 and where it ends its phrase ("in 2048 tokens" is none).
+// 2016"); all empty where it names none. Several periods are their span
+// ("in 2016 and in 2018"); periods on both sides ("before 2010 or after
+// 2015") are none. A four-digit number is a year only from 1970 to 2099
+// and where it ends its phrase ("in 2048 tokens" is none).
 struct DateWindow {
   std::string since, until, said;
 };
