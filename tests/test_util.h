@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cctype>
 #include <condition_variable>
@@ -46,11 +47,16 @@ inline size_t MappedRssKb(const std::string& path) {
 // A fresh folder under $TMPDIR, removed with the object.
 class TempDir {
  public:
+  // Named by digits alone: a corpus keeps its sources' paths in its
+  // permalinks, and random letters (mkdtemp's) once spelled a word a test
+  // asks about ("umwelt-test-gPU0Ra" said "gpu").
   TempDir() {
-    std::string tmpl = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + std::string("/umwelt-test-XXXXXX");
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    path_ = ::mkdtemp(buf.data());
+    static std::atomic<unsigned> next{0};
+    std::string base = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + std::string("/umwelt-test-") +
+                       std::to_string(::getpid()) + "-";
+    do {
+      path_ = base + std::to_string(next++);
+    } while (::mkdir(path_.c_str(), 0700) != 0 && errno == EEXIST);
   }
   ~TempDir() { (void)std::system(("rm -rf '" + path_ + "'").c_str()); }
   const std::string& path() const { return path_; }
