@@ -127,10 +127,8 @@ bool IsCodeName(const std::string& key, const std::string& question) {
   return false;
 }
 
-bool TitleNamesAll(const std::string& title_form, const std::vector<std::string>& keys, const std::string& question) {
-  auto code = [&](const std::string& k) { return IsCodeName(k, question); };
-  auto in_title = [&](const std::string& k) { return research::Mentions(title_form, k); };
-  return std::any_of(keys.begin(), keys.end(), code) || std::all_of(keys.begin(), keys.end(), in_title);
+bool WritesAsCode(const std::vector<std::string>& keys, const std::string& question) {
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return IsCodeName(k, question); });
 }
 
 bool NamesHalf(const std::string& form, const std::vector<std::string>& stems) {
@@ -152,6 +150,7 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
   std::vector<Hit> found;
   if (need.empty()) return found;
   std::string until = window.until;
+  const bool code = title_all && WritesAsCode(need, question);  // then titled by any of them
   for (int round = 0; round < 6; ++round) {  // each round ends before the earliest the last one found
     SearchRequest req;
     req.search.query = query;
@@ -168,7 +167,7 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
       // About the subject: its title names the first constraint (any of
       // them, where all are needed), and the record `min_named` of them.
       auto in_title = [&](const std::string& k) { return research::Mentions(form, k); };
-      bool titled = title_all                 ? TitleNamesAll(form, need, question)
+      bool titled = title_all                 ? code || std::all_of(need.begin(), need.end(), in_title)
                     : min_named < need.size() ? in_title(need.front())
                                               : std::any_of(need.begin(), need.end(), in_title);
       if (!titled) continue;

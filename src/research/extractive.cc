@@ -598,15 +598,15 @@ class ExtractiveReport {
     if (keys_.empty() && AsksWhenItCame(question_)) thing = SplitList(earliest->query, ' ');
     std::vector<std::string> came_beside;
     if (came_) came_beside = CameBeside(question_, keys_, ev_, widespread_);
+    const bool code = came_ && WritesAsCode(keys_, question_);  // then titled by any of them
     const Evidence* first = nullptr;
     for (const Evidence* e : prose_) {
       // Its title names the subject: without keys, the thing that came, else
       // the subject's rarest word; with them, a key, and the record all.
-      std::string title = MatchForm(e->title);
       bool on_it = !thing.empty()                                    ? research::MentionsAll(e->title, thing)
-                   : keys_.empty()                                   ? research::Mentions(title, rarest)
+                   : keys_.empty()                                   ? research::Mentions(MatchForm(e->title), rarest)
                    : NamedHere(e) < static_cast<long>(keys_.size()) ? false
-                   : came_ ? TitleNamesAll(title, keys_, question_) && NamesHalf(FormOf(e), came_beside)
+                   : came_ ? (code || research::MentionsAll(e->title, keys_)) && NamesHalf(FormOf(e), came_beside)
                            : TitleSays(e);
       if ((Relevant(*e) || !thing.empty()) && on_it && !e->date.empty() && (!first || e->date < first->date)) first = e;
     }

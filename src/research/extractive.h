@@ -113,11 +113,11 @@ std::vector<std::string> CameBeside(const std::string& question, const std::vect
 // record that added such a name can list it in its text alone ("New
 // functions: XIAllowTouchEvents"), and none names it before it exists.
 bool IsCodeName(const std::string& key, const std::string& question);
-// Whether a record's title (`title_form`, MatchForm) names all of `keys`,
-// as the record that added a thing the question names is titled; where
-// the question writes one of them as code (IsCodeName), that one is the
-// thing and its record may name any of them in its text alone.
-bool TitleNamesAll(const std::string& title_form, const std::vector<std::string>& keys, const std::string& question);
+// Whether `question` writes one of `keys` as code (IsCodeName). The record
+// that added a thing the question names is titled by all its names; where
+// one is code, that one is the thing, and its record may name any of them
+// in its text alone.
+bool WritesAsCode(const std::vector<std::string>& keys, const std::string& question);
 // Whether `form` (MatchForm) names half of `stems`, rounded down.
 bool NamesHalf(const std::string& form, const std::vector<std::string>& stems);
 // The earliest `n` records (not code) that `query` finds naming `min_named`
@@ -126,8 +126,8 @@ bool NamesHalf(const std::string& form, const std::vector<std::string>& stems);
 // and half of `beside` (stems; NamesHalf):
 // searched again before the earliest found, until no earlier one names
 // them (six rounds at most), within the period `question` names
-// (QuestionWindow); with `title_all`, as TitleNamesAll. `text_of` gives a
-// hit's whole text. Oldest first.
+// (QuestionWindow); with `title_all`, titled by none where WritesAsCode.
+// `text_of` gives a hit's whole text. Oldest first.
 std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, const std::vector<std::string>& need,
                                 size_t min_named, bool title_all, const std::vector<std::string>& beside,
                                 const std::function<std::string(const Hit&)>& text_of, size_t n,

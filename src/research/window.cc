@@ -38,8 +38,8 @@ int YearOf(const Word& w) {
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   if (w.text.size() != 4 || !std::all_of(w.text.begin(), w.text.end(), digit)) return 0;
   int y = std::stoi(w.text);
-  // "in 2016-03", "2048x2048", "in 2048.5" are no years.
-  if (w.after == '-' || w.after == '.' || w.after == 'x' || w.after == '/') return 0;
+  // "in 2016-03", "in 2048.5", "2016/03" are no years.
+  if (w.after == '-' || w.after == '.' || w.after == '/') return 0;
   return y >= 1970 && y <= 2099 ? y : 0;
 }
 
