@@ -186,6 +186,14 @@ size_t LinkSchemeAt(std::string_view s, size_t at);
 std::vector<std::string> CompoundTerms(std::string_view text);
 // The same compounds' parts, lower-case, in the same order ({"z", "loss"}).
 std::vector<std::vector<std::string>> CompoundParts(std::string_view text);
+// The names a text writes as a glob of initials, lower-case: "[GS]etFoo"
+// gives getfoo and setfoo, as a record that says them apart would index.
+std::vector<std::string> GlobbedNames(std::string_view text);
+// A name in code without the prefix of initials its library starts every
+// name with, lower-case: "XRRGetScreenInfo" gives getscreeninfo (records as
+// often leave "XRR" out); "" where the word has no such prefix or what is
+// left is one word ("HTTPServer").
+std::string WithoutNamePrefix(std::string_view word);
 
 // The index term of a token: its English stem (Snowball's Porter2: "retries"
 // and "retrying" give "retri") for a word of three or more ASCII letters, the

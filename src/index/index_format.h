@@ -23,8 +23,9 @@ inline constexpr char kMagic[8] = {'U', 'M', 'W', 'K', 'W', 'I', 'D', 'X'};
 // without postings; 8: the change-log point, each url's key, and the delta
 // segment (a file of the chunks changed since a base, and the base's
 // documents they replace); 9: a link's scheme (http://, https://) is not a
-// term
-inline constexpr uint32_t kFormatVersion = 9;
+// term; 10: names written as a glob of initials ("[GS]etFoo" -> getfoo,
+// setfoo)
+inline constexpr uint32_t kFormatVersion = 10;
 
 enum Section : int {
   kChunkIds = 0,   // int64[n_docs]

@@ -331,6 +331,7 @@ class Tokenizer {
       // A compound's joined form ("z-loss" -> zloss) beside its parts; the
       // length counts the words as written.
       for (auto& t : CompoundTerms(text)) words.emplace_back(std::move(t), title);
+      for (auto& t : GlobbedNames(text)) words.emplace_back(std::move(t), title);  // "[GS]etFoo": getfoo, setfoo
       return static_cast<uint32_t>(tokens.size());
     }
     const std::string& Stem(const std::string& word) {

@@ -369,6 +369,17 @@ QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words
   // about z-loss).
   for (const auto& c : CompoundTerms(query)) Count(&q.stems, StemWord(c), 1);
   for (const auto& n : NumberedNames(query)) Count(&q.stems, n, 1);
+  // "XRRGetScreenInfo" also asks for GetScreenInfo, as its records write it.
+  for (size_t i = 0; i < query.size();) {
+    size_t e = i;
+    while (e < query.size() && (std::isalnum(static_cast<unsigned char>(query[e])) || query[e] == '_')) ++e;
+    if (e == i) {
+      ++i;
+      continue;
+    }
+    if (std::string rest = WithoutNamePrefix(query.substr(i, e - i)); !rest.empty()) Count(&q.stems, StemWord(rest), 1);
+    i = e;
+  }
   if (compound_part < 1) {
     for (const auto& parts : CompoundParts(query)) {
       for (const auto& p : parts) {

@@ -653,6 +653,36 @@ TEST(CompoundTerms, JoinTwoOrThreePartsAndLeaveDatesAndPathsAlone) {
   EXPECT_TRUE(CompoundTerms("zloss ZLoss").empty());
 }
 
+TEST(GlobbedNames, AGlobOfInitialsIsEachName) {
+  EXPECT_EQ(GlobbedNames("Add [GS]etOutputPrimary and [RW]lock_t"),
+            (std::vector<std::string>{"getoutputprimary", "setoutputprimary", "rlock_t", "wlock_t"}));
+  for (const char* none : {"see [1]", "a [ab] b", "[x]y", "[GS]et", "[abcde]fgh", "[GS] etFoo", "list[ij]"}) {
+    EXPECT_TRUE(GlobbedNames(none).empty()) << none;
+  }
+  EXPECT_EQ(WithoutNamePrefix("XRRGetScreenInfo"), "getscreeninfo");
+  EXPECT_EQ(WithoutNamePrefix("XIAllowTouchEvents"), "allowtouchevents");
+  for (const char* none : {"HTTPServer", "GetScreenInfo", "XRRSet", "MFU", "XRRGet_Info", "xrrGetScreenInfo"}) {
+    EXPECT_EQ(WithoutNamePrefix(none), "") << none;
+  }
+}
+
+// A library's records name its functions without the prefix ("Add
+// GetScreenResourcesCurrent") or as a glob ("Add [GS]etOutputPrimary"); a
+// question names them whole, and finds them as exact matches.
+TEST_F(KeywordTest, ANameFindsItsRecordWithoutItsPrefixOrAsAGlob) {
+  Load({{"current", "commit", "Add GetScreenResourcesCurrent", "", "2008-11-24"},
+        {"primary", "commit", "Add [GS]etOutputPrimary", "", "2008-12-08"},
+        {"screen", "commit", "Screen resources are read at start", "the current output is kept", "2008-01-01"},
+        {"f1", "comment", "", "the tokenizer drops accents", "2024-01-06"},
+        {"f2", "comment", "", "throughput doubled on the new nodes", "2024-01-07"}});
+  SearchOptions o{.query = "XRRGetScreenResourcesCurrent"};
+  EXPECT_EQ(Refs(o).at(0), "current");
+  o.query = "XRRSetOutputPrimary";
+  EXPECT_EQ(Refs(o).at(0), "primary");
+  o.query = "GetOutputPrimary";
+  EXPECT_EQ(Refs(o).at(0), "primary");
+}
+
 TEST_F(KeywordTest, EverySpellingOfACompoundFindsTheOthers) {
   Load({{"pr", "issue", "add zloss", "a small auxiliary loss on the logits", "2024-01-01"},
         {"code", "comment", "", "loss = ce + 1e-4 * z_loss(logits)", "2024-01-02"},

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <string_view>
@@ -136,6 +137,41 @@ std::vector<std::vector<std::string>> CompoundParts(std::string_view s) {
   std::vector<std::vector<std::string>> parts;
   Compounds(s, &parts);
   return parts;
+}
+
+std::vector<std::string> GlobbedNames(std::string_view s) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  auto lower = [](char c) { return static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); };
+  std::vector<std::string> out;
+  for (size_t open = s.find('['); open != std::string_view::npos && out.size() < 64; open = s.find('[', open + 1)) {
+    size_t close = open + 1;
+    while (close < s.size() && close - open <= 5 && letter(s[close])) ++close;
+    // Two to four initials, then the rest of a name: at least three letters.
+    if (close >= s.size() || s[close] != ']' || close - open < 3 || close - open > 5) continue;
+    size_t end = close + 1;
+    while (end < s.size() && (letter(s[end]) || Digit(s[end]) || s[end] == '_') && end - close <= 64) ++end;
+    if (end - close - 1 < 3 || !letter(s[close + 1])) continue;
+    std::string rest;
+    for (size_t i = close + 1; i < end; ++i) rest += lower(s[i]);
+    for (size_t i = open + 1; i < close; ++i) out.push_back(lower(s[i]) + rest);
+  }
+  return out;
+}
+
+std::string WithoutNamePrefix(std::string_view w) {
+  auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  size_t caps = 0;
+  while (caps < w.size() && upper(w[caps])) ++caps;
+  // Two initials or more, then a capitalized word: "XRR" + "GetScreenInfo".
+  if (caps < 3 || caps >= w.size() || !(w[caps] >= 'a' && w[caps] <= 'z')) return "";
+  std::string_view rest = w.substr(caps - 1);
+  if (rest.size() < 8 || std::count_if(rest.begin(), rest.end(), upper) < 2) return "";
+  std::string out;
+  for (char c : rest) {
+    if (!(upper(c) || (c >= 'a' && c <= 'z') || Digit(c))) return "";
+    out += static_cast<char>(upper(c) ? c - 'A' + 'a' : c);
+  }
+  return out;
 }
 
 std::string StemWord(std::string_view token) {

@@ -755,9 +755,12 @@ void AskRun::Judge() {
         for (auto& w : ContentWords(f.query)) words.push_back(std::move(w));
       }
     }
+    for (const auto& n : names) {  // and each other spelling of a name ("XRRGetFoo" as GetFoo)
+      if (auto alts = SplitList(n, '|'); alts.size() > 1) words.insert(words.end(), alts.begin() + 1, alts.end());
+    }
     bool said = false;
     for (const auto& e : ev) {
-      std::string lower = ToLower(e.text + " " + e.title);
+      std::string lower = ToLower(e.text + " " + e.title) + " " + research::MatchForm(e.title);
       for (const auto& w : words) said |= w.size() >= 3 && lower.find(w) != std::string::npos;
       if (said) break;
     }
@@ -768,16 +771,16 @@ void AskRun::Judge() {
   // not an answer.
   keys = research::WithVariants(research::WithoutProjectNames(names, ev, widespread), research::EvidenceTexts(ev));
   if (found) {
-    bool together = keys.empty();
+    bool together = keys.empty(), unsaid_word = false;
     if (together) {  // a question without names: a word of its subject no record says
       std::string unsaid = research_internal::UnsaidSubjectWord(*searcher, question, ev, widespread);
-      if (!unsaid.empty()) {
-        keys = {unsaid};
-        together = false;
-      }
+      unsaid_word = !unsaid.empty();
+      if (unsaid_word) keys = {unsaid}, together = false;
     }
+    // The index says no chunk names that word: it is not met inside another
+    // ("lease" in "release").
     for (const auto& e : ev) {
-      if (together) break;
+      if (together || unsaid_word) break;
       together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
     }
     together = together || research_internal::NamedBesideAContextKey(question, keys, ev, widespread);

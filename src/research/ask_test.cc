@@ -213,9 +213,18 @@ TEST(Statements, NonProseIsNeverAStatement) {
   for (const char* prose : {"Add olmo 2 for main, validated and working!", "We moved to the fused kernel; MFU is 38.5% now.",
                             "Update the tokenizer to handle byte fallback", "The loader now prefetches two batches ahead.",
                             "At the moment we shard over the data axis.", "The test passed in CI after the fix.",
-                            "Exception handling in the loader now retries twice."}) {
+                            "Exception handling in the loader now retries twice.",
+                            // A commit's title: a verb and the name in code it acts on.
+                            "Add GetScreenResourcesCurrent", "Add [GS]etOutputPrimary", "Remove take_socket"}) {
     EXPECT_TRUE(research::IsStatement(prose)) << prose;
   }
+  for (const char* fragment : {"Add it", "see GetScreenResourcesCurrent", "Add src/foo_bar.c", "Add 1.2.3"}) {
+    EXPECT_FALSE(research::IsStatement(fragment)) << fragment;
+  }
+  // A name a library's prefix starts is also the name without it.
+  EXPECT_EQ(research::KeyConstraints("When was XRRSetOutputPrimary added?"),
+            std::vector<std::string>{"xrrsetoutputprimary|setoutputprimary"});
+  EXPECT_EQ(research::KeyConstraints("Does HTTPServer log?"), std::vector<std::string>{"httpserver"});
   EXPECT_EQ(research::BestSentence("Files: a/b.py, c/d.py\nChanged: 2 file(s), +3 −1", {}), "");
   EXPECT_EQ(research::KeyConstraints("What MFU did we reach on H200 GPUs?"), (std::vector<std::string>{"mfu", "h200"}));
   EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));

@@ -186,6 +186,11 @@ bool IsStatement(std::string_view sentence) {
     std::string_view t = w;
     while (!t.empty() && std::strchr("(\"'[", t.front())) t.remove_prefix(1);
     while (!t.empty() && std::strchr(")\"',:;.!?]", t.back())) t.remove_suffix(1);
+    // A name written as a glob of initials: "[GS]etFoo".
+    if (size_t close = t.find(']'); close != std::string_view::npos && close >= 2 && close <= 4 &&
+                                    std::all_of(t.begin(), t.begin() + static_cast<long>(close), Alpha)) {
+      t.remove_prefix(close + 1);
+    }
     if (t.empty()) continue;
     bool alpha = std::all_of(t.begin(), t.end(), [](char c) {
       return Alpha(c) || c == '\'' || c == '-' || c == '.' || c == ',' || static_cast<unsigned char>(c) >= 0x80;
@@ -208,6 +213,18 @@ bool IsStatement(std::string_view sentence) {
     for (size_t k = 1; k + 1 < t.size(); ++k) dotted |= t[k] == '.' && Alpha(t[k - 1]) && Alpha(t[k + 1]);
     if ((slash != std::string_view::npos && !ratio && !measure) || t.find('_') != std::string_view::npos || dotted) ++pathish;
   }
+  // "Add GetScreenResourcesCurrent": a verb and the name in code it acts on.
+  auto verb_and_name = [&] {
+    size_t space = s.find(' ');
+    std::string_view verb(s.data(), space), name(s.data() + space + 1, s.size() - space - 1);
+    bool code = std::adjacent_find(name.begin(), name.end(), [](char a, char b) {
+                  return std::islower(static_cast<unsigned char>(a)) != 0 && std::isupper(static_cast<unsigned char>(b)) != 0;
+                }) != name.end() || name.find('_') != std::string_view::npos;
+    return verb.size() >= 3 && std::all_of(verb.begin(), verb.end(), Alpha) &&
+           std::isupper(static_cast<unsigned char>(verb[0])) != 0 && code && name.size() >= 8 &&
+           name.find_first_of("/.") == std::string_view::npos;
+  };
+  if (words == 2 && verb_and_name()) return true;
   if (words < 3 || letters_words < 3) return false;
   if (flags >= 2) return false;
   if (symbols * 8 > s.size()) return false;
@@ -498,6 +515,9 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       key += " " + words[n + 1];
       ++n;  // its last word
     }
+    // A name a library's prefix starts ("XRRGetScreenInfo", "XIQueryDevice"),
+    // which its records as often leave out ("Add GetScreenInfo").
+    if (std::string rest = WithoutNamePrefix(w); identifier && !rest.empty()) key += "|" + rest;
     out.push_back(key);
     key_word.push_back(n);
   }
@@ -539,6 +559,7 @@ std::string MatchForm(std::string_view text) {
     out += l;
   }
   for (const auto& j : CompoundTerms(text)) out += " " + j;  // "z-loss" is also zloss
+  for (const auto& g : GlobbedNames(text)) out += " " + g;    // "[GS]etFoo" is getfoo and setfoo
   return out;
 }
 

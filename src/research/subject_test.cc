@@ -302,5 +302,38 @@ TEST(SubjectTest, AThingWithoutANameCameWithTheFirstRecordTitledByIt) {
   EXPECT_NE(lines.front().find("Add scanpci as a build target"), std::string::npos) << ::testing::PrintToString(lines);
 }
 
+// A word no record says is not met inside another ("lease" in "release",
+// "releases"): the question is not answered from the release notes.
+TEST(SubjectTest, AWordInsideAnotherIsNotSaid) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2019-03-16T10:00:00Z 'Bump version for the 1.5.2 release' && "
+      "c 2018-01-10T10:00:00Z 'Automake releases before 1.10 are no longer supported'";
+  std::string md = ReportOn(dir, commits, "When was lease support added?");
+  EXPECT_NE(md.find("No record mentions `lease`"), std::string::npos) << md;
+}
+
+// A library's records name its functions without the prefix the question
+// writes ("Add GetScreenResourcesCurrent" for XRRGetScreenResourcesCurrent)
+// or as a glob of initials ("Add [GS]etOutputPrimary"); a title of a verb and
+// a name is the statement that answers when it came.
+TEST(SubjectTest, AFunctionCameWithTheRecordThatNamesItWithoutItsPrefix) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2008-11-24T10:00:00Z 'Add GetScreenResourcesCurrent' && "
+      "c 2008-12-08T10:00:00Z 'Add [GS]etOutputPrimary' && "
+      "c 2010-07-08T10:00:00Z 'config: upgrade to util-macros 1.8 for additional man page support'" +
+      ManyCommits(20, "2009-05", [](int i) { return "Fix the reply length of request " + std::to_string(i); });
+  std::string md = ReportOn(dir, commits, "When was XRRGetScreenResourcesCurrent added?");
+  std::vector<std::string> current = AnswerLines(md);
+  ASSERT_FALSE(current.empty()) << md;
+  EXPECT_NE(current.front().find("Add GetScreenResourcesCurrent"), std::string::npos)
+      << ::testing::PrintToString(current);
+  testing::TempDir dir2;
+  std::vector<std::string> primary = AnswerLines(ReportOn(dir2, commits, "When was XRRSetOutputPrimary added?"));
+  ASSERT_FALSE(primary.empty());
+  EXPECT_NE(primary.front().find("etOutputPrimary"), std::string::npos) << ::testing::PrintToString(primary);
+}
+
 }  // namespace
 }  // namespace umwelt

@@ -292,6 +292,30 @@ TEST(WritingEval, CairoReplayedFromItsDebianChangelog) {
                                     "freedesktop/cairo", UMWELT_SOURCE_DIR "/evals/cairo-history/questions");
 }
 
+// Two more, each measured once before anything was tuned on it: OpenSSH
+// portable (1,161 commits, February 2021 to 9.2, with openssh-client, which
+// git brings; a security project's terse "upstream:" messages) and libXrandr
+// (174 commits, 2004 to 1.5.2, with libxrandr2, which Chromium brings). Its
+// records name functions without the XRR the questions write
+// ("Add GetScreenResourcesCurrent") or as a glob ("Add [GS]etOutputPrimary");
+// "RandR 1.2" began with a record that says only "update to 1.2".
+TEST(WritingEval, OpenSshReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("openssh-client", "bc8d6de9852afb110343592927412b5bdfe34c763638f12ce91208a903db79d5",
+                                    "openssh/openssh-portable", UMWELT_SOURCE_DIR "/evals/openssh-history/questions");
+}
+
+TEST(WritingEval, LibXrandrReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxrandr2", "e11c9af323af01fa13594fdba5368bb15c98b040bcebca3353574b893358efec",
+                                    "xorg/lib-libxrandr", UMWELT_SOURCE_DIR "/evals/libxrandr-history/questions", 0.85);
+}
+
+// And libXext (198 commits, 2003 to 1.3.3, with libxext6, which Chromium
+// brings), measured once after libXrandr's fixes.
+TEST(WritingEval, LibXextReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxext6", "5da9605afc0c4aedb8b8cf1707d6b85b7ea927f594ce4066a9957659287cb15b",
+                                    "xorg/lib-libxext", UMWELT_SOURCE_DIR "/evals/libxext-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
