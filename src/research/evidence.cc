@@ -521,6 +521,20 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     out.push_back(key);
     key_word.push_back(n);
   }
+  // A platform or a toolchain goes by several names, whatever the project:
+  // a record of 2007 says "OS X" where a question says "macOS".
+  static const std::vector<std::vector<std::string>> kAliases = {
+      {"macos", "mac os x", "os x", "osx"},
+      {"msvc", "microsoft visual", "visual c++", "visual studio"},
+  };
+  for (auto& key : out) {
+    for (const auto& names : kAliases) {
+      if (std::find(names.begin(), names.end(), key) == names.end()) continue;
+      std::string any = key;
+      for (const auto& n : names) any += n == key ? "" : "|" + n;
+      key = any;
+    }
+  }
   // A list of alternatives is one constraint: a record names any of them.
   for (auto it = lists.rbegin(); it != lists.rend(); ++it) {
     if (!it->either) continue;

@@ -24,12 +24,6 @@ using research::MatchForm;
 using research::Neutralize;
 using research::Sentences;
 
-// A term without its separators ("z-loss", "z loss" -> "zloss").
-std::string Joined(std::string s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == ' ' || c == '-' || c == '_'; }), s.end());
-  return s;
-}
-
 // A quote cut, when it must be, at a word boundary with an ellipsis.
 std::string Quote(const std::string& text, size_t max) {
   return Neutralize(TruncateAtWord(CollapseWhitespace(text), max));
@@ -49,6 +43,11 @@ std::string QuoteLine(const std::string& statement, size_t max, const std::strin
 }  // namespace
 
 std::string Cell(const std::string& s) { return Neutralize(CollapseWhitespace(s)); }
+
+std::string Joined(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == ' ' || c == '-' || c == '_'; }), s.end());
+  return s;
+}
 
 std::string CodeSpan(std::string s) {
   std::replace(s.begin(), s.end(), '`', '\'');
@@ -71,88 +70,6 @@ bool NamesStem(const std::string& form, const std::string& stem) {
     if ((word.starts_with(stem) && word.size() - stem.size() <= 3) || StemWord(word) == stem) return true;
   }
   return false;
-}
-
-std::string AspectOf(const std::string& title, const std::vector<std::string>& question,
-                     const std::vector<std::string>& project) {
-  // Words that say a change happened, not what it is about.
-  static const std::set<std::string> change = {
-      "add", "adds", "added", "adding", "fix", "fixes", "fixed", "fixing", "include", "includes", "support",
-      "supports", "supported", "update", "updates", "updated", "use", "uses", "using", "implement", "implements",
-      "implemented", "remove", "removes", "removed", "allow", "allows", "make", "makes", "enable", "enables",
-      "simple", "new", "initial", "basic", "better", "improve", "improves", "improved", "refactor", "refactors",
-      "bump", "bumps", "introduce", "introduces", "switch", "move", "moves", "clean", "cleanup", "tweak", "tweaks",
-      "minor", "small", "various", "misc", "wip", "try", "get", "revert", "reland", "merge", "branch", "pull",
-      "request", "commit", "pr", "first", "another", "bunch", "stuff", "thing", "things", "way", "ways", "work"};
-  std::set<std::string> asked;
-  for (const auto& q : question) {
-    for (const auto& w : SplitList(MatchForm(q), ' ')) {
-      asked.insert(StemWord(w));
-      asked.insert(w);
-    }
-    asked.insert(Joined(MatchForm(q)));
-  }
-  std::string t = CollapseWhitespace(title);
-  if (t.rfind("Merge pull request", 0) == 0 || t.rfind("Merge branch", 0) == 0) return "";
-  while (!t.empty() && t.front() == '[') {  // "[Reland] [BE] Add X"
-    size_t close = t.find(']');
-    if (close == std::string::npos) break;
-    t = CollapseWhitespace(t.substr(close + 1));
-  }
-  // "fix: x", "feat(scope): x": the prefix is the kind of change.
-  if (size_t colon = t.find(": "); colon != std::string::npos && colon <= 24 &&
-                                   t.substr(0, colon).find(' ') == std::string::npos) {
-    t = t.substr(colon + 2);
-  }
-  // A commit message's subject can run on: its first clause names it.
-  for (std::string_view cut : {" (", "; ", " — ", " - ", ". "}) {
-    if (size_t at = t.find(cut); at != std::string::npos && at > 0) t.resize(at);
-  }
-  std::vector<std::vector<std::string>> runs(1);
-  std::vector<int> news;  // each run's words that are not the question's
-  for (const auto& raw : SplitList(t, ' ')) {
-    std::string w = raw;
-    auto punct = [](char c) { return std::string_view(",.;:!?\"'()[]{}`*").find(c) != std::string_view::npos; };
-    bool ends_clause = !w.empty() && std::string_view(",;:!?)").find(w.back()) != std::string_view::npos;
-    while (!w.empty() && punct(w.front())) w.erase(w.begin());
-    while (!w.empty() && punct(w.back())) w.pop_back();
-    std::string lower = ToLower(w);
-    std::string joined = Joined(lower);
-    bool has_letter = std::any_of(lower.begin(), lower.end(), [](char c) {
-      return std::isalpha(static_cast<unsigned char>(c)) != 0;
-    });
-    bool breaks = !has_letter || lower.find('/') != std::string::npos || lower.find('#') != std::string::npos ||
-                  lower.find('.') != std::string::npos || ContentWords(lower).empty() || change.count(lower) ||
-                  std::find(project.begin(), project.end(), lower) != project.end();
-    if (breaks) {
-      if (!runs.back().empty()) runs.emplace_back();
-      continue;
-    }
-    runs.back().push_back(w);
-    news.resize(runs.size());
-    news.back() += !(asked.count(lower) || asked.count(joined) || asked.count(StemWord(lower)));
-    if (ends_clause) runs.emplace_back();
-  }
-  news.resize(runs.size());
-  // The run with the most words the question does not have, then the
-  // longest ("pipeline parallelism" before "tensor"); the first of equals.
-  size_t best = runs.size();
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (news[i] > 0 && (best == runs.size() || news[i] > news[best] ||
-                        (news[i] == news[best] && runs[i].size() > runs[best].size()))) {
-      best = i;
-    }
-  }
-  if (best == runs.size()) return "";
-  const std::vector<std::string>* run = &runs[best];
-  // The head of an English noun phrase comes last: keep the last four.
-  size_t from = run->size() > 4 ? run->size() - 4 : 0;
-  std::string out;
-  for (size_t i = from; i < run->size(); ++i) out += (out.empty() ? "" : " ") + (*run)[i];
-  if (std::islower(static_cast<unsigned char>(out[0]))) {
-    out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
-  }
-  return out;
 }
 
 bool IsFrameWord(const std::string& t) {
@@ -469,7 +386,9 @@ class ExtractiveReport {
   // The best-ranked statement's record that belongs in the answer.
   std::string TopUrl() const {
     auto top = std::find_if(prose_.begin(), prose_.end(), [&](const Evidence* e) { return Relevant(*e); });
-    return top == prose_.end() ? ev_.front().url : (*top)->url;
+    if (top != prose_.end()) return (*top)->url;
+    auto named = std::find_if(ev_.begin(), ev_.end(), [&](const Evidence& e) { return e.lane.empty() && Relevant(e); });
+    return named == ev_.end() ? ev_.front().url : named->url;
   }
 
   // Each record's statement: the sentence that best answers this kind of
@@ -487,7 +406,12 @@ class ExtractiveReport {
       statement_of_[&e] = std::move(s);
     }
     FindBeside();
-    filter_ = std::any_of(prose_.begin(), prose_.end(), [&](const Evidence* e) { return Relevant(*e); });
+    // A record that names the question's keys, if not in a statement ("Add
+    // FooBar"), still means the others are off the subject.
+    filter_ = std::any_of(prose_.begin(), prose_.end(), [&](const Evidence* e) { return Relevant(*e); }) ||
+              (!keys_.empty() && std::any_of(ev_.begin(), ev_.end(), [&](const Evidence& e) {
+                 return e.lane.empty() && NamedHere(&e) == static_cast<long>(keys_.size());
+               }));
     std::stable_sort(prose_.begin(), prose_.end(), [&](const Evidence* a, const Evidence* b) {
       auto na = Named(a), nb = Named(b);
       if (na != nb) return na > nb;
@@ -623,12 +547,28 @@ class ExtractiveReport {
   // earliest event first.
   std::string ShortAnswer() {
     std::string md;
-    if (type_ == research::AnswerType::kWhen) {
-      std::stable_sort(chosen_.begin(), chosen_.end(), [](const Evidence* a, const Evidence* b) { return a->date < b->date; });
-      md += "In date order, earliest first:\n\n";
+    auto by_date = [](const Evidence* a, const Evidence* b) { return a->date < b->date; };
+    if (chosen_.empty()) {  // the records that name it, if none says it in a sentence ("auto_ptr -> unique_ptr")
+      std::vector<const Evidence*> named;
+      for (const auto& e : ev_) {
+        if (e.lane.empty() && !keys_.empty() && NamedHere(&e) == static_cast<long>(keys_.size()) && named.size() < 4 &&
+            answer_threads_.insert(e.thread).second) {
+          named.push_back(&e);
+        }
+      }
+      if (type_ == research::AnswerType::kWhen) std::stable_sort(named.begin(), named.end(), by_date);
+      md += named.empty() ? "No record found states it in a sentence; the records on it follow.\n"
+                          : std::string("No record found states it in a sentence; the records that name it") +
+                                (type_ == research::AnswerType::kWhen ? ", earliest first" : "") + ":\n\n";
+      for (const Evidence* e : named) {
+        md += "- [" + Cell(TruncateAtWord(e->title.empty() ? e->thread : e->title, 120)) + "](" + e->url + ") — " +
+              Cell(e->author) + ", " + e->date.substr(0, 10) + "\n";
+      }
+      return md;
     }
-    if (chosen_.empty()) {
-      md += "No record found states it in a sentence; the records on it follow.\n";
+    if (type_ == research::AnswerType::kWhen) {
+      std::stable_sort(chosen_.begin(), chosen_.end(), by_date);
+      md += "In date order, earliest first:\n\n";
     }
     for (const Evidence* e : chosen_) {
       if (Reply r = AnswerIn(e); r.e) {  // a question is answered by its reply

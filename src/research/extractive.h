@@ -20,6 +20,8 @@ namespace umwelt::research_internal {
 std::string Cell(const std::string& s);
 // Text shown as code: backticks cannot close the span early.
 std::string CodeSpan(std::string s);
+// A term without its separators ("z-loss", "z loss" -> "zloss").
+std::string Joined(std::string s);
 
 // A question about what the code does or what a setting is ("What port
 // does serve listen on by default?", "Which journal mode does the corpus

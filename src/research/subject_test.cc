@@ -335,5 +335,21 @@ TEST(SubjectTest, AFunctionCameWithTheRecordThatNamesItWithoutItsPrefix) {
   EXPECT_NE(primary.front().find("etOutputPrimary"), std::string::npos) << ::testing::PrintToString(primary);
 }
 
+// The one record that names the question's key says it in no sentence
+// ("auto_ptr -> unique_ptr"): the short answer lists it by its title, and
+// no statement of the records that do not name it.
+TEST(SubjectTest, ARecordThatNamesTheKeyInNoSentenceIsTheAnswerByItsTitle) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2017-05-05T10:00:00Z 'auto_ptr -> unique_ptr' && "
+      "c 2019-08-24T10:00:00Z 'Moved to std::vector without much fallout in the rest of the code'" +
+      ManyCommits(20, "2018-03", [](int i) { return "Use std::unique_ptr for the page cache of part " + std::to_string(i); });
+  std::string md = ReportOn(dir, commits, "When did the code stop using the deprecated std::auto_ptr?");
+  std::vector<std::string> lines = AnswerLines(md);
+  ASSERT_EQ(lines.size(), 1u) << md;
+  EXPECT_NE(lines[0].find("auto\\_ptr -\\> unique\\_ptr"), std::string::npos) << md;
+  EXPECT_NE(md.find("the records that name it, earliest first"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace umwelt
