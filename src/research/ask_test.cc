@@ -225,6 +225,11 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("When was XRRSetOutputPrimary added?"),
             std::vector<std::string>{"xrrsetoutputprimary|setoutputprimary"});
   EXPECT_EQ(research::KeyConstraints("Does HTTPServer log?"), std::vector<std::string>{"httpserver"});
+  // A platform's or a toolchain's other names, whatever the project.
+  EXPECT_EQ(research::KeyConstraints("When did we add launchd support on macOS?"),
+            std::vector<std::string>{"macos|mac os x|os x|osx"});
+  EXPECT_EQ(research::KeyConstraints("Does it build with Microsoft Visual C++?"),
+            std::vector<std::string>{"microsoft visual|msvc|visual c++|visual studio"});
   EXPECT_EQ(research::BestSentence("Files: a/b.py, c/d.py\nChanged: 2 file(s), +3 −1", {}), "");
   EXPECT_EQ(research::KeyConstraints("What MFU did we reach on H200 GPUs?"), (std::vector<std::string>{"mfu", "h200"}));
   EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));

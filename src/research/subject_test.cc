@@ -351,5 +351,18 @@ TEST(SubjectTest, ARecordThatNamesTheKeyInNoSentenceIsTheAnswerByItsTitle) {
   EXPECT_NE(md.find("the records that name it, earliest first"), std::string::npos) << md;
 }
 
+// A record of 2007 says "OS X" where the question says "macOS".
+TEST(SubjectTest, APlatformIsNamedByItsOtherNames) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2007-09-05T10:00:00Z 'changes to support launchd on OS X' && "
+      "c 2008-05-23T10:00:00Z 'Launchd: this functionality has moved into the server'" +
+      ManyCommits(20, "2009-05", [](int i) { return "Fix the length of the socket path of transport " + std::to_string(i); });
+  std::string md = ReportOn(dir, commits, "When was launchd socket support for macOS added?");
+  std::vector<std::string> lines = AnswerLines(md);
+  ASSERT_FALSE(lines.empty()) << md;
+  EXPECT_NE(lines.front().find("changes to support launchd on OS X"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace umwelt
