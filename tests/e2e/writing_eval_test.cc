@@ -328,6 +328,13 @@ TEST(WritingEval, XtransReplayedFromItsDebianChangelog) {
                                     "xorg/lib-libxtrans", UMWELT_SOURCE_DIR "/evals/xtrans-history/questions");
 }
 
+// And libXcursor (157 commits, 2003 to 1.2.1, with libxcursor1, which
+// Chromium brings through GTK), measured once after xtrans's fix.
+TEST(WritingEval, LibXcursorReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxcursor1", "22dea26c22aae55cd9b0167bfa3d5aed121cff6dace88fc249df6cd048982d01",
+                                    "xorg/lib-libxcursor", UMWELT_SOURCE_DIR "/evals/libxcursor-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
