@@ -335,6 +335,16 @@ TEST(WritingEval, LibXcursorReplayedFromItsDebianChangelog) {
                                     "xorg/lib-libxcursor", UMWELT_SOURCE_DIR "/evals/libxcursor-history/questions");
 }
 
+// And libXt (229 commits, 2003 to 1.1.5, with libxt6), measured once after
+// libXcursor. "When was the Intrinsics specification converted to
+// DocBook?" abstains: "Intrinsics" is the library's own name, which none of
+// its records says, and a name no record says is taken for the subject.
+TEST(WritingEval, LibXtReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxt6", "3cc4bef59cd41fe9031fd216ff0b3de16bb8edaf93be670e56346057356a81b7",
+                                    "xorg/lib-libxt", UMWELT_SOURCE_DIR "/evals/libxt-history/questions", 0.9,
+                                    {"docbook"});
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
