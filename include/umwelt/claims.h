@@ -123,6 +123,11 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
 // spaces, whitespace collapsed, and the joined forms of its compounds
 // ("Z-Loss" reads "z loss … zloss").
 std::string MatchForm(std::string_view text);
+// A title's match form (MatchForm) that also says the words of its names
+// in code apart: "Support XIScrollClass" says "scroll" and "class", as a
+// title about scroll classes would. Only titles: in a record's text such
+// names are as often what the change touched as what it is about.
+std::string TitleForm(std::string_view title);
 // A constraint with its other spellings, "|"-separated: the words as
 // written ("mixture of expert"), joined ("mixtureofexpert"), and the
 // acronym or expansion `texts` (what retrieval found) pair with it

@@ -163,7 +163,7 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
     std::string earliest;
     for (auto& h : r->result.hits) {
       if (SpaceOf(h.source) == "code" || h.date.empty()) continue;
-      std::string form = research::MatchForm(h.title);
+      std::string form = research::TitleForm(h.title);
       // About the subject: its title names the first constraint (any of
       // them, where all are needed), and the record `min_named` of them.
       auto in_title = [&](const std::string& k) { return research::Mentions(form, k); };

@@ -577,6 +577,26 @@ std::string MatchForm(std::string_view text) {
   return out;
 }
 
+std::string TitleForm(std::string_view text) {
+  std::string out = MatchForm(text);
+  // "XIScrollClass" also says "scroll class" (its words apart).
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (size_t i = 0, n = 0; i < text.size() && n < 256;) {
+    size_t e = i;
+    while (e < text.size() && alnum(text[e])) ++e;
+    std::string_view tok = text.substr(i, e - i);
+    bool camel = tok.size() <= 64 && std::adjacent_find(tok.begin(), tok.end(), [](char a, char b) {
+                   return std::islower(static_cast<unsigned char>(a)) != 0 && std::isupper(static_cast<unsigned char>(b)) != 0;
+                 }) != tok.end();
+    if (camel) {
+      ++n;
+      for (const auto& part : SplitIdentifier(tok)) out += " " + part;
+    }
+    i = e == i ? e + 1 : e;
+  }
+  return out;
+}
+
 bool Mentions(std::string_view match_form, const std::string& key) {
   for (size_t at = 0; at <= key.size();) {
     size_t bar = key.find('|', at);

@@ -266,7 +266,7 @@ class ExtractiveReport {
   // a key constraint, else a word of the subject (the project's own name,
   // which every record says, is none).
   bool OnTopic(const Evidence* e) const {
-    std::string form = research::MatchForm(StatementOf(e));
+    std::string form = research::TitleForm(StatementOf(e));
     if (keys_.empty() && !subject_.empty()) return SaysSubject(form, true);
     if (SaysBeside(form)) return true;
     const auto& words = keys_.empty() ? terms_ : keys_;
@@ -276,7 +276,7 @@ class ExtractiveReport {
   // about it ("Support gradient accumulation"), not one that mentions it in
   // passing.
   bool TitleSays(const Evidence* e) const {
-    std::string form = MatchForm(e->title);
+    std::string form = research::TitleForm(e->title);
     if (!keys_.empty()) {
       return std::any_of(keys_.begin(), keys_.end(), [&](const std::string& k) { return research::Mentions(form, k); });
     }
@@ -290,7 +290,7 @@ class ExtractiveReport {
   // together, half of four or more anywhere; or the subject's acronym.
   bool NamesSubject(const Evidence& e) const {
     if (!keys_.empty()) return Named(&e) > 0;
-    return SaysSubject(MatchForm(e.author + "\n" + e.title + "\n" + e.text), false, !e.lane.empty());
+    return SaysSubject(MatchForm(e.author + "\n" + e.text) + "\n" + research::TitleForm(e.title), false, !e.lane.empty());
   }
   // `loosely`: one of the subject's words is enough (a quoted sentence that
   // goes on about it). `code`: a window of code, long and full of words,
@@ -527,10 +527,14 @@ class ExtractiveReport {
     for (const Evidence* e : prose_) {
       // Its title names the subject: without keys, the thing that came, else
       // the subject's rarest word; with them, a key, and the record all.
-      bool on_it = !thing.empty()                                    ? research::MentionsAll(e->title, thing)
-                   : keys_.empty()                                   ? research::Mentions(MatchForm(e->title), rarest)
+      std::string title = research::TitleForm(e->title);
+      auto titled = [&](const std::vector<std::string>& all) {
+        return std::all_of(all.begin(), all.end(), [&](const std::string& k) { return research::Mentions(title, k); });
+      };
+      bool on_it = !thing.empty()                                    ? titled(thing)
+                   : keys_.empty()                                   ? research::Mentions(title, rarest)
                    : NamedHere(e) < static_cast<long>(keys_.size()) ? false
-                   : came_ ? (code || research::MentionsAll(e->title, keys_)) && NamesHalf(FormOf(e), came_beside)
+                   : came_ ? (code || titled(keys_)) && NamesHalf(FormOf(e), came_beside)
                            : TitleSays(e);
       if ((Relevant(*e) || !thing.empty()) && on_it && !e->date.empty() && (!first || e->date < first->date)) first = e;
     }

@@ -364,5 +364,21 @@ TEST(SubjectTest, APlatformIsNamedByItsOtherNames) {
   EXPECT_NE(lines.front().find("changes to support launchd on OS X"), std::string::npos) << md;
 }
 
+// A title names a subject in the words of a name in code: "Support XI 2.1
+// XIScrollClass" is the record on scroll classes, and the answer.
+TEST(SubjectTest, ATitleSaysTheWordsOfItsNamesInCode) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2011-08-17T10:00:00Z 'Support XI 2.1 XIScrollClass' && "
+      "c 2011-09-15T10:00:00Z 'Implement support for XI 2.2' && "
+      "c 2012-03-07T10:00:00Z 'Fix XIScrollClass increment value on 32-bit machines' && "
+      "c 2012-05-01T10:00:00Z 'man: describe smooth scrolling for XI 2.1 clients'" +
+      ManyCommits(20, "2010-05", [](int i) { return "Fix the event mask of device " + std::to_string(i); });
+  std::string md = ReportOn(dir, commits, "When was smooth scrolling (scroll classes) support added?");
+  std::vector<std::string> lines = AnswerLines(md);
+  ASSERT_FALSE(lines.empty()) << md;
+  EXPECT_NE(lines.front().find("Support XI 2.1 XIScrollClass"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace umwelt
