@@ -125,8 +125,9 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
 std::string MatchForm(std::string_view text);
 // A title's match form (MatchForm) that also says the words of its names
 // in code apart: "Support XIScrollClass" says "scroll" and "class", as a
-// title about scroll classes would. Only titles: in a record's text such
-// names are as often what the change touched as what it is about.
+// title about scroll classes would. For titles and the one sentence a
+// report quotes: in a record's whole text such names are as often what the
+// change touched as what it is about (all-sets runs put those first).
 std::string TitleForm(std::string_view title);
 // A constraint with its other spellings, "|"-separated: the words as
 // written ("mixture of expert"), joined ("mixtureofexpert"), and the
