@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs from Debian's packages what umwelt needs to build and run; with
 # --tests also what only the tests, checks and benchmarks need (GoogleTest,
-# Chromium, clang-tidy, wrk, ...; openssh-client, xtrans-dev and libxt6 for
+# Chromium, clang-tidy, wrk, ...; openssh-client, xtrans-dev, libxt6 and libsm6 for
 # the changelogs the writing evals replay) and the test-only npm packages
 # (tests/mcp).
 # Runs apt-get as root (directly, or through sudo).
@@ -17,7 +17,7 @@ TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   clang clang-tidy libclang-rt-14-dev binutils sqlite3
   chromium fonts-liberation wrk python3 python3-numpy
-  openssh-client xtrans-dev libxt6
+  openssh-client xtrans-dev libxt6 libsm6
 )
 [ "${1:-}" = "--tests" ] && PACKAGES+=("${TEST_PACKAGES[@]}")
 missing=()

@@ -225,6 +225,10 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("When was XRRSetOutputPrimary added?"),
             std::vector<std::string>{"xrrsetoutputprimary|setoutputprimary"});
   EXPECT_EQ(research::KeyConstraints("Does HTTPServer log?"), std::vector<std::string>{"httpserver"});
+  // A name's own last s is no plural's ("D-Bus" was "d-bu", met in "build").
+  EXPECT_EQ(research::KeyConstraints("When was D-Bus support added?"), std::vector<std::string>{"d-bus"});
+  EXPECT_EQ(research::KeyConstraints("How does it export to Prometheus?"), std::vector<std::string>{"prometheus"});
+  EXPECT_EQ(research::KeyConstraints("Which Olmos ran on TPUs?"), std::vector<std::string>{"olmo"});
   // A platform's or a toolchain's other names, whatever the project.
   EXPECT_EQ(research::KeyConstraints("When did we add launchd support on macOS?"),
             std::vector<std::string>{"macos|mac os x|os x|osx"});

@@ -470,8 +470,10 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       continue;
     }
     std::string key = ToLower(w);
-    // A plural's s ("GPUs", "Olmos"), not an acronym's own last letter ("HTTPS").
-    bool plural = key.size() > 3 && w.back() == 's' && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]));
+    // A plural's s ("GPUs", "Olmos"), not an acronym's own last letter ("HTTPS")
+    // nor a name's that ends in -us, -ss or -is ("D-Bus", "Redis").
+    bool own_s = w.size() >= 2 && std::string_view("usi").find(w[w.size() - 2]) != std::string_view::npos;
+    bool plural = key.size() > 3 && w.back() == 's' && !own_s && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]));
     if (plural) key.pop_back();
     if (key.size() > 2 && key.back() == 's' && std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();  // H100s
     if (kGeneric.count(key) || std::find(out.begin(), out.end(), key) != out.end()) {

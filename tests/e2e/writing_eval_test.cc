@@ -345,6 +345,14 @@ TEST(WritingEval, LibXtReplayedFromItsDebianChangelog) {
                                     {"docbook"});
 }
 
+// And libSM (153 commits, 2003 to 1.2.3, with libsm6), measured once after
+// libXt. Its one miss, "D-Bus session management" answered, was "D-Bus"
+// read as the plural of "D-Bu" and met inside "build".
+TEST(WritingEval, LibSmReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libsm6", "5632481efaf5b4ee62cd75d958e42f888d03ed754f108fe3451ae7d55e9c8cb5",
+                                    "xorg/lib-libsm", UMWELT_SOURCE_DIR "/evals/libsm-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
