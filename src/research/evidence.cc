@@ -17,6 +17,12 @@ namespace {
 
 bool Digit(char c) { return c >= '0' && c <= '9'; }
 bool Alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+// A name in code's hump: a small letter, then a capital ("getCString", "XIScrollClass").
+bool HasHump(std::string_view w) {
+  return std::adjacent_find(w.begin(), w.end(), [](char a, char b) {
+           return std::islower(static_cast<unsigned char>(a)) != 0 && std::isupper(static_cast<unsigned char>(b)) != 0;
+         }) != w.end();
+}
 
 const std::set<std::string>& StopWords() {
   static const std::set<std::string> k = {
@@ -217,9 +223,7 @@ bool IsStatement(std::string_view sentence) {
   auto verb_and_name = [&] {
     size_t space = s.find(' ');
     std::string_view verb(s.data(), space), name(s.data() + space + 1, s.size() - space - 1);
-    bool code = std::adjacent_find(name.begin(), name.end(), [](char a, char b) {
-                  return std::islower(static_cast<unsigned char>(a)) != 0 && std::isupper(static_cast<unsigned char>(b)) != 0;
-                }) != name.end() || name.find('_') != std::string_view::npos;
+    bool code = HasHump(name) || name.find('_') != std::string_view::npos;
     return verb.size() >= 3 && std::all_of(verb.begin(), verb.end(), Alpha) &&
            std::isupper(static_cast<unsigned char>(verb[0])) != 0 && code && name.size() >= 8 &&
            name.find_first_of("/.") == std::string_view::npos;
@@ -423,6 +427,22 @@ std::string WithoutModifierTail(const std::string& word) {
   return std::string(w);
 }
 
+// A key with the other names of a platform or a toolchain, whatever the
+// project: a record of 2007 says "OS X" where a question says "macOS".
+std::string WithOtherNames(const std::string& key) {
+  static const std::vector<std::vector<std::string>> kAliases = {
+      {"macos", "mac os x", "os x", "osx"},
+      {"msvc", "microsoft visual", "visual c++", "visual studio"},
+  };
+  for (const auto& names : kAliases) {
+    if (std::find(names.begin(), names.end(), key) == names.end()) continue;
+    std::string any = key;
+    for (const auto& n : names) any += n == key ? "" : "|" + n;
+    return any;
+  }
+  return key;
+}
+
 }  // namespace
 
 std::vector<std::string> KeyConstraints(std::string_view question) {
@@ -460,11 +480,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool acronym = upper >= 2 && upper >= lower;                 // MFU, TPU, FSDP, GPUs
     bool name = !was_first && upper >= 1 && std::isupper(static_cast<unsigned char>(w[0])) && lower > 0;  // Olmo, Haliax
     // A name in code: auto_ptr, getCString (a capital after a small letter).
-    bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos ||
-                                            std::adjacent_find(w.begin(), w.end(), [](char a, char b) {
-                                              return std::islower(static_cast<unsigned char>(a)) != 0 &&
-                                                     std::isupper(static_cast<unsigned char>(b)) != 0;
-                                            }) != w.end());
+    bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos || HasHump(w));
     if (!measure && !acronym && !name && !identifier) {
       prev_name = false;
       continue;
@@ -523,20 +539,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     out.push_back(key);
     key_word.push_back(n);
   }
-  // A platform or a toolchain goes by several names, whatever the project:
-  // a record of 2007 says "OS X" where a question says "macOS".
-  static const std::vector<std::vector<std::string>> kAliases = {
-      {"macos", "mac os x", "os x", "osx"},
-      {"msvc", "microsoft visual", "visual c++", "visual studio"},
-  };
-  for (auto& key : out) {
-    for (const auto& names : kAliases) {
-      if (std::find(names.begin(), names.end(), key) == names.end()) continue;
-      std::string any = key;
-      for (const auto& n : names) any += n == key ? "" : "|" + n;
-      key = any;
-    }
-  }
+  for (auto& key : out) key = WithOtherNames(key);
   // A list of alternatives is one constraint: a record names any of them.
   for (auto it = lists.rbegin(); it != lists.rend(); ++it) {
     if (!it->either) continue;
@@ -587,10 +590,7 @@ std::string TitleForm(std::string_view text) {
     size_t e = i;
     while (e < text.size() && alnum(text[e])) ++e;
     std::string_view tok = text.substr(i, e - i);
-    bool camel = tok.size() <= 64 && std::adjacent_find(tok.begin(), tok.end(), [](char a, char b) {
-                   return std::islower(static_cast<unsigned char>(a)) != 0 && std::isupper(static_cast<unsigned char>(b)) != 0;
-                 }) != tok.end();
-    if (camel) {
+    if (tok.size() <= 64 && HasHump(tok)) {
       ++n;
       for (const auto& part : SplitIdentifier(tok)) out += " " + part;
     }
