@@ -112,6 +112,9 @@ std::string BestSentence(std::string_view text, const std::vector<std::string>& 
 // letters, acronyms, and capitalized words inside the sentence; generic ones
 // (GPUs, PR, API) left out. Lower-case, a plural's s dropped.
 std::vector<std::string> KeyConstraints(std::string_view question);
+// A key that names a platform or a toolchain (macOS, MSVC), which a question
+// names as the place of its subject ("launchd support on macOS").
+bool IsPlatformKey(const std::string& key);
 // The constraints left once the project's own names are dropped: those most
 // of the evidence's permalinks carry ("levanter" in
 // github.com/marin-community/levanter/…), and those in `widespread` (names a

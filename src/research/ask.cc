@@ -376,7 +376,7 @@ class AskRun {
   std::vector<std::string> names;  // key constraints and file names the question gives (Orient)
   std::vector<std::string> keys;
   std::vector<std::string> widespread;  // the question's names a third of the corpus says (Orient)
-  bool unanswered = false;
+  bool unanswered = false, came_unsaid = false;  // abstains; because no record says the thing came (CameUnsaid)
   std::string md;
 };
 
@@ -766,9 +766,8 @@ void AskRun::Judge() {
     }
     found = found && said;
   }
-  // Abstain when no record names the question's key constraints together
-  // (a metric and a hardware name, say): the closest records are related,
-  // not an answer.
+  // Abstain when no record names the question's key constraints together (a metric and a hardware name, say):
+  // the closest records are related, not an answer.
   keys = research::WithVariants(research::WithoutProjectNames(names, ev, widespread), research::EvidenceTexts(ev));
   if (found) {
     bool together = keys.empty(), unsaid_word = false;
@@ -783,12 +782,13 @@ void AskRun::Judge() {
       if (together || unsaid_word) break;
       together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
     }
-    together = together || research_internal::NamedBesideAContextKey(question, keys, ev, widespread);
-    // A question of several clauses is answered in part when a record names
-    // one clause's subject: its key constraints, else all its words (each
-    // with its other spellings).
+    // "When was X added?" where records only mention X (SaysItCame).
+    came_unsaid = together && research_internal::CameUnsaid(question, ev, keys);
+    together = (together || research_internal::NamedBesideAContextKey(question, keys, ev, widespread)) && !came_unsaid;
+    // A question of several clauses is answered in part when a record names one clause's subject: its key
+    // constraints, else all its words (each with its other spellings).
     std::vector<std::string> answered, unsupported;
-    if (!together) {
+    if (!together && !came_unsaid) {
       std::vector<std::string> texts = research::EvidenceTexts(ev);
       std::vector<std::string> clauses = Clauses(question);
       for (const auto& clause : clauses) {
@@ -822,8 +822,9 @@ void AskRun::Judge() {
                              (parts.empty() ? std::string("the whole question") : "\"" + parts + "\""));
     } else if (!together) {
       unanswered = true;
-      result.notes.push_back("no record names " + std::to_string(keys.size()) +
-                             " key terms of the question together: the report abstains");
+      std::string none = "no record names " + std::to_string(keys.size()) + " key terms of the question together";
+      result.notes.push_back((came_unsaid ? "records name the subject, but none says when it came" : none) +
+                             std::string(": the report abstains"));
     }
   }
   Progress("expand", std::to_string(threads.size()) + " threads read");
@@ -849,7 +850,7 @@ void AskRun::Synthesize() {
   }
   if (md.empty()) {
     result.extractive = true;
-    md = Extractive(question, facets, ev, found && !ev.empty(), keys, widespread, unanswered);
+    md = Extractive(question, facets, ev, found && !ev.empty(), keys, widespread, unanswered, came_unsaid);
   }
   Progress("synthesize", result.extractive ? "extractive" : "llm");
 }

@@ -136,6 +136,67 @@ bool NamesHalf(const std::string& form, const std::vector<std::string>& stems) {
   return named * 2 >= stems.size() - stems.size() % 2;
 }
 
+namespace {
+
+bool IsArrivalWord(const std::string& w) {
+  static const std::set<std::string> kWords = {"add",  "adds", "added", "adding", "new",  "now",   "land",
+                                               "lands", "landed", "wire", "wired", "hook", "hooked", "first"};
+  static const char* kStems[] = {"introduc", "implement", "merg", "import", "creat", "enabl", "initial", "provid"};
+  return kWords.count(w) > 0 ||
+         std::any_of(std::begin(kStems), std::end(kStems), [&](const char* s) { return w.rfind(s, 0) == 0; });
+}
+
+bool SaysArrival(const std::string& text) {
+  auto words = LowerWords(text);
+  for (size_t i = 0; i < words.size(); ++i) {  // "changes to support launchd"
+    if (IsArrivalWord(words[i]) || (i > 0 && words[i - 1] == "to" && words[i].rfind("support", 0) == 0)) return true;
+  }
+  return false;
+}
+
+// "Support XI 2.2 officially", "xfixes: Support pointer barriers".
+bool TitleBeginsSupport(const std::string& title) {
+  size_t colon = title.find(": ");
+  std::string rest = ToLower(colon != std::string::npos && colon < 40 ? title.substr(colon + 2) : title);
+  return rest.rfind("support", 0) == 0;
+}
+
+}  // namespace
+
+bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& all_keys) {
+  // A platform is where the subject came, not the subject.
+  std::vector<std::string> keys = all_keys;
+  std::erase_if(keys, research::IsPlatformKey);
+  if (keys.empty()) return true;
+  auto names = [&](const std::string& text) {
+    return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return research::MentionsAll(text, {k}); });
+  };
+  return std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
+    if (!e.lane.empty()) return false;
+    std::vector<std::string> sentences = research::Sentences(e.text);
+    const bool title_came = (SaysArrival(e.title) || TitleBeginsSupport(e.title)) && e.title.rfind("Revert", 0) != 0;
+    if (title_came && research::MentionsAll(e.title + "\n" + research::TitleForm(e.title) + "\n" + e.text, keys)) {
+      return true;  // "Implement support for XI 2.2", whose text lists XIAllowTouchEvents
+    }
+    if (names(e.title + "\n" + research::TitleForm(e.title)) &&
+        (title_came || (!sentences.empty() && SaysArrival(sentences[0])))) {
+      return true;
+    }
+    return std::any_of(sentences.begin(), sentences.end(), [&](const std::string& s) { return names(s) && SaysArrival(s); });
+  });
+}
+
+bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys) {
+  // A key the question puts after "on" is where the thing came ("thread
+  // safety on Windows"), not the thing.
+  std::vector<std::string> things = keys;
+  const std::string lower = ToLower(question);
+  std::erase_if(things, [&](const std::string& k) {
+    return lower.find(" on " + SplitList(k, '|').front()) != std::string::npos;
+  });
+  return !keys.empty() && AsksWhenItCame(question) && !SaysItCame(ev, things);
+}
+
 bool AsksWhenItBegan(const std::string& question) {
   if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
   auto words = LowerWords(question);

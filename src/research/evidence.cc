@@ -429,12 +429,16 @@ std::string WithoutModifierTail(const std::string& word) {
 
 // A key with the other names of a platform or a toolchain, whatever the
 // project: a record of 2007 says "OS X" where a question says "macOS".
-std::string WithOtherNames(const std::string& key) {
+const std::vector<std::vector<std::string>>& Aliases() {
   static const std::vector<std::vector<std::string>> kAliases = {
       {"macos", "mac os x", "os x", "osx"},
       {"msvc", "microsoft visual", "visual c++", "visual studio"},
   };
-  for (const auto& names : kAliases) {
+  return kAliases;
+}
+
+std::string WithOtherNames(const std::string& key) {
+  for (const auto& names : Aliases()) {
     if (std::find(names.begin(), names.end(), key) == names.end()) continue;
     std::string any = key;
     for (const auto& n : names) any += n == key ? "" : "|" + n;
@@ -444,6 +448,13 @@ std::string WithOtherNames(const std::string& key) {
 }
 
 }  // namespace
+
+bool IsPlatformKey(const std::string& key) {
+  std::string first = SplitList(key, '|').front();
+  return std::any_of(Aliases().begin(), Aliases().end(), [&](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), first) != names.end();
+  });
+}
 
 std::vector<std::string> KeyConstraints(std::string_view question) {
   static const std::set<std::string> kGeneric = {
@@ -481,6 +492,14 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool name = !was_first && upper >= 1 && std::isupper(static_cast<unsigned char>(w[0])) && lower > 0;  // Olmo, Haliax
     // A name in code: auto_ptr, getCString (a capital after a small letter).
     bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos || HasHump(w));
+    // A name of three or more parts joined by hyphens, none a small word of
+    // English ("linux-drm-syncobj", not "state-of-the-art").
+    std::vector<std::string> parts = SplitList(ToLower(w), '-');
+    identifier |= parts.size() >= 3 && std::none_of(parts.begin(), parts.end(), [](const std::string& p) {
+      static const std::set<std::string> kSmall = {"of", "the", "to", "in", "a", "an", "and", "or", "by", "for",
+                                                   "on", "at", "as", "per", "from", "with", "up", "out"};
+      return p.empty() || kSmall.count(p) > 0;
+    });
     if (!measure && !acronym && !name && !identifier) {
       prev_name = false;
       continue;

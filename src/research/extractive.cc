@@ -105,7 +105,7 @@ class ExtractiveReport {
     if (keys_.empty()) FindSubject();
   }
 
-  std::string Write(bool found, bool abstain) {
+  std::string Write(bool found, bool abstain, bool came_unsaid) {
     std::string md = "# " + Cell(TruncateAtWord(question_, 200)) + "\n\n";
     md += "> **Extractive answer.** No language model was used: the statements below are quoted from the corpus "
           "with their authors, dates and links, chosen and ordered by relevance:\n\n";
@@ -114,7 +114,7 @@ class ExtractiveReport {
     if (!found) return md + NothingFound();
     RankStatements();
     md += "## Short answer\n\n";
-    if (abstain) return md + Abstention();
+    if (abstain) return md + Abstention(came_unsaid);
     Choose();
     // One section at a time: later ones depend on what earlier ones quoted.
     md += ShortAnswer();
@@ -428,14 +428,17 @@ class ExtractiveReport {
   }
 
   // The key constraints never meet: the closest records, as related only.
-  std::string Abstention() const {
+  std::string Abstention(bool mentioned) const {
     std::vector<std::string> named;
     for (const auto& m : keys_) named.push_back(CodeSpan(research::Shown(m)));
     std::string list;
     for (size_t i = 0; i < named.size(); ++i) list += (i ? (i + 1 == named.size() ? " and " : ", ") : "") + named[i];
-    std::string md = "The corpus does not state this. No record mentions " + list +
-                     (named.size() > 1 ? " together" : "") +
-                     "; the closest records follow, and none of them answers the question:\n\n";
+    std::string md = mentioned ? "The corpus does not state this. Records mention " + list +
+                                     ", but none says when it was added or came; the closest records follow, "
+                                     "and none of them answers the question:\n\n"
+                               : "The corpus does not state this. No record mentions " + list +
+                                     (named.size() > 1 ? " together" : "") +
+                                     "; the closest records follow, and none of them answers the question:\n\n";
     md += "## Related records (not an answer)\n\n";
     int quoted = 0;
     for (size_t i = 0; i < prose_.size() && quoted < 6; ++i) {
@@ -446,8 +449,12 @@ class ExtractiveReport {
       md += QuoteLine(StatementOf(&e), 320, Cite(e) + " · " + Cell(TruncateAtWord(e.title, 90)));
       ++quoted;
     }
-    md += "## Caveats\n\n- The search looked for records naming all of the question's key terms together and found "
-          "none; a record may say it in other words ([the closest record](" + TopUrl() + ")).\n";
+    md += mentioned ? "## Caveats\n\n- The search looked for a record saying the question's subject was added, "
+                      "introduced or merged, and found none; a record may say it in other words ([the closest "
+                      "record](" + TopUrl() + ")).\n"
+                    : "## Caveats\n\n- The search looked for records naming all of the question's key terms "
+                      "together and found none; a record may say it in other words ([the closest record](" +
+                          TopUrl() + ")).\n";
     return md;
   }
 
@@ -937,8 +944,8 @@ class ExtractiveReport {
 
 std::string Extractive(const std::string& question, const std::vector<Facet>& facets, const std::vector<Evidence>& ev,
                        bool found, const std::vector<std::string>& keys, const std::vector<std::string>& widespread,
-                       bool abstain) {
-  return ExtractiveReport(question, facets, ev, keys, widespread).Write(found, abstain);
+                       bool abstain, bool came_unsaid) {
+  return ExtractiveReport(question, facets, ev, keys, widespread).Write(found, abstain, came_unsaid);
 }
 
 }  // namespace umwelt::research_internal

@@ -88,6 +88,16 @@ bool AsksWhenItBegan(const std::string& question);
 // its subject is a thing the question names, and the answer's record is
 // titled by all of it.
 bool AsksWhenItCame(const std::string& question);
+// Whether a record says that a thing the question names (any of `keys`)
+// came: its title, or a sentence of its text, names one beside a word of
+// arrival ("add", "introduces", "implemented", "merge", "new",
+// "now", a title that begins "Support"), or its title names them and its
+// first sentence says one. Records that only mention the thing ("deep
+// color / HDR output becomes impossible") do not.
+bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& keys);
+// A question that asks when a thing it names came (AsksWhenItCame), of
+// which the records say nothing of the kind (SaysItCame): it abstains.
+bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys);
 // Whether `word` is one of `keys` (constraints with their spellings) or
 // holds one: "windows" of the key "window".
 bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys);
@@ -175,9 +185,10 @@ bool NamedBesideAContextKey(const std::string& question, const std::vector<std::
 // for. `found`: whether the corpus holds anything on the question; `keys`:
 // its key constraints; `widespread`: the project's names the question gives
 // (see WithoutProjectNames); `abstain`: the keys never meet, so the closest
-// records appear as related, never as the answer.
+// records appear as related, never as the answer; `came_unsaid`: it abstains
+// because records name the thing and none says it came (CameUnsaid).
 std::string Extractive(const std::string& question, const std::vector<Facet>& facets, const std::vector<Evidence>& ev,
                        bool found, const std::vector<std::string>& keys, const std::vector<std::string>& widespread,
-                       bool abstain);
+                       bool abstain, bool came_unsaid = false);
 
 }  // namespace umwelt::research_internal

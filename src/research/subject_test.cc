@@ -12,6 +12,7 @@
 
 #include "corpus_fixtures.h"
 #include "test_util.h"
+#include "umwelt/claims.h"
 #include "umwelt/research.h"
 #include "umwelt/text.h"
 
@@ -378,6 +379,48 @@ TEST(SubjectTest, ATitleSaysTheWordsOfItsNamesInCode) {
   std::vector<std::string> lines = AnswerLines(md);
   ASSERT_FALSE(lines.empty()) << md;
   EXPECT_NE(lines.front().find("Support XI 2.1 XIScrollClass"), std::string::npos) << md;
+}
+
+// "When was X added?" where records mention X and none says it came: the
+// X server's history says "deep color / HDR output becomes impossible" and
+// never that HDR output was added. It abstains, and says records mention it;
+// the same history answers for a thing a record says was added, in a title
+// or, under a title that says it came, in its text.
+TEST(SubjectTest, AThingRecordsOnlyMentionIsNotAnsweredAsAdded) {
+  testing::TempDir dir;
+  std::string commits =
+      "c 2021-09-14T00:00:00Z 'Revert the gamma ramp: with it color output is restricted to 8 bpc and any deep "
+      "color or HDR output becomes impossible' && "
+      "c 2021-10-01T00:00:00Z 'Fix a crash when HDR capable monitors are hotplugged twice' && "
+      "c 2021-10-02T00:00:00Z 'Add TearFree page flipping to the modesetting driver' && "
+      "c 2021-10-03T00:00:00Z 'Implement the new touch events. New functions: XIGrabTouchBegin, XIAllowTouchEvents'" +
+      ManyCommits(20, "2021-11", [](int i) { return "Tidy the output code, part " + std::to_string(i); });
+  std::string md = ReportOn(dir, commits, "When was HDR output support added?");
+  EXPECT_TRUE(Abstains(md)) << md;
+  EXPECT_NE(md.find("Records mention `hdr`, but none says when it was added"), std::string::npos) << md;
+  testing::TempDir dir2;
+  md = ReportOn(dir2, commits, "When was TearFree added?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "Add TearFree page flipping")) << md;
+  testing::TempDir dir3;
+  md = ReportOn(dir3, commits, "When was XIAllowTouchEvents added?");
+  EXPECT_FALSE(Abstains(md)) << md;
+}
+
+// A name of three or more parts joined by hyphens is a key: no record names
+// "linux-drm-syncobj" (one says "_SyncObject", others "explicit" and
+// "synchronous"), so the question abstains instead of quoting those.
+TEST(SubjectTest, AHyphenatedNameOfThreePartsIsAKey) {
+  EXPECT_EQ(research::KeyConstraints("When did it get explicit sync through linux-drm-syncobj?"),
+            std::vector<std::string>{"linux-drm-syncobj"});
+  EXPECT_TRUE(research::KeyConstraints("Which state-of-the-art models were compared?").empty());
+  testing::TempDir dir;
+  std::string md = ReportOn(dir,
+                            "c 2021-09-14T00:00:00Z 'Make struct _SyncObject fully ABI compatible' && "
+                            "c 2021-09-15T00:00:00Z 'Complete synchronous flips explicitly' && "
+                            "c 2021-09-16T00:00:00Z 'Remove the explicit dependency on the wayland libraries'",
+                            "When did it get explicit synchronization through linux-drm-syncobj?");
+  EXPECT_TRUE(Abstains(md)) << md;
 }
 
 }  // namespace
