@@ -783,7 +783,7 @@ void AskRun::Judge() {
       together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
     }
     // "When was X added?" where records only mention X (SaysItCame).
-    came_unsaid = together && research_internal::CameUnsaid(question, ev, keys);
+    came_unsaid = together && research_internal::CameUnsaid(question, ev, keys, widespread);
     together = (together || research_internal::NamedBesideAContextKey(question, keys, ev, widespread)) && !came_unsaid;
     // A question of several clauses is answered in part when a record names one clause's subject: its key
     // constraints, else all its words (each with its other spellings).

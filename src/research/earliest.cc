@@ -23,7 +23,8 @@ bool IsBeganWord(const std::string& word) {
 }
 
 bool IsCameWord(const std::string& word) {
-  static const std::set<std::string> kCame = {"add", "adds", "added", "get", "gets", "got", "gain", "gains", "gained"};
+  static const std::set<std::string> kCame = {"add",  "adds",  "added",  "get",    "gets",   "got",     "gain",
+                                             "gains", "gained", "merged", "landed", "imported"};
   return kCame.count(word) > 0;
 }
 
@@ -186,15 +187,85 @@ bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>&
   });
 }
 
-bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys) {
-  // A key the question puts after "on" is where the thing came ("thread
-  // safety on Windows"), not the thing.
-  std::vector<std::string> things = keys;
+namespace {
+
+// A key the question puts after "on" is where the thing came ("thread
+// safety on Windows"), not the thing.
+std::vector<std::string> KeysOfTheThing(const std::string& question, std::vector<std::string> keys) {
   const std::string lower = ToLower(question);
-  std::erase_if(things, [&](const std::string& k) {
+  std::erase_if(keys, [&](const std::string& k) {
     return lower.find(" on " + SplitList(k, '|').front()) != std::string::npos;
   });
-  return !keys.empty() && AsksWhenItCame(question) && !SaysItCame(ev, things);
+  return keys;
+}
+
+bool IsGoneWord(const std::string& w) {
+  static const std::set<std::string> kGone = {"remove", "removed", "removes", "removing", "drop",   "dropped",
+                                              "drops",  "dropping", "delete", "deleted",  "deletes", "kill",
+                                              "killed", "nuke",    "nuked",   "retire",   "retired", "purge",
+                                              "purged", "rid"};
+  return kGone.count(w) > 0;
+}
+
+}  // namespace
+
+bool AsksWhenItWent(const std::string& question) {
+  if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
+  auto words = LowerWords(question);
+  return std::any_of(words.begin(), words.end(), IsGoneWord);
+}
+
+namespace {
+
+// Whether some record's title or sentence names the thing and says it went:
+// a key, or where the question has none, half of its subject's stems few
+// records say (the stems most records say, "build" of "the autotools build",
+// tell nothing). True where there is nothing to look for.
+bool SaysItWent(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys,
+                const std::vector<std::string>& widespread) {
+  std::vector<std::string> rare;
+  std::vector<std::string> forms;
+  for (const auto& e : ev) {
+    if (e.lane.empty()) forms.push_back(research::MatchForm(e.title + "\n" + e.text));
+  }
+  if (keys.empty()) {
+    std::vector<std::pair<size_t, std::string>> said;  // how many records say each stem
+    for (const auto& s : SubjectStemsBeside(question, {}, ev, widespread, "")) {
+      if (IsGoneWord(s) || IsGoneWord(s + "e")) continue;  // "drop"; "remov" of "removed"
+      said.emplace_back(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, s); }),
+                        s);
+    }
+    size_t fewest = said.empty() ? 0 : std::min_element(said.begin(), said.end())->first;
+    for (const auto& [n, s] : said) {
+      if (n <= std::max(fewest, forms.size() / 4)) rare.push_back(s);
+    }
+    if (rare.empty()) return true;
+  }
+  auto went = [&](const std::string& text) {
+    auto words = LowerWords(text);
+    bool gone = std::any_of(words.begin(), words.end(), IsGoneWord);
+    if (!gone) return false;
+    if (keys.empty()) {  // half of them, at least one
+      std::string form = research::MatchForm(text);
+      size_t named = std::count_if(rare.begin(), rare.end(), [&](const std::string& s) { return NamesStem(form, s); });
+      return named > 0 && named * 2 >= rare.size();
+    }
+    return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return research::MentionsAll(text, {k}); });
+  };
+  return std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
+    if (!e.lane.empty() || e.title.rfind("Revert", 0) == 0) return false;
+    if (went(e.title)) return true;
+    std::vector<std::string> sentences = research::Sentences(e.text);
+    return std::any_of(sentences.begin(), sentences.end(), went);
+  });
+}
+
+}  // namespace
+
+bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys,
+                const std::vector<std::string>& widespread) {
+  if (AsksWhenItWent(question)) return !SaysItWent(question, ev, KeysOfTheThing(question, keys), widespread);
+  return !keys.empty() && AsksWhenItCame(question) && !SaysItCame(ev, KeysOfTheThing(question, keys));
 }
 
 bool AsksWhenItBegan(const std::string& question) {

@@ -433,9 +433,11 @@ class ExtractiveReport {
     for (const auto& m : keys_) named.push_back(CodeSpan(research::Shown(m)));
     std::string list;
     for (size_t i = 0; i < named.size(); ++i) list += (i ? (i + 1 == named.size() ? " and " : ", ") : "") + named[i];
-    std::string md = mentioned ? "The corpus does not state this. Records mention " + list +
-                                     ", but none says when it was added or came; the closest records follow, "
-                                     "and none of them answers the question:\n\n"
+    const bool went = AsksWhenItWent(question_);
+    std::string md = mentioned ? "The corpus does not state this. Records mention " +
+                                     (list.empty() ? std::string("its subject") : list) +
+                                     (went ? ", but none says it was removed" : ", but none says when it was added or came") +
+                                     "; the closest records follow, and none of them answers the question:\n\n"
                                : "The corpus does not state this. No record mentions " + list +
                                      (named.size() > 1 ? " together" : "") +
                                      "; the closest records follow, and none of them answers the question:\n\n";
@@ -449,9 +451,10 @@ class ExtractiveReport {
       md += QuoteLine(StatementOf(&e), 320, Cite(e) + " · " + Cell(TruncateAtWord(e.title, 90)));
       ++quoted;
     }
-    md += mentioned ? "## Caveats\n\n- The search looked for a record saying the question's subject was added, "
-                      "introduced or merged, and found none; a record may say it in other words ([the closest "
-                      "record](" + TopUrl() + ")).\n"
+    md += mentioned ? "## Caveats\n\n- The search looked for a record saying the question's subject was " +
+                          std::string(went ? "removed or dropped" : "added, introduced or merged") +
+                          ", and found none; a record may say it in other words ([the closest record](" + TopUrl() +
+                          ")).\n"
                     : "## Caveats\n\n- The search looked for records naming all of the question's key terms "
                       "together and found none; a record may say it in other words ([the closest record](" +
                           TopUrl() + ")).\n";

@@ -95,9 +95,15 @@ bool AsksWhenItCame(const std::string& question);
 // first sentence says one. Records that only mention the thing ("deep
 // color / HDR output becomes impossible") do not.
 bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& keys);
+// A "when" question on a thing that went: "When was X removed?", "dropped",
+// "deleted".
+bool AsksWhenItWent(const std::string& question);
 // A question that asks when a thing it names came (AsksWhenItCame), of
-// which the records say nothing of the kind (SaysItCame): it abstains.
-bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys);
+// which the records say nothing of the kind (SaysItCame), or when a thing
+// went ("When was X removed?", "dropped", "deleted") where no record's
+// title or sentence names it beside such a word: it abstains.
+bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys,
+                const std::vector<std::string>& widespread);
 // Whether `word` is one of `keys` (constraints with their spellings) or
 // holds one: "windows" of the key "window".
 bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys);

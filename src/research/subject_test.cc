@@ -423,5 +423,33 @@ TEST(SubjectTest, AHyphenatedNameOfThreePartsIsAKey) {
   EXPECT_TRUE(Abstains(md)) << md;
 }
 
+// "When was X removed?" where records name X and none says it went: FriBidi's
+// and the X server's autotools, which their records add jobs for and
+// simplify, and beside which they drop other things. A thing a record
+// removes is answered, named by a key or, without one, by the subject's
+// word fewest records say ("build" of "the autotools build" tells nothing).
+TEST(SubjectTest, AThingNoRecordRemovesIsNotAnsweredAsRemoved) {
+  std::string commits =
+      "c 2019-02-19T00:00:00Z 'gitlab-ci: Add an autotools build and test job' && "
+      "c 2019-03-29T00:00:00Z 'gitlab-ci: Simplify the autotools job script' && "
+      "c 2019-04-01T00:00:00Z 'Drop the verbose test log output, matching the meson build job script' && "
+      "c 2019-04-02T00:00:00Z 'Remove the DECnet transport' && "
+      "c 2019-04-03T00:00:00Z 'Drop the old plugin loader and its build option' && "
+      "c 2019-04-04T00:00:00Z 'Remove an unneeded include that broke the build on Solaris'" +
+      ManyCommits(20, "2019-05", [](int i) { return "Speed up the build of part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When was the autotools build removed?");
+  EXPECT_TRUE(Abstains(md)) << md;
+  EXPECT_NE(md.find("none says it was removed"), std::string::npos) << md;
+  testing::TempDir dir2;
+  md = ReportOn(dir2, commits, "When was DECnet support removed?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "Remove the DECnet transport")) << md;
+  testing::TempDir dir3;
+  md = ReportOn(dir3, commits, "When was the plugin loader removed?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "Drop the old plugin loader")) << md;
+}
+
 }  // namespace
 }  // namespace umwelt
