@@ -451,5 +451,21 @@ TEST(SubjectTest, AThingNoRecordRemovesIsNotAnsweredAsRemoved) {
   EXPECT_TRUE(Says(AnswerLines(md), "Drop the old plugin loader")) << md;
 }
 
+// Words in brackets say again what the word before them says: libXft's
+// "bidirectional (right-to-left) text layout" is a subject of three words,
+// one of which no record says, not of four with "right-to-left" (whose
+// words records say apart: "left as is"), where one unsaid word of more
+// than three reads as a paraphrase.
+TEST(SubjectTest, WordsInBracketsAreNoMoreOfTheSubject) {
+  testing::TempDir dir;
+  std::string md = ReportOn(dir,
+                            "c 2009-01-29T00:00:00Z 'Check for the render library first, but left as is otherwise' && "
+                            "c 2011-02-02T00:00:00Z 'config: comment, quote and layout configure.ac' && "
+                            "c 2011-10-06T00:00:00Z 'Subpixel text rendering improvements, right where it matters'",
+                            "When did we add bidirectional (right-to-left) text layout?");
+  EXPECT_TRUE(Abstains(md)) << md;
+  EXPECT_NE(md.find("No record mentions `bidirectional`"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace umwelt

@@ -31,6 +31,13 @@ std::string OtherSpelling(const std::string& w) {
 std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
                               const std::vector<std::string>& widespread) {
   std::vector<std::string> words = research::WithoutProjectNames(research::ContentWords(question), seen, widespread);
+  // Words in brackets say again what the word before them says
+  // ("bidirectional (right-to-left) text"): not more of the subject.
+  for (size_t open = question.find('('); open != std::string::npos; open = question.find('(', open + 1)) {
+    size_t close = question.find(')', open);
+    if (close == std::string::npos) break;
+    for (const auto& w : research::ContentWords(question.substr(open + 1, close - open - 1))) std::erase(words, w);
+  }
   size_t subject = std::count_if(words.begin(), words.end(), IsSubjectWord);
   // The question's last word is as often its verb ("When did the sandbox
   // appear?"), which records need not say; not after a preposition ("How

@@ -366,6 +366,16 @@ TEST(WritingEval, XServerReplayedFromItsDebianChangelog) {
                                     {"drop-glx", "hdr"});
 }
 
+// And libXft (98 commits, 2003 to 2.3.2, with libxft2), measured once after
+// the X server's fixes: its one answerable miss, "synthetic emboldening",
+// is "fake bold" in its records (a paraphrase no word of which they say);
+// its unanswerable "bidirectional (right-to-left) text layout" was
+// answered until words in brackets stopped counting as more of the subject.
+TEST(WritingEval, LibXftReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxft2", "29d8f96f5d7095b0f520cd63105638fd1e6f0b71422ec3e649bc1355760080f3", "xorg/lib-libxft",
+                                    UMWELT_SOURCE_DIR "/evals/libxft-history/questions", 0.5, {"embolden"});
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
