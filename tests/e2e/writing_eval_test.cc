@@ -376,6 +376,14 @@ TEST(WritingEval, LibXftReplayedFromItsDebianChangelog) {
                                     UMWELT_SOURCE_DIR "/evals/libxft-history/questions", 0.5, {"embolden"});
 }
 
+// And libXaw (190 commits, 2003 to 1.0.13, with libxaw7), measured once
+// after libXft: like libXt's "Intrinsics", "the Athena widgets
+// specification" names the library by a name none of its records says.
+TEST(WritingEval, LibXawReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxaw7", "29a62440fb508f98989ad13fb10631f9a105b57262cae2ba52bd31411bf414be", "xorg/lib-libxaw",
+                                    UMWELT_SOURCE_DIR "/evals/libxaw-history/questions", 0.9, {"docbook"});
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
