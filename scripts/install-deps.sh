@@ -17,7 +17,7 @@ TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   clang clang-tidy libclang-rt-14-dev binutils sqlite3
   chromium fonts-liberation wrk python3 python3-numpy
-  openssh-client xtrans-dev libxt6 libsm6 xserver-common libxft2 libxaw7
+  openssh-client xtrans-dev libxt6 libsm6 xserver-common libxft2 libxaw7 libxfont2
 )
 [ "${1:-}" = "--tests" ] && PACKAGES+=("${TEST_PACKAGES[@]}")
 missing=()

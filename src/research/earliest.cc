@@ -189,12 +189,17 @@ bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>&
 
 namespace {
 
+constexpr const char* kBesideTheThing[] = {" on ", " in favour of ", " in favor of ", " instead of "};
+
 // A key the question puts after "on" is where the thing came ("thread
-// safety on Windows"), not the thing.
+// safety on Windows"), and one after "in favour of" or "instead of" what
+// replaced it ("removed in favour of FreeType"): not the thing.
 std::vector<std::string> KeysOfTheThing(const std::string& question, std::vector<std::string> keys) {
   const std::string lower = ToLower(question);
   std::erase_if(keys, [&](const std::string& k) {
-    return lower.find(" on " + SplitList(k, '|').front()) != std::string::npos;
+    const std::string key = SplitList(k, '|').front();
+    return std::any_of(std::begin(kBesideTheThing), std::end(kBesideTheThing),
+                       [&](const char* before) { return lower.find(before + key) != std::string::npos; });
   });
   return keys;
 }
@@ -203,7 +208,7 @@ bool IsGoneWord(const std::string& w) {
   static const std::set<std::string> kGone = {"remove", "removed", "removes", "removing", "drop",   "dropped",
                                               "drops",  "dropping", "delete", "deleted",  "deletes", "kill",
                                               "killed", "nuke",    "nuked",   "retire",   "retired", "purge",
-                                              "purged", "rid"};
+                                              "purged", "rid",     "gone"};
   return kGone.count(w) > 0;
 }
 
@@ -215,14 +220,11 @@ bool AsksWhenItWent(const std::string& question) {
   return std::any_of(words.begin(), words.end(), IsGoneWord);
 }
 
-namespace {
-
-// Whether some record's title or sentence names the thing and says it went:
-// a key, or where the question has none, half of its subject's stems few
-// records say (the stems most records say, "build" of "the autotools build",
-// tell nothing). True where there is nothing to look for.
-bool SaysItWent(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys,
-                const std::vector<std::string>& widespread) {
+std::optional<std::vector<const Evidence*>> RecordsSayingItWent(const std::string& question,
+                                                                const std::vector<Evidence>& ev,
+                                                                const std::vector<std::string>& all_keys,
+                                                                const std::vector<std::string>& widespread) {
+  const std::vector<std::string> keys = KeysOfTheThing(question, all_keys);
   std::vector<std::string> rare;
   std::vector<std::string> forms;
   for (const auto& e : ev) {
@@ -239,7 +241,7 @@ bool SaysItWent(const std::string& question, const std::vector<Evidence>& ev, co
     for (const auto& [n, s] : said) {
       if (n <= std::max(fewest, forms.size() / 4)) rare.push_back(s);
     }
-    if (rare.empty()) return true;
+    if (rare.empty()) return std::nullopt;
   }
   auto went = [&](const std::string& text) {
     auto words = LowerWords(text);
@@ -252,19 +254,21 @@ bool SaysItWent(const std::string& question, const std::vector<Evidence>& ev, co
     }
     return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return research::MentionsAll(text, {k}); });
   };
-  return std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
-    if (!e.lane.empty() || e.title.rfind("Revert", 0) == 0) return false;
-    if (went(e.title)) return true;
+  std::vector<const Evidence*> out;
+  for (const auto& e : ev) {
+    if (!e.lane.empty() || e.title.rfind("Revert", 0) == 0) continue;
     std::vector<std::string> sentences = research::Sentences(e.text);
-    return std::any_of(sentences.begin(), sentences.end(), went);
-  });
+    if (went(e.title) || std::any_of(sentences.begin(), sentences.end(), went)) out.push_back(&e);
+  }
+  return out;
 }
-
-}  // namespace
 
 bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys,
                 const std::vector<std::string>& widespread) {
-  if (AsksWhenItWent(question)) return !SaysItWent(question, ev, KeysOfTheThing(question, keys), widespread);
+  if (AsksWhenItWent(question)) {
+    auto went = RecordsSayingItWent(question, ev, keys, widespread);
+    return went && went->empty();
+  }
   return !keys.empty() && AsksWhenItCame(question) && !SaysItCame(ev, KeysOfTheThing(question, keys));
 }
 

@@ -519,6 +519,19 @@ class ExtractiveReport {
       answer_threads_.insert(prose_[pick]->thread);
       chosen_.push_back(prose_[pick]);
     }
+    // "When was X removed?" is answered by the records that say it went;
+    // those that name X, or remove something else, stay out where one does.
+    if (auto went = AsksWhenItWent(question_) ? RecordsSayingItWent(question_, ev_, keys_, widespread_) : std::nullopt;
+        went && !went->empty()) {
+      auto said = [&](const Evidence* e) { return std::find(went->begin(), went->end(), e) != went->end(); };
+      for (const Evidence* e : chosen_) {
+        if (!said(e)) answer_threads_.erase(e->thread);
+      }
+      std::erase_if(chosen_, [&](const Evidence* e) { return !said(e); });
+      for (const Evidence* e : *went) {
+        if (chosen_.size() < 4 && !e->title.empty() && answer_threads_.insert(e->thread).second) chosen_.push_back(e);
+      }
+    }
     // "When did X begin?" is answered by the earliest record on X: it is in
     // the answer, whatever outranked it.
     if (!began_) return;
@@ -589,6 +602,11 @@ class ExtractiveReport {
         const std::string& who = r.asked->author;
         md += "- " + Quote(r.statement, kShortQuote) + " — " + Cite(*r.e) + ", answering [" + (who.empty() ? "the" : Cell(who) + "'s") +
               " question](" + r.asked->url + ")\n";
+        continue;
+      }
+      if (StatementOf(e).empty()) {  // a record that says it went in no sentence ("Delete speedo"): its title
+        md += "- [" + Cell(TruncateAtWord(e->title, 120)) + "](" + e->url + ") — " + Cell(e->author) + ", " +
+              e->date.substr(0, 10) + "\n";
         continue;
       }
       md += "- " + Quote(StatementOf(e), kShortQuote) + " — " + Cite(*e) + (e->closeout ? " (the thread's close-out)" : "") + "\n";

@@ -98,6 +98,15 @@ bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>&
 // A "when" question on a thing that went: "When was X removed?", "dropped",
 // "deleted".
 bool AsksWhenItWent(const std::string& question);
+// For a question that AsksWhenItWent, the records whose title or a sentence
+// names the thing beside a word of removal: by a key (less a platform or a
+// key after "on"), or where the question has none, half of its subject's
+// stems fewest records say ("build" of "the autotools build" tells
+// nothing). None where there is nothing to look for.
+std::optional<std::vector<const Evidence*>> RecordsSayingItWent(const std::string& question,
+                                                                const std::vector<Evidence>& ev,
+                                                                const std::vector<std::string>& keys,
+                                                                const std::vector<std::string>& widespread);
 // A question that asks when a thing it names came (AsksWhenItCame), of
 // which the records say nothing of the kind (SaysItCame), or when a thing
 // went ("When was X removed?", "dropped", "deleted") where no record's

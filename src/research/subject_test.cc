@@ -427,9 +427,12 @@ TEST(SubjectTest, AHyphenatedNameOfThreePartsIsAKey) {
 // and the X server's autotools, which their records add jobs for and
 // simplify, and beside which they drop other things. A thing a record
 // removes is answered, named by a key or, without one, by the subject's
-// word fewest records say ("build" of "the autotools build" tells nothing).
+// word fewest records say ("build" of "the autotools build" tells nothing);
+// its answer is the records that remove it, not those that add or fix it.
 TEST(SubjectTest, AThingNoRecordRemovesIsNotAnsweredAsRemoved) {
   std::string commits =
+      "c 2003-02-19T00:00:00Z 'Add the DECnet transport for VMS clients' && "
+      "c 2004-02-19T00:00:00Z 'Fix the DECnet transport on Solaris' && "
       "c 2019-02-19T00:00:00Z 'gitlab-ci: Add an autotools build and test job' && "
       "c 2019-03-29T00:00:00Z 'gitlab-ci: Simplify the autotools job script' && "
       "c 2019-04-01T00:00:00Z 'Drop the verbose test log output, matching the meson build job script' && "
@@ -445,6 +448,8 @@ TEST(SubjectTest, AThingNoRecordRemovesIsNotAnsweredAsRemoved) {
   md = ReportOn(dir2, commits, "When was DECnet support removed?");
   EXPECT_FALSE(Abstains(md)) << md;
   EXPECT_TRUE(Says(AnswerLines(md), "Remove the DECnet transport")) << md;
+  EXPECT_FALSE(Says(AnswerLines(md), "Add the DECnet transport")) << md;
+  EXPECT_FALSE(Says(AnswerLines(md), "Fix the DECnet transport")) << md;
   testing::TempDir dir3;
   md = ReportOn(dir3, commits, "When was the plugin loader removed?");
   EXPECT_FALSE(Abstains(md)) << md;

@@ -384,6 +384,13 @@ TEST(WritingEval, LibXawReplayedFromItsDebianChangelog) {
                                     UMWELT_SOURCE_DIR "/evals/libxaw-history/questions", 0.9, {"docbook"});
 }
 
+// And libXfont (332 commits, 2003 to 2.0.3, with libxfont2), measured once
+// after libXaw: it met every target on its first run.
+TEST(WritingEval, LibXfontReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxfont2", "93cb9c982408498af2541cccdc0b76899601913c92eed5c7968f87c896935e41", "xorg/lib-libxfont",
+                                    UMWELT_SOURCE_DIR "/evals/libxfont-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
