@@ -38,7 +38,9 @@ std::vector<std::string> LowerWords(const std::string& question) {
 bool AsksWhenItCame(const std::string& question) {
   if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
   auto words = LowerWords(question);
-  return std::none_of(words.begin(), words.end(), IsBeganWord) && std::any_of(words.begin(), words.end(), IsCameWord);
+  // "When did we get rid of X?" asks when it went (AsksWhenItWent).
+  return std::none_of(words.begin(), words.end(), IsBeganWord) && std::any_of(words.begin(), words.end(), IsCameWord) &&
+         !AsksWhenItWent(question);
 }
 
 bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys) {

@@ -450,6 +450,10 @@ TEST(SubjectTest, AThingNoRecordRemovesIsNotAnsweredAsRemoved) {
   EXPECT_TRUE(Says(AnswerLines(md), "Remove the DECnet transport")) << md;
   EXPECT_FALSE(Says(AnswerLines(md), "Add the DECnet transport")) << md;
   EXPECT_FALSE(Says(AnswerLines(md), "Fix the DECnet transport")) << md;
+  testing::TempDir dir4;  // "get rid of" asks when it went, not when it came
+  md = ReportOn(dir4, commits, "When did we get rid of the DECnet transport?");
+  EXPECT_TRUE(Says(AnswerLines(md), "Remove the DECnet transport")) << md;
+  EXPECT_FALSE(Says(AnswerLines(md), "Add the DECnet transport")) << md;
   testing::TempDir dir3;
   md = ReportOn(dir3, commits, "When was the plugin loader removed?");
   EXPECT_FALSE(Abstains(md)) << md;

@@ -32,11 +32,18 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
                               const std::vector<std::string>& widespread) {
   std::vector<std::string> words = research::WithoutProjectNames(research::ContentWords(question), seen, widespread);
   // Words in brackets say again what the word before them says
-  // ("bidirectional (right-to-left) text"): not more of the subject.
-  for (size_t open = question.find('('); open != std::string::npos; open = question.find('(', open + 1)) {
-    size_t close = question.find(')', open);
+  // ("bidirectional (right-to-left) text"): not more of the subject, unless
+  // the question says them outside the brackets too.
+  std::string outside = question, inside;
+  for (size_t open; (open = outside.find('(')) != std::string::npos;) {
+    size_t close = outside.find(')', open);
     if (close == std::string::npos) break;
-    for (const auto& w : research::ContentWords(question.substr(open + 1, close - open - 1))) std::erase(words, w);
+    inside += outside.substr(open + 1, close - open - 1) + " ";
+    outside.erase(open, close - open + 1);
+  }
+  const std::vector<std::string> said_outside = research::ContentWords(outside);
+  for (const auto& w : research::ContentWords(inside)) {
+    if (std::find(said_outside.begin(), said_outside.end(), w) == said_outside.end()) std::erase(words, w);
   }
   size_t subject = std::count_if(words.begin(), words.end(), IsSubjectWord);
   // The question's last word is as often its verb ("When did the sandbox
