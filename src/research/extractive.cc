@@ -433,14 +433,13 @@ class ExtractiveReport {
     for (const auto& m : keys_) named.push_back(CodeSpan(research::Shown(m)));
     std::string list;
     for (size_t i = 0; i < named.size(); ++i) list += (i ? (i + 1 == named.size() ? " and " : ", ") : "") + named[i];
+    // `mentioned`: records name the thing and none says it came or went (CameUnsaid).
     const bool went = AsksWhenItWent(question_);
-    std::string md = mentioned ? "The corpus does not state this. Records mention " +
-                                     (list.empty() ? std::string("its subject") : list) +
-                                     (went ? ", but none says it was removed" : ", but none says when it was added or came") +
-                                     "; the closest records follow, and none of them answers the question:\n\n"
-                               : "The corpus does not state this. No record mentions " + list +
-                                     (named.size() > 1 ? " together" : "") +
-                                     "; the closest records follow, and none of them answers the question:\n\n";
+    std::string md = "The corpus does not state this. ";
+    md += mentioned ? "Records mention " + (list.empty() ? std::string("its subject") : list) +
+                          (went ? ", but none says it was removed" : ", but none says when it was added or came")
+                    : "No record mentions " + list + (named.size() > 1 ? " together" : "");
+    md += "; the closest records follow, and none of them answers the question:\n\n";
     md += "## Related records (not an answer)\n\n";
     int quoted = 0;
     for (size_t i = 0; i < prose_.size() && quoted < 6; ++i) {
@@ -451,13 +450,11 @@ class ExtractiveReport {
       md += QuoteLine(StatementOf(&e), 320, Cite(e) + " · " + Cell(TruncateAtWord(e.title, 90)));
       ++quoted;
     }
-    md += mentioned ? "## Caveats\n\n- The search looked for a record saying the question's subject was " +
-                          std::string(went ? "removed or dropped" : "added, introduced or merged") +
-                          ", and found none; a record may say it in other words ([the closest record](" + TopUrl() +
-                          ")).\n"
-                    : "## Caveats\n\n- The search looked for records naming all of the question's key terms "
-                      "together and found none; a record may say it in other words ([the closest record](" +
-                          TopUrl() + ")).\n";
+    md += "## Caveats\n\n- The search looked for ";
+    md += mentioned ? "a record saying the question's subject was " +
+                          std::string(went ? "removed or dropped, " : "added, introduced or merged, ") + "and found none"
+                    : std::string("records naming all of the question's key terms together and found none");
+    md += "; a record may say it in other words ([the closest record](" + TopUrl() + ")).\n";
     return md;
   }
 

@@ -99,10 +99,10 @@ bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>&
 // "deleted".
 bool AsksWhenItWent(const std::string& question);
 // For a question that AsksWhenItWent, the records whose title or a sentence
-// names the thing beside a word of removal: by a key (less a platform or a
-// key after "on"), or where the question has none, half of its subject's
-// stems fewest records say ("build" of "the autotools build" tells
-// nothing). None where there is nothing to look for.
+// names the thing beside a word of removal: by a key (less one after "on",
+// "in favour of" or "instead of"), or where the question has none, half of
+// its subject's stems fewest records say ("build" of "the autotools build"
+// tells nothing). None where there is nothing to look for.
 std::optional<std::vector<const Evidence*>> RecordsSayingItWent(const std::string& question,
                                                                 const std::vector<Evidence>& ev,
                                                                 const std::vector<std::string>& keys,
