@@ -186,6 +186,11 @@ size_t LinkSchemeAt(std::string_view s, size_t at);
 std::vector<std::string> CompoundTerms(std::string_view text);
 // The same compounds' parts, lower-case, in the same order ({"z", "loss"}).
 std::vector<std::vector<std::string>> CompoundParts(std::string_view text);
+// The family a text's model numbers belong to, lower-case: "R600" gives
+// r6xx, "NV50" nv5x, "RV770" rv77x (letters, then a number ending in
+// zeros), as hardware projects name a chip's generation. Query side: a
+// question about R600 also finds the records on R6xx.
+std::vector<std::string> FamilyNames(std::string_view text);
 // The names a text writes as a glob of initials, lower-case: "[GS]etFoo"
 // gives getfoo and setfoo, as a record that says them apart would index.
 std::vector<std::string> GlobbedNames(std::string_view text);

@@ -18,6 +18,7 @@
 
 #include "bm25f.h"
 #include "index_format.h"
+#include "lsa.h"
 #include "umwelt/file.h"
 #include "umwelt/search.h"
 #include "umwelt/text.h"
@@ -358,6 +359,33 @@ std::vector<std::string> NumberedNames(std::string_view query) {
   return out;
 }
 
+// "page flipping" also asks for pageflip: two words a space apart are as
+// often written as one in titles and code ("Add pageflip/exchange
+// support"). Words of letters, three or more each, neither a stop word.
+// Query side only.
+std::vector<std::string> JoinedPairs(std::string_view query) {
+  auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  std::vector<std::string> out;
+  std::string prev;  // the word before, lower-case, if only one space stands between
+  for (size_t i = 0; i < query.size() && out.size() < 16;) {
+    size_t e = i;
+    while (e < query.size() && (letter(query[e]) || std::isdigit(static_cast<unsigned char>(query[e])) != 0)) ++e;
+    if (e == i) {
+      if (query[i] != ' ' || (i + 1 < query.size() && query[i + 1] == ' ')) prev.clear();
+      ++i;
+      continue;
+    }
+    std::string w(query.substr(i, e - i));
+    bool word = w.size() >= 3 && w.size() <= 16 && std::all_of(w.begin(), w.end(), letter);
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    word = word && !lsa::IsStopWord(w);
+    if (word && !prev.empty()) out.push_back(prev + w);
+    prev = word && e < query.size() && query[e] == ' ' ? w : "";
+    i = e;
+  }
+  return out;
+}
+
 QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words, double compound_part) {
   QueryTerms q;
   for (const auto& w : words) {
@@ -369,6 +397,17 @@ QueryTerms TermsOf(std::string_view query, const std::vector<std::string>& words
   // about z-loss).
   for (const auto& c : CompoundTerms(query)) Count(&q.stems, StemWord(c), 1);
   for (const auto& n : NumberedNames(query)) Count(&q.stems, n, 1);
+  // "R600" also asks for r6xx, its family as records name it.
+  for (const auto& f : FamilyNames(query)) Count(&q.stems, StemWord(f), 1);
+  // "page flipping" also asks for pageflip, matched as expansions are
+  // (below the words themselves: "max score" is not MaxScore).
+  for (const auto& j : JoinedPairs(query)) {
+    std::string stem = StemWord(j);
+    auto known = [&](const auto& list) {
+      return std::any_of(list.begin(), list.end(), [&](const auto& x) { return x.first == stem; });
+    };
+    if (!known(q.stems) && !known(q.part_stems)) q.part_stems.emplace_back(stem, 1);
+  }
   // "XRRGetScreenInfo" also asks for GetScreenInfo, as its records write it.
   for (size_t i = 0; i < query.size();) {
     size_t e = i;

@@ -728,6 +728,34 @@ TEST_F(KeywordTest, ANameAndItsNumberFindTheirJoinedSpelling) {
   EXPECT_EQ(Refs({.query = "Qt 6"}), std::vector<std::string>{"joined"});
 }
 
+// "R600" finds what says R6xx: a chip's model number also names its
+// family, as hardware projects write a generation ("R6xx/R7xx EXA").
+TEST_F(KeywordTest, AModelNumberFindsItsFamily) {
+  EXPECT_EQ(FamilyNames("R600/R700, NV50, RV770 and GM200"),
+            (std::vector<std::string>{"r6xx", "r7xx", "nv5x", "rv77x", "gm2xx"}));
+  EXPECT_TRUE(FamilyNames("x86 v2 h100a 2010 r605 0100 a0").empty());
+  Load({{"family", "commit", "Initial R6xx/R7xx EXA and textured video support", "", "2009-02-03"},
+        {"other", "commit", "Fix EXA on R300", "", "2008-01-02"},
+        {"f1", "comment", "", "the tokenizer drops accents", "2024-01-03"},
+        {"f2", "comment", "", "throughput doubled on the new nodes", "2024-01-04"}});
+  // Found as the words themselves are: above what says EXA alone.
+  EXPECT_EQ(Refs({.query = "R600 R700 EXA"}), (std::vector<std::string>{"family", "other"}));
+}
+
+// "page flipping" finds what says pageflip: two words a space apart are as
+// often one in titles and code.
+TEST_F(KeywordTest, TwoWordsFindTheirJoinedSpelling) {
+  Load({{"joined", "commit", "dri2: Add pageflip/exchange support", "", "2010-10-21"},
+        {"f1", "comment", "", "the tokenizer drops accents", "2024-01-03"},
+        {"f2", "comment", "", "throughput doubled on the new nodes", "2024-01-04"},
+        {"f3", "comment", "", "the man page lists every option", "2024-01-05"}});
+  // Found as an expansion is: below the words themselves.
+  EXPECT_EQ(Refs({.query = "page flipping"}), (std::vector<std::string>{"f3", "joined"}));
+  auto hits = Search(*corpus_, *index_, {.query = "page flipping"});
+  ASSERT_EQ(hits->size(), 2u);
+  EXPECT_EQ((*hits)[1].via, std::vector<std::string>{"keyword-expanded"});
+}
+
 // The chunk-id search starts where an even spread of the ids puts the one
 // sought; whatever the spread (dense, gappy, one huge gap, a single id), it
 // answers as std::lower_bound does.

@@ -133,6 +133,36 @@ std::vector<std::string> Compounds(std::string_view s, std::vector<std::vector<s
 
 std::vector<std::string> CompoundTerms(std::string_view s) { return Compounds(s, nullptr); }
 
+std::vector<std::string> FamilyNames(std::string_view s) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size() && out.size() < 16;) {
+    size_t e = i;
+    while (e < s.size() && (letter(s[e]) || Digit(s[e]))) ++e;
+    if (e == i) {
+      ++i;
+      continue;
+    }
+    std::string_view w = s.substr(i, e - i);
+    size_t d = 0;
+    while (d < w.size() && letter(w[d])) ++d;
+    size_t zeros = w.size() - std::min(w.find_last_not_of('0') + 1, w.size());
+    // One to four letters and a number of two to five digits, its first not
+    // a zero and its last ones zeros: "r600", not "x86", "v2" or "h100a".
+    bool model = d >= 1 && d <= 4 && w.size() - d >= 2 && w.size() - d <= 5 && zeros >= 1 && zeros < w.size() - d &&
+                 w[d] != '0' && std::all_of(w.begin() + static_cast<long>(d), w.end(), Digit);
+    if (model) {
+      std::string family;
+      for (size_t k = 0; k < w.size(); ++k) {
+        family += k >= w.size() - zeros ? 'x' : static_cast<char>(w[k] | (letter(w[k]) ? 0x20 : 0));
+      }
+      if (std::find(out.begin(), out.end(), family) == out.end()) out.push_back(std::move(family));
+    }
+    i = e;
+  }
+  return out;
+}
+
 std::vector<std::vector<std::string>> CompoundParts(std::string_view s) {
   std::vector<std::vector<std::string>> parts;
   Compounds(s, &parts);

@@ -149,10 +149,14 @@ bool IsArrivalWord(const std::string& w) {
          std::any_of(std::begin(kStems), std::end(kStems), [&](const char* s) { return w.rfind(s, 0) == 0; });
 }
 
-bool SaysArrival(const std::string& text) {
+// `made`: the question asks when a thing became something, which records
+// say by making it so ("Make X its own DDX", "X as the default").
+bool SaysArrival(const std::string& text, bool made) {
+  static const std::set<std::string> kMade = {"make", "makes", "made", "making", "default", "defaults"};
   auto words = LowerWords(text);
   for (size_t i = 0; i < words.size(); ++i) {  // "changes to support launchd"
     if (IsArrivalWord(words[i]) || (i > 0 && words[i - 1] == "to" && words[i].rfind("support", 0) == 0)) return true;
+    if (made && kMade.count(words[i]) > 0) return true;
   }
   return false;
 }
@@ -166,7 +170,11 @@ bool TitleBeginsSupport(const std::string& title) {
 
 }  // namespace
 
-bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& all_keys) {
+bool TitleSaysItCame(const std::string& title, bool made) {
+  return (SaysArrival(title, made) || TitleBeginsSupport(title)) && title.rfind("Revert", 0) != 0;
+}
+
+bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& all_keys, bool made) {
   // A platform is where the subject came, not the subject.
   std::vector<std::string> keys = all_keys;
   std::erase_if(keys, research::IsPlatformKey);
@@ -177,15 +185,16 @@ bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>&
   return std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
     if (!e.lane.empty()) return false;
     std::vector<std::string> sentences = research::Sentences(e.text);
-    const bool title_came = (SaysArrival(e.title) || TitleBeginsSupport(e.title)) && e.title.rfind("Revert", 0) != 0;
+    const bool title_came = TitleSaysItCame(e.title, made);
     if (title_came && research::MentionsAll(e.title + "\n" + research::TitleForm(e.title) + "\n" + e.text, keys)) {
       return true;  // "Implement support for XI 2.2", whose text lists XIAllowTouchEvents
     }
     if (names(e.title + "\n" + research::TitleForm(e.title)) &&
-        (title_came || (!sentences.empty() && SaysArrival(sentences[0])))) {
+        (title_came || (!sentences.empty() && SaysArrival(sentences[0], made)))) {
       return true;
     }
-    return std::any_of(sentences.begin(), sentences.end(), [&](const std::string& s) { return names(s) && SaysArrival(s); });
+    return std::any_of(sentences.begin(), sentences.end(),
+                       [&](const std::string& s) { return names(s) && SaysArrival(s, made); });
   });
 }
 
@@ -210,7 +219,7 @@ bool IsGoneWord(const std::string& w) {
   static const std::set<std::string> kGone = {"remove", "removed", "removes", "removing", "drop",   "dropped",
                                               "drops",  "dropping", "delete", "deleted",  "deletes", "kill",
                                               "killed", "nuke",    "nuked",   "retire",   "retired", "purge",
-                                              "purged", "rid",     "gone"};
+                                              "purged", "rid",     "gone",    "removal", "removals", "deletion"};
   return kGone.count(w) > 0;
 }
 
@@ -220,6 +229,13 @@ bool AsksWhenItWent(const std::string& question) {
   if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
   auto words = LowerWords(question);
   return std::any_of(words.begin(), words.end(), IsGoneWord);
+}
+
+bool AsksWhenItBecame(const std::string& question) {
+  if (research::AnswerTypeOf(question) != research::AnswerType::kWhen || AsksWhenItWent(question)) return false;
+  auto words = LowerWords(question);
+  return std::any_of(words.begin(), words.end(),
+                     [](const std::string& w) { return w.rfind("becam", 0) == 0 || w.rfind("become", 0) == 0; });
 }
 
 std::optional<std::vector<const Evidence*>> RecordsSayingItWent(const std::string& question,
@@ -271,7 +287,9 @@ bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, co
     auto went = RecordsSayingItWent(question, ev, keys, widespread);
     return went && went->empty();
   }
-  return !keys.empty() && AsksWhenItCame(question) && !SaysItCame(ev, KeysOfTheThing(question, keys));
+  if (keys.empty()) return false;
+  if (AsksWhenItBecame(question)) return !SaysItCame(ev, KeysOfTheThing(question, keys), true);
+  return AsksWhenItCame(question) && !SaysItCame(ev, KeysOfTheThing(question, keys));
 }
 
 bool AsksWhenItBegan(const std::string& question) {
@@ -330,6 +348,20 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
   return out;
 }
 
+std::vector<std::string> ThingWords(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (const auto& w : words) {
+    bool joins = std::any_of(words.begin(), words.end(), [&](const std::string& a) {
+      return a.size() < w.size() && w.rfind(a, 0) == 0 &&
+             std::find(words.begin(), words.end(), w.substr(a.size())) != words.end();
+    });
+    if (joins) continue;
+    std::string stem = StemWord(w);
+    out.push_back(stem.size() >= 4 && w.rfind(stem, 0) == 0 ? stem : w);
+  }
+  return out;
+}
+
 std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& searcher, Corpus& corpus,
                                                                  const std::string& question,
                                                                  const std::vector<std::string>& names,
@@ -346,7 +378,8 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   // thing but those for a kind of thing ("tool"): the earliest record merely
   // saying the words is as likely one that only mentions them.
   bool came = AsksWhenItCame(question);
-  if (need.empty()) {
+  const bool keyless = need.empty();
+  if (keyless) {
     for (const auto& w : research::WithoutProjectNames(research::ContentWords(question), seen, widespread)) {
       if (came ? IsSubjectWord(w) && !IsGenericNoun(w) : !IsFrameWord(w) && !IsBeganWord(w)) need.push_back(w);
     }
@@ -373,7 +406,16 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
     std::replace(k.begin(), k.end(), '|', ' ');
     query += (query.empty() ? "" : " ") + k + (joined.empty() ? "" : " " + joined);
   }
+  // Two words the question says together are also written as one: "page
+  // flipping" as "pageflip".
+  const std::string lower = ToLower(question);
+  for (size_t i = 0; keyless && i < need.size(); ++i) {
+    for (size_t j = 0; j < need.size(); ++j) {
+      if (i != j && lower.find(need[i] + " " + need[j]) != std::string::npos) query += " " + need[i] + need[j];
+    }
+  }
   need = research::WithVariants(need, {});
+  if (keyless) need = ThingWords(need);
   auto text_of = [&](const Hit& h) {
     auto c = corpus.ChunkByRef(h.ref);
     return c.ok() && *c ? (*c)->text : h.snippet;

@@ -456,6 +456,37 @@ bool IsPlatformKey(const std::string& key) {
   });
 }
 
+namespace {
+
+// The phrase a bracket of names after it gives examples of: "the axis
+// inversion options (InvertX, InvertY)" gives "axis inversion", up to three
+// words of small letters before the bracket, less a kind of thing at its
+// end ("options") and what a stop word ends; "" where there are none.
+std::string PhraseBeforeBracket(std::string_view before) {
+  static const std::set<std::string> kKind = {"option",   "options",   "setting",  "settings",   "flag",   "flags",
+                                              "function", "functions", "field",    "fields",     "feature", "features",
+                                              "support",  "call",      "calls",    "command",    "commands", "variable",
+                                              "variables", "parameter", "parameters", "method", "methods", "names"};
+  auto small = [](char c) { return c >= 'a' && c <= 'z'; };
+  std::vector<std::string> words;  // from the last
+  size_t i = before.size();
+  while (words.size() < 3) {
+    while (i > 0 && before[i - 1] == ' ') --i;
+    size_t e = i;
+    while (i > 0 && small(before[i - 1])) --i;
+    if (i == e || (i > 0 && before[i - 1] != ' ')) break;  // not a word of small letters alone
+    std::string w(before.substr(i, e - i));
+    if (StopWords().count(w) > 0) break;
+    if (words.empty() && kKind.count(w) > 0) continue;
+    words.push_back(std::move(w));
+  }
+  std::string out;
+  for (auto it = words.rbegin(); it != words.rend(); ++it) out += (out.empty() ? "" : " ") + *it;
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> KeyConstraints(std::string_view question) {
   static const std::set<std::string> kGeneric = {
       "gpu", "tpu", "cpu", "api", "llm", "ml", "ai", "pr", "ci", "url", "json", "yaml", "id", "ok", "faq", "i",
@@ -478,6 +509,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
   };
   std::vector<List> lists;
   bool prev_name = false;  // the word before was a name (a key's last word)
+  size_t example_bracket = std::string_view::npos;  // where out.back()'s bracket of examples opens
   for (size_t n = 0; n < words.size(); ++n) {
     std::string w = WithoutModifierTail(words[n]);
     bool was_first = n == 0;
@@ -544,10 +576,16 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
         continue;
       }
     }
-    // A version written after a name is part of it: "Qt 6", "Llama 4".
-    auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
-    if (name && n + 1 < words.size() && words[n + 1].size() <= 3 &&
-        std::all_of(words[n + 1].begin(), words[n + 1].end(), digit) &&
+    // A version written after a name is part of it: "Qt 6", "Llama 4",
+    // "RandR 1.2", "HDMI 2.1" (a record on HDMI is not one on HDMI 2.1).
+    auto version = [](const std::string& v) {
+      bool dotted = v.find('.') != std::string::npos;
+      return v.size() <= (dotted ? 6 : 3) && std::isdigit(static_cast<unsigned char>(v.front())) != 0 &&
+             std::isdigit(static_cast<unsigned char>(v.back())) != 0 && v.find("..") == std::string::npos &&
+             std::all_of(v.begin(), v.end(),
+                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
+    };
+    if ((name || acronym) && !measure && n + 1 < words.size() && version(words[n + 1]) &&
         starts[n + 1] == starts[n] + words[n].size() + 1 && question[starts[n] + words[n].size()] == ' ') {
       key += " " + words[n + 1];
       ++n;  // its last word
@@ -555,6 +593,23 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     // A name a library's prefix starts ("XRRGetScreenInfo", "XIQueryDevice"),
     // which its records as often leave out ("Add GetScreenInfo").
     if (std::string rest = WithoutNamePrefix(w); identifier && !rest.empty()) key += "|" + rest;
+    // Names in brackets after a phrase are its examples ("the axis inversion
+    // options (InvertX, InvertY)"): a record names one of them or the phrase.
+    const size_t open = question.rfind('(', starts[n]);
+    const size_t close = open == std::string_view::npos ? open : question.find(')', open);
+    std::string phrase;
+    if (close != std::string_view::npos && close > starts[n]) phrase = PhraseBeforeBracket(question.substr(0, open));
+    if (!phrase.empty() && example_bracket == open && !out.empty()) {
+      out.back() += "|" + key;
+      if (!lists.empty() && lists.back().last == out.size()) {  // not a list of its own
+        if (lists.back().first + 1 == lists.back().last) lists.pop_back();
+        else --lists.back().last;
+      }
+      key_word.back() = n;
+      continue;
+    }
+    example_bracket = phrase.empty() ? std::string_view::npos : open;
+    if (!phrase.empty()) key += "|" + phrase;
     out.push_back(key);
     key_word.push_back(n);
   }
@@ -576,7 +631,12 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
     return std::find(widespread.begin(), widespread.end(), c) != widespread.end();
   });
   if (evidence.size() < 3) return constraints;
-  std::erase_if(constraints, [&](const std::string& c) {
+  std::erase_if(constraints, [&](const std::string& key) {
+    // A version of the project ("RandR 1.5" in libXrandr's history) is the
+    // project: its records say "update to version 1.5".
+    size_t space = key.find(' ');
+    bool versioned = space != std::string::npos && key.find_first_not_of("0123456789.", space + 1) == std::string::npos;
+    const std::string c = versioned ? key.substr(0, space) : key;
     size_t carry = std::count_if(evidence.begin(), evidence.end(), [&](const Evidence& e) {
       size_t scheme = e.url.find("://");  // every permalink's "https" is not the project's name
       return ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3)).find(c) != std::string::npos;
@@ -704,6 +764,10 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
       std::string joined;
       for (const auto& w : words) joined += w;
       add(joined);
+    }
+    // A chip's model number also names its family: "r600" is said as r6xx.
+    if (words.size() == 1) {
+      for (const auto& f : FamilyNames(as_words)) add(f);
     }
     // Learned from what was found: "mixture of experts (moe)", "moe
     // (mixture of experts)" make the acronym and the phrase one constraint.

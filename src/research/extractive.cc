@@ -437,7 +437,9 @@ class ExtractiveReport {
     const bool went = AsksWhenItWent(question_);
     std::string md = "The corpus does not state this. ";
     md += mentioned ? "Records mention " + (list.empty() ? std::string("its subject") : list) +
-                          (went ? ", but none says it was removed" : ", but none says when it was added or came")
+                          (went ? ", but none says it was removed"
+                           : AsksWhenItBecame(question_) ? ", but none says it was made so"
+                                                         : ", but none says when it was added or came")
                     : "No record mentions " + list + (named.size() > 1 ? " together" : "");
     md += "; the closest records follow, and none of them answers the question:\n\n";
     md += "## Related records (not an answer)\n\n";
@@ -536,14 +538,18 @@ class ExtractiveReport {
     // of the corpus's records say first.
     const Facet* earliest = EarliestOf(facets_);
     if (!earliest) return;
-    std::string rarest = research::WithVariants({earliest->query.substr(0, earliest->query.find(' '))}, {}).front();
+    const std::vector<std::string> searched = ThingWords(SplitList(earliest->query, ' '));
+    if (searched.empty()) return;
+    std::string rarest = research::WithVariants({searched.front()}, {}).front();
     // A thing that came without a name is every word it was searched by.
     std::vector<std::string> thing;
-    if (keys_.empty() && AsksWhenItCame(question_)) thing = SplitList(earliest->query, ' ');
+    if (keys_.empty() && AsksWhenItCame(question_)) thing = searched;
     std::vector<std::string> came_beside;
     if (came_) came_beside = CameBeside(question_, keys_, ev_, widespread_);
     const bool code = came_ && WritesAsCode(keys_, question_);  // then titled by any of them
     const Evidence* first = nullptr;
+    const Evidence* first_came = nullptr;  // the earliest of those whose title says it came
+    const bool asks_came = AsksWhenItCame(question_);
     for (const Evidence* e : prose_) {
       // Its title names the subject: without keys, the thing that came, else
       // the subject's rarest word; with them, a key, and the record all.
@@ -557,14 +563,24 @@ class ExtractiveReport {
                    : came_ ? (code || titled(keys_)) && NamesHalf(FormOf(e), came_beside)
                            : TitleSays(e);
       if ((Relevant(*e) || !thing.empty()) && on_it && !e->date.empty() && (!first || e->date < first->date)) first = e;
+      if ((Relevant(*e) || !thing.empty()) && on_it && !e->date.empty() && asks_came && TitleSaysItCame(e->title) &&
+          (!first_came || e->date < first_came->date)) {
+        first_came = e;
+      }
     }
     if (!first) return;
     // What was chosen from before the subject's earliest record is not on it.
     std::erase_if(chosen_, [&](const Evidence* e) { return !e->date.empty() && e->date < first->date; });
-    if (answer_threads_.count(first->thread)) return;
-    if (chosen_.size() >= 8) chosen_.pop_back();
-    answer_threads_.insert(first->thread);
-    chosen_.insert(chosen_.begin(), first);
+    // Of a series landed the same day, also the one whose title says the
+    // thing came: "Add pageflip/exchange support" beside the wakeup handler
+    // for pageflip events committed minutes before it.
+    for (const Evidence* e : {first_came, first}) {
+      if (!e || (e == first_came && e->date.compare(0, 10, first->date, 0, 10) != 0)) continue;
+      if (answer_threads_.count(e->thread)) continue;
+      if (chosen_.size() >= 8) chosen_.pop_back();
+      answer_threads_.insert(e->thread);
+      chosen_.insert(chosen_.begin(), e);
+    }
   }
 
   // The chosen statements; a "when" question reads in date order, the

@@ -94,7 +94,14 @@ bool AsksWhenItCame(const std::string& question);
 // "now", a title that begins "Support"), or its title names them and its
 // first sentence says one. Records that only mention the thing ("deep
 // color / HDR output becomes impossible") do not.
-bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& keys);
+// Whether a title says something came: a word of arrival, or it begins
+// "Support"; not a revert.
+bool TitleSaysItCame(const std::string& title, bool made = false);
+// `made`: a question on when a thing became something, which a record also
+// says by making it so or the default ("Make Xwayland its own DDX").
+bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& keys, bool made = false);
+// A "when" question on what a thing became: "When did X become the default?".
+bool AsksWhenItBecame(const std::string& question);
 // A "when" question on a thing that went: "When was X removed?", "dropped",
 // "deleted".
 bool AsksWhenItWent(const std::string& question);
@@ -107,8 +114,9 @@ std::optional<std::vector<const Evidence*>> RecordsSayingItWent(const std::strin
                                                                 const std::vector<Evidence>& ev,
                                                                 const std::vector<std::string>& keys,
                                                                 const std::vector<std::string>& widespread);
-// A question that asks when a thing it names came (AsksWhenItCame), of
-// which the records say nothing of the kind (SaysItCame), or when a thing
+// A question that asks when a thing it names came (AsksWhenItCame) or
+// became something (AsksWhenItBecame), of which the records say nothing of
+// the kind (SaysItCame), or when a thing
 // went ("When was X removed?", "dropped", "deleted") where no record's
 // title or sentence names it beside such a word: it abstains.
 bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, const std::vector<std::string>& keys,
@@ -159,6 +167,11 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
                                 size_t min_named, bool title_all, const std::vector<std::string>& beside,
                                 const std::function<std::string(const Hit&)>& text_of, size_t n,
                                 const std::string& question = "");
+// The words of a thing without a name as records are searched for them:
+// each as its stem where the stem begins it ("flipping" is found in "Add
+// pageflip support"), less a word that joins two others ("pageflipping",
+// which EarliestFacet also searches for "page flipping").
+std::vector<std::string> ThingWords(const std::vector<std::string>& words);
 // The name of EarliestFacet's facet.
 inline constexpr const char* kEarliestFacet = "Earliest records";
 // EarliestFacet's facet among `facets`, or null.

@@ -460,6 +460,94 @@ TEST(SubjectTest, AThingNoRecordRemovesIsNotAnsweredAsRemoved) {
   EXPECT_TRUE(Says(AnswerLines(md), "Drop the old plugin loader")) << md;
 }
 
+// xf86-video-ati's history: a chip's model number names its family
+// ("R600/R700" is said "R6xx/R7xx"); a version after a name is part of the
+// key ("HDMI 2.1": records on HDMI ports do not answer it); and a thing a
+// question asks when it became something is answered by a record that says
+// it came or was made so, not one that mentions it ("switching to the GDM
+// Wayland mode login VT").
+TEST(SubjectTest, AFamilyAVersionAndWhatAThingBecame) {
+  EXPECT_EQ(research::KeyConstraints("When did the driver add HDMI 2.1 and RandR 1.2 support?"),
+            (std::vector<std::string>{"hdmi 2.1", "randr 1.2"}));
+  EXPECT_EQ(research::KeyConstraints("When did Qt 6 land?"), std::vector<std::string>{"qt 6"});
+  std::string commits =
+      "c 2008-02-23T00:00:00Z 'Fix DDC on the DDIA output (usually the HDMI port)' && "
+      "c 2008-11-03T00:00:00Z 'Fix HDMI output setup on DIG1' && "
+      "c 2006-12-03T00:00:00Z 'Add radeon randr 1.2 initial attempt at support' && "
+      "c 2009-02-03T00:00:00Z 'Initial R6xx/R7xx EXA and textured video support' && "
+      "c 2009-10-09T00:00:00Z 'r600 EXA: properly check planemask' && "
+      "c 2017-08-29T00:00:00Z 'Use a timer for the black FB\n\nFixes a black screen when switching from Xorg to "
+      "the GDM Wayland mode login VT.' && "
+      "c 2014-04-02T00:00:00Z 'Make Xwayland its own DDX'" +
+      ManyCommits(20, "2010-05", [](int i) { return "Tidy the crtc code, part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When did the driver get EXA acceleration for R600/R700 chips?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "Initial R6xx/R7xx EXA")) << md;
+  testing::TempDir dir2;
+  md = ReportOn(dir2, commits, "When did the driver add HDMI 2.1 support?");
+  EXPECT_TRUE(Abstains(md)) << md;
+  testing::TempDir dir3;
+  md = ReportOn(dir3, commits, "When did the driver get RandR 1.2 support?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  testing::TempDir dir4;
+  md = ReportOn(dir4, commits, "When did the driver become a Wayland compositor backend?");
+  EXPECT_TRUE(Abstains(md)) << md;
+  EXPECT_NE(md.find("but none says it was made so"), std::string::npos) << md;
+  testing::TempDir dir5;
+  md = ReportOn(dir5, commits, "When did Xwayland become its own DDX?");
+  EXPECT_FALSE(Abstains(md)) << md;
+}
+
+// xf86-video-nouveau's history: two words a question says apart are one in
+// titles ("page flipping" is "Add pageflip/exchange support"), and of a
+// series landed the same day the answer has the one whose title says it
+// came beside the handler for its events committed minutes before; a removal
+// is also said as a noun ("Initial pass at removal of non-KMS support").
+TEST(SubjectTest, TwoWordsWrittenAsOneAndARemovalSaidAsANoun) {
+  std::string commits =
+      "c 2010-01-06T00:00:00Z 'Initial pass at removal of non-KMS support.' && "
+      "c 2009-07-30T00:00:00Z 'non-kms fb resize' && "
+      "c 2010-10-21T20:41:24Z 'kms: Register a wakeup handler to poll vblank/pageflip/udev events.' && "
+      "c 2010-10-21T20:57:08Z 'dri2: Add pageflip/exchange support.' && "
+      "c 2011-02-09T00:00:00Z 'dri2: allow page flipping to be disabled in xorg.conf' && "
+      "c 2011-02-17T00:00:00Z 'Page flipping man page update'" +
+      ManyCommits(20, "2010-05", [](int i) { return "Tidy the crtc code, part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When was page flipping added?");
+  std::vector<std::string> lines = AnswerLines(md);
+  ASSERT_FALSE(lines.empty()) << md;
+  EXPECT_NE(lines.front().find("2010-10-21"), std::string::npos) << md;
+  EXPECT_TRUE(Says(lines, "Add pageflip/exchange support")) << md;
+  testing::TempDir dir2;
+  md = ReportOn(dir2, commits, "When was the user mode setting (non-KMS) code removed?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "removal of non-KMS support")) << md;
+}
+
+// Names in brackets after a phrase are its examples: evdev's record on
+// "the axis inversion options (InvertX, InvertY)" says "Add support for
+// axis inversion" and neither name, so either name or the phrase meets the
+// question's one constraint. A name in brackets after a name is still that
+// name ("AltiVec (VMX)").
+TEST(SubjectTest, NamesInBracketsAfterAPhraseAreItsExamples) {
+  EXPECT_EQ(research::KeyConstraints("When were the axis inversion options (InvertX, InvertY) added?"),
+            std::vector<std::string>{"invertx|axis inversion|inverty"});
+  EXPECT_EQ(research::KeyConstraints("When did libXi get multitouch support (XI 2.2 touch events)?"),
+            (std::vector<std::string>{"libxi", "xi 2.2|multitouch"}));
+  EXPECT_EQ(research::KeyConstraints("When did pixman get AltiVec (VMX) fast paths?"),
+            std::vector<std::string>{"altivec|vmx"});
+  testing::TempDir dir;
+  std::string md = ReportOn(dir,
+                            "c 2008-10-01T10:00:00Z 'Add support for axis inversion.' && "
+                            "c 2008-10-14T10:00:00Z 'Document the new options.' && "
+                            "c 2008-10-24T10:00:00Z 'Fix the scaling of absolute coordinates.'" +
+                                ManyCommits(20, "2009-05", [](int i) { return "Tidy the probe, part " + std::to_string(i); }),
+                            "When were the axis inversion options (InvertX, InvertY) added?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "Add support for axis inversion")) << md;
+}
+
 // Words in brackets say again what the word before them says: libXft's
 // "bidirectional (right-to-left) text layout" is a subject of three words,
 // one of which no record says, not of four with "right-to-left" (whose
