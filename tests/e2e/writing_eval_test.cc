@@ -443,6 +443,20 @@ TEST(WritingEval, EvdevDriverReplayedFromItsDebianChangelog) {
                                     {"haptics", "tablet-pads"});
 }
 
+// And the synaptics touchpad driver (xf86-input-synaptics, 1,484 commits,
+// to 1.9.2), measured once after evdev and left as its first run made it:
+// no false abstention, but three unanswerable questions answered from
+// records that say their words in another sense ("Drop touch events" for
+// gestures, "Switch to libevdev for the eventcomm backend" for libinput,
+// "haptic feedback of the little dots" on a touchpad's surface).
+TEST(WritingEval, SynapticsDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("xserver-xorg-input-synaptics",
+                                    "ab915c58946d3738bc0fea15e7cf00e4fcaaf031a36cf651285321e5cd83b53d",
+                                    "xorg/driver-xf86-input-synaptics",
+                                    UMWELT_SOURCE_DIR "/evals/xf86-input-synaptics-history/questions", 0.75,
+                                    {"gestures", "haptics", "libinput-backend"});
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
