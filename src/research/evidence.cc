@@ -485,6 +485,35 @@ std::string PhraseBeforeBracket(std::string_view before) {
   return out;
 }
 
+// Where the bracket around `at` opens and the phrase before it (above);
+// npos and "" outside a bracket, or where no phrase comes before it.
+std::pair<size_t, std::string> ExampleBracketAt(std::string_view question, size_t at) {
+  const size_t open = question.rfind('(', at);
+  const size_t close = open == std::string_view::npos ? open : question.find(')', open);
+  if (close == std::string_view::npos || close <= at) return {std::string_view::npos, ""};
+  std::string phrase = PhraseBeforeBracket(question.substr(0, open));
+  return {phrase.empty() ? std::string_view::npos : open, phrase};
+}
+
+// A version a name is written with: "6", "1.2", "2.1.3".
+bool IsVersion(const std::string& v) {
+  bool dotted = v.find('.') != std::string::npos;
+  return !v.empty() && v.size() <= (dotted ? 6 : 3) && std::isdigit(static_cast<unsigned char>(v.front())) != 0 &&
+         std::isdigit(static_cast<unsigned char>(v.back())) != 0 && v.find("..") == std::string::npos &&
+         std::all_of(v.begin(), v.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
+}
+
+// A name of three or more parts joined by hyphens, none a small word of
+// English ("linux-drm-syncobj", not "state-of-the-art").
+bool IsHyphenedName(const std::string& w) {
+  static const std::set<std::string> kSmall = {"of", "the", "to", "in",  "a",    "an",   "and",  "or", "by",
+                                               "for", "on", "at", "as", "per", "from", "with", "up", "out"};
+  std::vector<std::string> parts = SplitList(ToLower(w), '-');
+  auto small = [](const std::string& p) { return p.empty() || kSmall.count(p) > 0; };
+  return parts.size() >= 3 && std::none_of(parts.begin(), parts.end(), small);
+}
+
 }  // namespace
 
 std::vector<std::string> KeyConstraints(std::string_view question) {
@@ -524,14 +553,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool name = !was_first && upper >= 1 && std::isupper(static_cast<unsigned char>(w[0])) && lower > 0;  // Olmo, Haliax
     // A name in code: auto_ptr, getCString (a capital after a small letter).
     bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos || HasHump(w));
-    // A name of three or more parts joined by hyphens, none a small word of
-    // English ("linux-drm-syncobj", not "state-of-the-art").
-    std::vector<std::string> parts = SplitList(ToLower(w), '-');
-    identifier |= parts.size() >= 3 && std::none_of(parts.begin(), parts.end(), [](const std::string& p) {
-      static const std::set<std::string> kSmall = {"of", "the", "to", "in", "a", "an", "and", "or", "by", "for",
-                                                   "on", "at", "as", "per", "from", "with", "up", "out"};
-      return p.empty() || kSmall.count(p) > 0;
-    });
+    identifier |= IsHyphenedName(w);  // "linux-drm-syncobj"
     if (!measure && !acronym && !name && !identifier) {
       prev_name = false;
       continue;
@@ -578,14 +600,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     }
     // A version written after a name is part of it: "Qt 6", "Llama 4",
     // "RandR 1.2", "HDMI 2.1" (a record on HDMI is not one on HDMI 2.1).
-    auto version = [](const std::string& v) {
-      bool dotted = v.find('.') != std::string::npos;
-      return v.size() <= (dotted ? 6 : 3) && std::isdigit(static_cast<unsigned char>(v.front())) != 0 &&
-             std::isdigit(static_cast<unsigned char>(v.back())) != 0 && v.find("..") == std::string::npos &&
-             std::all_of(v.begin(), v.end(),
-                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
-    };
-    if ((name || acronym) && !measure && n + 1 < words.size() && version(words[n + 1]) &&
+    if ((name || acronym) && !measure && n + 1 < words.size() && IsVersion(words[n + 1]) &&
         starts[n + 1] == starts[n] + words[n].size() + 1 && question[starts[n] + words[n].size()] == ' ') {
       key += " " + words[n + 1];
       ++n;  // its last word
@@ -595,11 +610,8 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     if (std::string rest = WithoutNamePrefix(w); identifier && !rest.empty()) key += "|" + rest;
     // Names in brackets after a phrase are its examples ("the axis inversion
     // options (InvertX, InvertY)"): a record names one of them or the phrase.
-    const size_t open = question.rfind('(', starts[n]);
-    const size_t close = open == std::string_view::npos ? open : question.find(')', open);
-    std::string phrase;
-    if (close != std::string_view::npos && close > starts[n]) phrase = PhraseBeforeBracket(question.substr(0, open));
-    if (!phrase.empty() && example_bracket == open && !out.empty()) {
+    auto [open, phrase] = ExampleBracketAt(question, starts[n]);
+    if (open != std::string_view::npos && example_bracket == open && !out.empty()) {
       out.back() += "|" + key;
       if (!lists.empty() && lists.back().last == out.size()) {  // not a list of its own
         if (lists.back().first + 1 == lists.back().last) lists.pop_back();
@@ -608,7 +620,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       key_word.back() = n;
       continue;
     }
-    example_bracket = phrase.empty() ? std::string_view::npos : open;
+    example_bracket = open;
     if (!phrase.empty()) key += "|" + phrase;
     out.push_back(key);
     key_word.push_back(n);
