@@ -775,6 +775,10 @@ void AskRun::Judge() {
       std::string unsaid = research_internal::UnsaidSubjectWord(*searcher, question, ev, widespread);
       unsaid_word = !unsaid.empty();
       if (unsaid_word) keys = {unsaid}, together = false;
+      // Or one the question asks when it came, whose words no record says together.
+      if (auto unnamed = research_internal::UnnamedThing(question, ev, widespread); together && !unnamed.empty()) {
+        keys = unnamed, together = false, unsaid_word = true;
+      }
     }
     // The index says no chunk names that word: it is not met inside another
     // ("lease" in "release").

@@ -76,9 +76,16 @@ std::vector<std::string> SubjectStemsBeside(const std::string& text, const std::
 std::vector<std::string> CameBeside(const std::string& question, const std::vector<std::string>& keys,
                                     const std::vector<Evidence>& seen, const std::vector<std::string>& widespread) {
   // The clause that asks it: "When was Llama 4 added" of "…, and how does
-  // its router balance the load?".
+  // its router balance the load?"; not "pinch and swipe gestures".
+  static const std::set<std::string> kAsks = {"how",  "what", "why",  "when", "where", "which", "who", "does", "did",
+                                              "do",   "is",   "are",  "was",  "were",  "has",   "have", "can",
+                                              "will", "its",  "it",   "they", "their", "we",    "our"};
   std::string lower = ToLower(question);
-  for (size_t at; (at = lower.find(" and ")) != std::string::npos;) lower.replace(at, 5, ",");
+  for (size_t at = 0; (at = lower.find(" and ", at)) != std::string::npos;) {
+    size_t end = lower.find_first_of(" ,?;.", at + 5);
+    if (kAsks.count(lower.substr(at + 5, end == std::string::npos ? end : end - at - 5)) > 0) lower.replace(at, 5, ",");
+    else at += 5;
+  }
   std::replace_if(lower.begin(), lower.end(), [](char c) { return c == ';' || c == '?' || c == '.'; }, ',');
   std::string clause;
   for (const auto& c : SplitList(lower)) {
@@ -223,7 +230,31 @@ bool IsGoneWord(const std::string& w) {
   return kGone.count(w) > 0;
 }
 
+// Whether `form` (MatchForm) names half of `stems`, and at least one.
+bool NamesHalfOfOne(const std::string& form, const std::vector<std::string>& stems) {
+  size_t named = std::count_if(stems.begin(), stems.end(), [&](const std::string& s) { return NamesStem(form, s); });
+  return named > 0 && named * 2 >= stems.size();
+}
+
 }  // namespace
+
+std::vector<std::string> FewestSaid(const std::vector<std::string>& stems, const std::vector<Evidence>& ev) {
+  std::vector<std::string> forms;
+  for (const auto& e : ev) {
+    if (e.lane.empty()) forms.push_back(research::MatchForm(e.title + "\n" + e.text));
+  }
+  std::vector<std::pair<size_t, std::string>> said;  // how many records say each stem
+  for (const auto& s : stems) {
+    said.emplace_back(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, s); }),
+                      s);
+  }
+  size_t fewest = said.empty() ? 0 : std::min_element(said.begin(), said.end())->first;
+  std::vector<std::string> rare;
+  for (const auto& [n, s] : said) {
+    if (n <= std::max(fewest, forms.size() / 4)) rare.push_back(s);
+  }
+  return rare;
+}
 
 bool AsksWhenItWent(const std::string& question) {
   if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
@@ -244,32 +275,17 @@ std::optional<std::vector<const Evidence*>> RecordsSayingItWent(const std::strin
                                                                 const std::vector<std::string>& widespread) {
   const std::vector<std::string> keys = KeysOfTheThing(question, all_keys);
   std::vector<std::string> rare;
-  std::vector<std::string> forms;
-  for (const auto& e : ev) {
-    if (e.lane.empty()) forms.push_back(research::MatchForm(e.title + "\n" + e.text));
-  }
   if (keys.empty()) {
-    std::vector<std::pair<size_t, std::string>> said;  // how many records say each stem
-    for (const auto& s : SubjectStemsBeside(question, {}, ev, widespread, "")) {
-      if (IsGoneWord(s) || IsGoneWord(s + "e")) continue;  // "drop"; "remov" of "removed"
-      said.emplace_back(std::count_if(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(f, s); }),
-                        s);
-    }
-    size_t fewest = said.empty() ? 0 : std::min_element(said.begin(), said.end())->first;
-    for (const auto& [n, s] : said) {
-      if (n <= std::max(fewest, forms.size() / 4)) rare.push_back(s);
-    }
+    std::vector<std::string> stems = SubjectStemsBeside(question, {}, ev, widespread, "");
+    std::erase_if(stems, [](const std::string& s) { return IsGoneWord(s) || IsGoneWord(s + "e"); });  // "remov"
+    rare = FewestSaid(stems, ev);
     if (rare.empty()) return std::nullopt;
   }
   auto went = [&](const std::string& text) {
     auto words = LowerWords(text);
     bool gone = std::any_of(words.begin(), words.end(), IsGoneWord);
     if (!gone) return false;
-    if (keys.empty()) {  // half of them, at least one
-      std::string form = research::MatchForm(text);
-      size_t named = std::count_if(rare.begin(), rare.end(), [&](const std::string& s) { return NamesStem(form, s); });
-      return named > 0 && named * 2 >= rare.size();
-    }
+    if (keys.empty()) return NamesHalfOfOne(research::MatchForm(text), rare);
     return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return research::MentionsAll(text, {k}); });
   };
   std::vector<const Evidence*> out;

@@ -190,10 +190,26 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
                                                                  const std::vector<std::string>& widespread,
                                                                  const std::vector<Hit>& top);
 
+// Of a subject's stems, those the fewest of `ev`'s records say (a quarter
+// of the records or fewer; the fewest where every stem is said more): the
+// words that tell the thing from the rest of the project ("pinch" and
+// "swipe" of "pinch and swipe gesture events", not "event").
+std::vector<std::string> FewestSaid(const std::vector<std::string>& stems, const std::vector<Evidence>& ev);
+// For a question without key constraints that asks when a thing came
+// (AsksWhenItCame): the words that tell the thing (FewestSaid of its
+// clause's subject stems, less a kind of thing such as "mechanism") where no
+// record names half of them — in either spelling (colour, color), two words
+// side by side also by their initials ("fds" for "file descriptors"), a doer
+// by what it does ("access" for "accessor"). Each as the question says it
+// ("gesture"); none where a record names them, or for another question.
+std::vector<std::string> UnnamedThing(const std::string& question, const std::vector<Evidence>& ev,
+                                      const std::vector<std::string>& widespread);
+
 // For a question without key constraints: a word of its subject (its words
 // less those that frame it and the project's names, by `seen`'s permalinks
 // and `widespread`) that stands before another of them and that no chunk of
-// the corpus says in either spelling (colour, color), where the subject is
+// the corpus says in either spelling (colour, color), nor as what it does
+// where it is a doer ("access" for "accessors"), where the subject is
 // three words or fewer; where it is more, the first of more than half of
 // them. "" when the corpus says them.
 std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,

@@ -564,5 +564,35 @@ TEST(SubjectTest, WordsInBracketsAreNoMoreOfTheSubject) {
   EXPECT_NE(md.find("No record mentions `bidirectional`"), std::string::npos) << md;
 }
 
+// A thing without a name that a question asks when it came is named by a
+// record that says half the words telling it from the rest of the project,
+// whatever their order: two side by side also by their initials ("fds" for
+// "file descriptors"), a doer by what it does ("access" for "accessor").
+// Where none does, the report abstains and says which words it missed,
+// though records name a kind of the thing ("a tap gesture").
+TEST(SubjectTest, AThingWithoutANameCameWhereARecordSaysItsWords) {
+  std::string commits =
+      "c 2009-03-02T00:00:00Z 'Add a tap and drag gesture option' && "
+      "c 2010-04-02T00:00:00Z 'Add support for receiving fds in replies' && "
+      "c 2011-05-02T00:00:00Z 'Port access routines' && "
+      "c 2012-06-02T00:00:00Z 'Drop the touch events from the driver' && "
+      "c 2012-07-02T00:00:00Z 'Remove the legacy build files'" +
+      ManyCommits(24, "2013-01", [](int i) {
+        return "Fix the scroll events of pad " + std::to_string(i) + " when the driver replies late";
+      });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When were pinch and swipe gesture events added to the driver?");
+  EXPECT_TRUE(Abstains(md)) << md;
+  EXPECT_NE(md.find("`pinch`, `swipe` and `gesture`"), std::string::npos) << md;
+  testing::TempDir dir2;
+  md = ReportOn(dir2, commits, "When did the driver gain the ability to receive file descriptors in replies?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "receiving fds in replies")) << md;
+  testing::TempDir dir3;
+  md = ReportOn(dir3, commits, "When were the legacy port accessors added?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "Port access routines")) << md;
+}
+
 }  // namespace
 }  // namespace umwelt

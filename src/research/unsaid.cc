@@ -3,6 +3,7 @@
 // does not hold, however many records say the others ("user", "interface").
 
 #include <algorithm>
+#include <set>
 
 #include "extractive.h"
 #include "umwelt/claims.h"
@@ -24,6 +25,14 @@ std::string OtherSpelling(const std::string& w) {
   }
   if (w.size() > 4 && w.ends_with("or")) return w.substr(0, w.size() - 2) + "our";
   return "";
+}
+
+// What a doer ("accessors", "allocator") does, which records name it by
+// ("access", "allocat"); "" for any other word.
+std::string DoerBase(std::string w) {
+  if (w.ends_with("ors") || w.ends_with("ers")) w.pop_back();
+  bool doer = w.size() >= 7 && (w.ends_with("or") || w.ends_with("er"));
+  return doer ? w.substr(0, w.size() - 2) : "";
 }
 
 }  // namespace
@@ -74,12 +83,55 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     if (std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
     if (searcher.ChunksNaming(w) > 0) continue;
     if (std::string other = OtherSpelling(w); !other.empty() && searcher.ChunksNaming(other) > 0) continue;
+    if (std::string base = DoerBase(w); !base.empty() && searcher.ChunksNaming(base) > 0) continue;
     unsaid.push_back(w);
   }
   // A subject of up to three words is each of them; of more, half of them
   // (a paraphrase says some in words the records do not use).
   bool missing = subject <= 3 ? !unsaid.empty() : unsaid.size() * 2 > subject;
   return missing ? unsaid.front() : "";
+}
+
+std::vector<std::string> UnnamedThing(const std::string& question, const std::vector<Evidence>& ev,
+                                      const std::vector<std::string>& widespread) {
+  if (!AsksWhenItCame(question)) return {};
+  std::vector<std::string> stems = CameBeside(question, {}, ev, widespread);
+  for (const auto& w : LowerWords(question)) {  // "mechanism" of "the font cache mechanism": a kind of thing
+    if (IsGenericNoun(w)) std::erase(stems, StemWord(w));
+  }
+  const std::vector<std::string> rare = FewestSaid(stems, ev);
+  if (rare.empty()) return {};
+  auto names = [&](const std::string& text) {
+    std::string form = research::MatchForm(text);
+    std::set<std::string> said;
+    for (const auto& s : rare) {
+      std::string base = DoerBase(s);  // "accessor" is named by "access"
+      std::string other = OtherSpelling(s);  // "colour" by "color"
+      if (NamesStem(form, s) || (!base.empty() && NamesStem(form, base)) || (!other.empty() && NamesStem(form, other))) {
+        said.insert(s);
+      }
+    }
+    const std::vector<std::string> words = LowerWords(text);
+    for (size_t i = 0; i + 1 < stems.size(); ++i) {  // "fds" for "file descriptors"
+      const std::string initials{stems[i][0], stems[i + 1][0]};
+      if (std::any_of(words.begin(), words.end(),
+                      [&](const std::string& w) { return w == initials || w == initials + "s"; })) {
+        said.insert({stems[i], stems[i + 1]});
+      }
+    }
+    size_t named = std::count_if(rare.begin(), rare.end(), [&](const std::string& s) { return said.count(s) > 0; });
+    return named > 0 && named * 2 >= rare.size();
+  };
+  bool named = std::any_of(ev.begin(), ev.end(),
+                           [&](const Evidence& e) { return e.lane.empty() && names(e.title + "\n" + e.text); });
+  if (named) return {};
+  std::vector<std::string> said_as;  // each stem as the question says it: "gesture", not "gestur"
+  const std::vector<std::string> words = LowerWords(question);
+  for (const auto& s : rare) {
+    auto w = std::find_if(words.begin(), words.end(), [&](const std::string& x) { return StemWord(x) == s; });
+    said_as.push_back(w == words.end() ? s : *w);
+  }
+  return said_as;
 }
 
 bool NamedBesideAContextKey(const std::string& question, const std::vector<std::string>& keys,
