@@ -176,14 +176,8 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   // The question's names alone, where its other words would outweigh them
   // ("how did the pdfunite merging tool evolve": the history says "tool"
   // more rarely than the tool's name, which each commit touching it lists).
-  {
-    std::string nq;
-    for (std::string n : names) {
-      if (std::find(widespread.begin(), widespread.end(), n) != widespread.end()) continue;
-      std::replace(n.begin(), n.end(), '|', ' ');  // alternatives ("png|svg") are searched as words
-      nq += (nq.empty() ? "" : " ") + n;
-    }
-    if (!nq.empty() && nq != q) out.push_back({"On " + nq, nq, {}, {}, false, 0, 0});
+  if (std::string nq = research_internal::NamesQuery(names, widespread); !nq.empty() && nq != q) {
+    out.push_back({"On " + nq, nq, {}, {}, false, 0, 0});
   }
   // Each title searches as written; its facet is named by the aspect it
   // adds to the question ("Learning rate scaling"), never by the title. A

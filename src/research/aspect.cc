@@ -97,4 +97,17 @@ std::string AspectOf(const std::string& title, const std::vector<std::string>& q
   return out;
 }
 
+std::string NamesQuery(const std::vector<std::string>& names, const std::vector<std::string>& widespread) {
+  std::string query;
+  for (const std::string& n : names) {
+    if (std::find(widespread.begin(), widespread.end(), n) != widespread.end()) continue;
+    std::vector<std::string> alts = SplitList(n, '|');
+    for (const auto& a : alts) {
+      bool stem = std::any_of(alts.begin(), alts.end(), [&](const auto& o) { return o != a && o.starts_with(a); });
+      if (!stem) query += (query.empty() ? "" : " ") + a;
+    }
+  }
+  return query;
+}
+
 }  // namespace umwelt::research_internal

@@ -430,7 +430,18 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
       if (i != j && lower.find(need[i] + " " + need[j]) != std::string::npos) query += " " + need[i] + need[j];
     }
   }
-  need = research::WithVariants(need, {});
+  // A name's spellings the records found use ("debug level" for
+  // "DebugLevel"); a thing without one is looked for by its words.
+  std::vector<std::string> found_texts;
+  for (const auto& h : top) {
+    if (!keyless) found_texts.push_back(h.title + "\n" + h.snippet);
+  }
+  need = research::WithVariants(need, found_texts);
+  for (const auto& k : need) {  // and searched for by them
+    for (const auto& alt : SplitList(k, '|')) {
+      if (alt.find(' ') != std::string::npos && query.find(alt) == std::string::npos) query += " " + alt;
+    }
+  }
   if (keyless) need = ThingWords(need);
   auto text_of = [&](const Hit& h) {
     auto c = corpus.ChunkByRef(h.ref);

@@ -514,6 +514,22 @@ bool IsHyphenedName(const std::string& w) {
   return parts.size() >= 3 && std::none_of(parts.begin(), parts.end(), small);
 }
 
+// The other spellings of the key `key` a question's word `w` gives, each
+// after a "|": a name in code (`identifier`) less a library's prefix
+// ("XRRGetScreenInfo", "XIQueryDevice"), which its records as often leave
+// out ("Add GetScreenInfo"); a word of English capitalized as a `name` ("the
+// Rotate option") in its other forms ("rotation"): its stem, of five
+// letters or more.
+std::string OtherSpellings(const std::string& w, const std::string& key, bool identifier, bool name) {
+  if (identifier) {
+    std::string rest = WithoutNamePrefix(w);
+    return rest.empty() ? "" : "|" + rest;
+  }
+  bool letters = std::all_of(key.begin(), key.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  std::string stem = name && letters ? StemWord(key) : key;
+  return stem != key && stem.size() >= 5 ? "|" + stem : "";
+}
+
 }  // namespace
 
 std::vector<std::string> KeyConstraints(std::string_view question) {
@@ -573,7 +589,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool joins = name && prev_name && !out.empty() && question.find(words[n - 1] + " " + words[n]) != std::string_view::npos;
     prev_name = name && !acronym && !measure;
     if (joins && prev_name) {
-      out.back() += " " + key;
+      out.back() = out.back().substr(0, out.back().find('|')) + " " + key;  // one name's key, not its word's forms
       key_word.back() = n;
       continue;
     }
@@ -605,9 +621,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       key += " " + words[n + 1];
       ++n;  // its last word
     }
-    // A name a library's prefix starts ("XRRGetScreenInfo", "XIQueryDevice"),
-    // which its records as often leave out ("Add GetScreenInfo").
-    if (std::string rest = WithoutNamePrefix(w); identifier && !rest.empty()) key += "|" + rest;
+    key += OtherSpellings(w, key, identifier, name && !acronym && !measure);
     // Names in brackets after a phrase are its examples ("the axis inversion
     // options (InvertX, InvertY)"): a record names one of them or the phrase.
     auto [open, phrase] = ExampleBracketAt(question, starts[n]);
@@ -739,6 +753,36 @@ bool LettersOnly(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= 'a' && c <= 'z'; });
 }
 
+// Where a record says `name` (letters only) as two or three words of three
+// letters or more, a space apart ("debug level" for "debuglevel"): those
+// spellings. `forms` gives the records' MatchForms.
+std::vector<std::string> WordsApartIn(const std::string& name,
+                                      const std::function<const std::vector<std::string>&()>& forms) {
+  std::vector<std::string> out;
+  if (name.size() < 6 || name.size() > 40 || !LettersOnly(name)) return out;
+  auto said = [&](const std::string& phrase) {
+    for (const auto& f : forms()) {
+      for (size_t at = f.find(phrase); at != std::string::npos; at = f.find(phrase, at + 1)) {
+        size_t end = at + phrase.size();
+        bool starts = at == 0 || std::isalnum(static_cast<unsigned char>(f[at - 1])) == 0;
+        if (starts && (end == f.size() || std::isalpha(static_cast<unsigned char>(f[end])) == 0 || f[end] == 's')) {
+          return true;
+        }
+      }
+    }
+    return false;
+  };
+  for (size_t i = 3; i + 3 <= name.size(); ++i) {
+    std::string two = name.substr(0, i) + " " + name.substr(i);
+    if (said(two)) out.push_back(two);
+    for (size_t j = i + 3; j + 3 <= name.size(); ++j) {
+      std::string three = name.substr(0, i) + " " + name.substr(i, j - i) + " " + name.substr(j);
+      if (said(three)) out.push_back(three);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> WithVariants(const std::vector<std::string>& keys, const std::vector<std::string>& texts) {
@@ -780,6 +824,10 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
     // A chip's model number also names its family: "r600" is said as r6xx.
     if (words.size() == 1) {
       for (const auto& f : FamilyNames(as_words)) add(f);
+      // A name joining two or three words that records write apart:
+      // "debuglevel" is "debug level" where a record says so ("harfbuzz" is
+      // never "harf buzz").
+      for (const auto& apart : WordsApartIn(as_words, read)) add(apart);
     }
     // Learned from what was found: "mixture of experts (moe)", "moe
     // (mixture of experts)" make the acronym and the phrase one constraint.

@@ -79,7 +79,7 @@ bool IsFrameWord(const std::string& t) {
       "come", "came", "get", "got", "use", "used", "done", "current", "currently", "state", "status", "added",
       "add", "introduced", "handle", "handled", "implemented", "question", "answer", "without", "within",
       "across", "around", "among", "via", "several", "multiple", "various", "different", "another", "one",
-      "ones", "every", "ability", "abilities", "capability", "capabilities"};
+      "ones", "every", "single", "ability", "abilities", "capability", "capabilities"};
   return t.size() < 3 || frame.count(t) > 0;
 }
 

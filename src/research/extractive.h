@@ -69,6 +69,11 @@ const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>
 std::string AspectOf(const std::string& title, const std::vector<std::string>& question,
                      const std::vector<std::string>& project);
 
+// The query of the facet on a question's names (key constraints, less the
+// project's `widespread` ones): each alternative as a word ("png|svg" is
+// "png svg"), less one that is a stem of another ("rotate|rotat" is "rotate").
+std::string NamesQuery(const std::vector<std::string>& names, const std::vector<std::string>& widespread);
+
 // A word that frames a question rather than naming its subject ("how did X
 // evolve", "when was X added"); and any word under three letters.
 bool IsFrameWord(const std::string& word);

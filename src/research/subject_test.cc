@@ -592,6 +592,42 @@ TEST(SubjectTest, AThingWithoutANameCameWhereARecordSaysItsWords) {
   md = ReportOn(dir3, commits, "When were the legacy port accessors added?");
   EXPECT_FALSE(Abstains(md)) << md;
   EXPECT_TRUE(Says(AnswerLines(md), "Port access routines")) << md;
+  // "single" says how many, not what: the record maps the tablet to an output.
+  testing::TempDir dir4;
+  md = ReportOn(dir4,
+                commits + " && c 2014-02-02T00:00:00Z 'Add a parameter that maps the tablet to the given output'" +
+                    ManyCommits(12, "2015-01", [](int i) { return "Fix the key map of button " + std::to_string(i); }),
+                "When did the driver gain the ability to map a tablet to a single monitor?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "maps the tablet to the given output")) << md;
+}
+
+// A name written as code that records also write as its words apart
+// ("DebugLevel", "debug level") is searched and met in either spelling,
+// learned from the records found: the earliest record is the one that says
+// "debug level". A name no record writes apart ("HarfBuzz") is not split.
+TEST(SubjectTest, ANameInCodeIsAlsoItsWordsApartWhereRecordsSaySo) {
+  std::vector<std::string> keys = research::WithVariants(
+      {"debuglevel", "harfbuzz"}, {"Configurable pressure curve, debug levels.", "Port HarfBuzz to the new API"});
+  EXPECT_EQ(keys, (std::vector<std::string>{"debuglevel|debug level", "harfbuzz"}));
+  // A word as a name is also its other forms: "the Rotate option", "rotation".
+  EXPECT_EQ(research::KeyConstraints("When was the Rotate option added to Meson?"),
+            (std::vector<std::string>{"rotate|rotat", "meson"}));
+  std::string commits =
+      "c 2003-05-03T00:00:00Z 'Updated pressure curve; configurable pressure curve, debug level.' && "
+      "c 2009-09-28T00:00:00Z 'Remove debuglevel properties' && "
+      "c 2009-12-23T00:00:00Z 'Add the Wacom Debug Levels property' && "
+      "c 2010-10-29T00:00:00Z 'man: reword the man page for DebugLevel' && "
+      "c 2011-09-20T00:00:00Z 'Move DebugLevel options up'" +
+      ManyCommits(60, "2012-01", [](int i) {
+        return "Add the debug option of tool " + std::to_string(i) + " with its own level";
+      });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When was the DebugLevel option added?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  std::vector<std::string> lines = AnswerLines(md);
+  ASSERT_FALSE(lines.empty()) << md;
+  EXPECT_NE(lines.front().find("configurable pressure curve, debug level"), std::string::npos) << md;
 }
 
 }  // namespace
