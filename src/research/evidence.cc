@@ -753,6 +753,21 @@ bool LettersOnly(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= 'a' && c <= 'z'; });
 }
 
+// Whether one of `forms` (MatchForms) says `phrase` as whole words, or its
+// last word with an "s".
+bool SayWords(const std::vector<std::string>& forms, const std::string& phrase) {
+  for (const auto& f : forms) {
+    for (size_t at = f.find(phrase); at != std::string::npos; at = f.find(phrase, at + 1)) {
+      size_t end = at + phrase.size();
+      bool starts = at == 0 || std::isalnum(static_cast<unsigned char>(f[at - 1])) == 0;
+      if (starts && (end == f.size() || std::isalpha(static_cast<unsigned char>(f[end])) == 0 || f[end] == 's')) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 // Where a record says `name` (letters only) as two or three words of three
 // letters or more, a space apart ("debug level" for "debuglevel"): those
 // spellings. `forms` gives the records' MatchForms.
@@ -760,18 +775,7 @@ std::vector<std::string> WordsApartIn(const std::string& name,
                                       const std::function<const std::vector<std::string>&()>& forms) {
   std::vector<std::string> out;
   if (name.size() < 6 || name.size() > 40 || !LettersOnly(name)) return out;
-  auto said = [&](const std::string& phrase) {
-    for (const auto& f : forms()) {
-      for (size_t at = f.find(phrase); at != std::string::npos; at = f.find(phrase, at + 1)) {
-        size_t end = at + phrase.size();
-        bool starts = at == 0 || std::isalnum(static_cast<unsigned char>(f[at - 1])) == 0;
-        if (starts && (end == f.size() || std::isalpha(static_cast<unsigned char>(f[end])) == 0 || f[end] == 's')) {
-          return true;
-        }
-      }
-    }
-    return false;
-  };
+  auto said = [&](const std::string& phrase) { return SayWords(forms(), phrase); };
   for (size_t i = 3; i + 3 <= name.size(); ++i) {
     std::string two = name.substr(0, i) + " " + name.substr(i);
     if (said(two)) out.push_back(two);
@@ -816,6 +820,12 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
     std::string as_words;
     for (const auto& w : words) as_words += (as_words.empty() ? "" : " ") + w;
     add(as_words);
+    std::string spelt;  // the other spelling, British or American: "colour management", "color management"
+    for (const auto& w : words) {
+      std::string other = w.size() >= 5 ? research_internal::OtherSpelling(w) : "";
+      spelt += (spelt.empty() ? "" : " ") + (other.empty() ? w : other);
+    }
+    add(spelt);
     if (words.size() > 1) {
       std::string joined;
       for (const auto& w : words) joined += w;
@@ -831,6 +841,11 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
     }
     // Learned from what was found: "mixture of experts (moe)", "moe
     // (mixture of experts)" make the acronym and the phrase one constraint.
+    if (words.size() > 2) {  // of three words or more, where a record says the acronym alone
+      for (const auto& acr : Initials(words)) {
+        if (acr.size() >= 3 && SayWords(read(), acr)) add(acr);
+      }
+    }
     if (words.size() > 1) {
       for (const auto& acr : Initials(words)) {
         for (const auto& f : read()) {

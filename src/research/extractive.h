@@ -210,6 +210,10 @@ std::vector<std::string> FewestSaid(const std::vector<std::string>& stems, const
 std::vector<std::string> UnnamedThing(const std::string& question, const std::vector<Evidence>& ev,
                                       const std::vector<std::string>& widespread);
 
+// The other spelling of a British or American word, or "": colour/color,
+// optimise/optimize, analyse/analyze.
+std::string OtherSpelling(const std::string& w);
+
 // For a question without key constraints: a word of its subject (its words
 // less those that frame it and the project's names, by `seen`'s permalinks
 // and `widespread`) that stands before another of them and that no chunk of

@@ -564,6 +564,20 @@ TEST(SubjectTest, WordsInBracketsAreNoMoreOfTheSubject) {
   EXPECT_NE(md.find("No record mentions `bidirectional`"), std::string::npos) << md;
 }
 
+// Of a subject of four words, two side by side that no record says are a
+// thing the project never names ("ray tracing"), however many records say
+// the others ("hardware acceleration").
+TEST(SubjectTest, TwoWordsSideBySideNoRecordSaysAreAThingNeverNamed) {
+  std::string commits =
+      "c 2015-10-07T00:00:00Z 'Do not advertise rotation support without hardware acceleration' && "
+      "c 2016-01-26T00:00:00Z 'Only map the front buffer if hardware acceleration is disabled' && "
+      "c 2016-02-15T00:00:00Z 'Add an option to turn acceleration off'";
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When was hardware ray tracing acceleration added to the driver?");
+  EXPECT_TRUE(Abstains(md)) << md;
+  EXPECT_NE(md.find("No record mentions `ray`"), std::string::npos) << md;
+}
+
 // A thing without a name that a question asks when it came is named by a
 // record that says half the words telling it from the rest of the project,
 // whatever their order: two side by side also by their initials ("fds" for
@@ -575,6 +589,8 @@ TEST(SubjectTest, AThingWithoutANameCameWhereARecordSaysItsWords) {
       "c 2009-03-02T00:00:00Z 'Add a tap and drag gesture option' && "
       "c 2010-04-02T00:00:00Z 'Add support for receiving fds in replies' && "
       "c 2011-05-02T00:00:00Z 'Port access routines' && "
+      "c 2011-01-02T00:00:00Z 'Take a pinch of latency out of the scroll path' && "
+      "c 2011-02-02T00:00:00Z 'Swipe stale state away on resume' && "
       "c 2012-06-02T00:00:00Z 'Drop the touch events from the driver' && "
       "c 2012-07-02T00:00:00Z 'Remove the legacy build files'" +
       ManyCommits(24, "2013-01", [](int i) {
@@ -610,6 +626,16 @@ TEST(SubjectTest, ANameInCodeIsAlsoItsWordsApartWhereRecordsSaySo) {
   std::vector<std::string> keys = research::WithVariants(
       {"debuglevel", "harfbuzz"}, {"Configurable pressure curve, debug levels.", "Port HarfBuzz to the new API"});
   EXPECT_EQ(keys, (std::vector<std::string>{"debuglevel|debug level", "harfbuzz"}));
+  // A phrase of three words or more is also its acronym where a record says it alone.
+  EXPECT_TRUE(research::MentionsAll(
+      "Don't enable the VRR support code",
+      research::WithVariants({"variable refresh rate"}, {"Don't enable the VRR support code for GPU screens"})));
+  EXPECT_FALSE(research::MentionsAll(
+      "Don't enable the VRRP support code",
+      research::WithVariants({"variable refresh rate"}, {"Don't enable the VRRP support code for GPU screens"})));
+  // A phrase in British spelling is also one in American, and the other way round.
+  EXPECT_TRUE(research::MentionsAll("Remove a check for color management support",
+                                    research::WithVariants({"colour management"}, {})));
   // A word as a name is also its other forms: "the Rotate option", "rotation".
   EXPECT_EQ(research::KeyConstraints("When was the Rotate option added to Meson?"),
             (std::vector<std::string>{"rotate|rotat", "meson"}));

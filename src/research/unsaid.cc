@@ -14,8 +14,16 @@ namespace umwelt::research_internal {
 
 namespace {
 
-// The other spelling of a British or American word, or "": colour/color,
-// optimise/optimize, analyse/analyze.
+// What a doer ("accessors", "allocator") does, which records name it by
+// ("access", "allocat"); "" for any other word.
+std::string DoerBase(std::string w) {
+  if (w.ends_with("ors") || w.ends_with("ers")) w.pop_back();
+  bool doer = w.size() >= 7 && (w.ends_with("or") || w.ends_with("er"));
+  return doer ? w.substr(0, w.size() - 2) : "";
+}
+
+}  // namespace
+
 std::string OtherSpelling(const std::string& w) {
   static const std::pair<const char*, const char*> kPairs[] = {{"our", "or"}, {"is", "iz"}, {"ys", "yz"},
                                                                {"iz", "is"}, {"yz", "ys"}};
@@ -26,16 +34,6 @@ std::string OtherSpelling(const std::string& w) {
   if (w.size() > 4 && w.ends_with("or")) return w.substr(0, w.size() - 2) + "our";
   return "";
 }
-
-// What a doer ("accessors", "allocator") does, which records name it by
-// ("access", "allocat"); "" for any other word.
-std::string DoerBase(std::string w) {
-  if (w.ends_with("ors") || w.ends_with("ers")) w.pop_back();
-  bool doer = w.size() >= 7 && (w.ends_with("or") || w.ends_with("er"));
-  return doer ? w.substr(0, w.size() - 2) : "";
-}
-
-}  // namespace
 
 std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
                               const std::vector<std::string>& widespread) {
@@ -67,7 +65,8 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
   bool last_is_object = all.size() >= 2 && std::any_of(std::begin(kPrepositions), std::end(kPrepositions),
                                                        [&](const char* p) { return all[before] == p; });
   std::vector<std::string> unsaid;
-  for (size_t i = 0; i < words.size(); ++i) {
+  bool pair_unsaid = false;  // two of the subject's words side by side ("ray tracing")
+  for (size_t i = 0, last_unsaid = SIZE_MAX; i < words.size(); ++i) {
     const std::string& w = words[i];
     // A word that tells which of a thing ("graphical" of "graphical user
     // interface") stands before another of the subject's; or the object of
@@ -85,10 +84,13 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     if (std::string other = OtherSpelling(w); !other.empty() && searcher.ChunksNaming(other) > 0) continue;
     if (std::string base = DoerBase(w); !base.empty() && searcher.ChunksNaming(base) > 0) continue;
     unsaid.push_back(w);
+    pair_unsaid |= last_unsaid + 1 == i;
+    last_unsaid = i;
   }
   // A subject of up to three words is each of them; of more, half of them
-  // (a paraphrase says some in words the records do not use).
-  bool missing = subject <= 3 ? !unsaid.empty() : unsaid.size() * 2 > subject;
+  // (a paraphrase says some in words the records do not use), or two side
+  // by side: a thing of two words the project never says.
+  bool missing = subject <= 3 ? !unsaid.empty() : unsaid.size() * 2 > subject || pair_unsaid;
   return missing ? unsaid.front() : "";
 }
 
