@@ -84,7 +84,7 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     if (std::string other = OtherSpelling(w); !other.empty() && searcher.ChunksNaming(other) > 0) continue;
     if (std::string base = DoerBase(w); !base.empty() && searcher.ChunksNaming(base) > 0) continue;
     unsaid.push_back(w);
-    pair_unsaid |= last_unsaid + 1 == i;
+    pair_unsaid |= i > 0 && last_unsaid == i - 1;
     last_unsaid = i;
   }
   // A subject of up to three words is each of them; of more, half of them
@@ -115,6 +115,7 @@ std::vector<std::string> UnnamedThing(const std::string& question, const std::ve
     }
     const std::vector<std::string> words = LowerWords(text);
     for (size_t i = 0; i + 1 < stems.size(); ++i) {  // "fds" for "file descriptors"
+      if (stems[i].empty() || stems[i + 1].empty()) continue;
       const std::string initials{stems[i][0], stems[i + 1][0]};
       if (std::any_of(words.begin(), words.end(),
                       [&](const std::string& w) { return w == initials || w == initials + "s"; })) {
