@@ -753,40 +753,6 @@ bool LettersOnly(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= 'a' && c <= 'z'; });
 }
 
-// Whether one of `forms` (MatchForms) says `phrase` as whole words, or its
-// last word with an "s".
-bool SayWords(const std::vector<std::string>& forms, const std::string& phrase) {
-  for (const auto& f : forms) {
-    for (size_t at = f.find(phrase); at != std::string::npos; at = f.find(phrase, at + 1)) {
-      size_t end = at + phrase.size();
-      bool starts = at == 0 || std::isalnum(static_cast<unsigned char>(f[at - 1])) == 0;
-      if (starts && (end == f.size() || std::isalpha(static_cast<unsigned char>(f[end])) == 0 || f[end] == 's')) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
-// Where a record says `name` (letters only) as two or three words of three
-// letters or more, a space apart ("debug level" for "debuglevel"): those
-// spellings. `forms` gives the records' MatchForms.
-std::vector<std::string> WordsApartIn(const std::string& name,
-                                      const std::function<const std::vector<std::string>&()>& forms) {
-  std::vector<std::string> out;
-  if (name.size() < 6 || name.size() > 40 || !LettersOnly(name)) return out;
-  auto said = [&](const std::string& phrase) { return SayWords(forms(), phrase); };
-  for (size_t i = 3; i + 3 <= name.size(); ++i) {
-    std::string two = name.substr(0, i) + " " + name.substr(i);
-    if (said(two)) out.push_back(two);
-    for (size_t j = i + 3; j + 3 <= name.size(); ++j) {
-      std::string three = name.substr(0, i) + " " + name.substr(i, j - i) + " " + name.substr(j);
-      if (said(three)) out.push_back(three);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::string> WithVariants(const std::vector<std::string>& keys, const std::vector<std::string>& texts) {
@@ -837,13 +803,13 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
       // A name joining two or three words that records write apart:
       // "debuglevel" is "debug level" where a record says so ("harfbuzz" is
       // never "harf buzz").
-      for (const auto& apart : WordsApartIn(as_words, read)) add(apart);
+      for (const auto& apart : research_internal::WordsApartIn(as_words, read)) add(apart);
     }
     // Learned from what was found: "mixture of experts (moe)", "moe
     // (mixture of experts)" make the acronym and the phrase one constraint.
     if (words.size() > 2) {  // of three words or more, where a record says the acronym alone
       for (const auto& acr : Initials(words)) {
-        if (acr.size() >= 3 && SayWords(read(), acr)) add(acr);
+        if (acr.size() >= 3 && research_internal::SayWords(read(), acr)) add(acr);
       }
     }
     if (words.size() > 1) {

@@ -213,6 +213,18 @@ std::vector<std::string> UnnamedThing(const std::string& question, const std::ve
 // The other spelling of a British or American word, or "": colour/color,
 // optimise/optimize, analyse/analyze.
 std::string OtherSpelling(const std::string& w);
+// A word (or a stem) and the other forms records name it by: its other
+// spelling, and what a doer does ("access" for "accessors", "allocat" for
+// "allocator").
+std::vector<std::string> FormsOf(const std::string& w);
+// Whether one of `forms` (MatchForms) says `phrase` as whole words, or its
+// last word with an "s".
+bool SayWords(const std::vector<std::string>& forms, const std::string& phrase);
+// Where a record says `name` (letters only) as two or three words of three
+// letters or more, a space apart ("debug level" for "debuglevel"): those
+// spellings. `forms` gives the records' MatchForms, read when first needed.
+std::vector<std::string> WordsApartIn(const std::string& name,
+                                      const std::function<const std::vector<std::string>&()>& forms);
 
 // For a question without key constraints: a word of its subject (its words
 // less those that frame it and the project's names, by `seen`'s permalinks

@@ -12,29 +12,6 @@
 
 namespace umwelt::research_internal {
 
-namespace {
-
-// What a doer ("accessors", "allocator") does, which records name it by
-// ("access", "allocat"); "" for any other word.
-std::string DoerBase(std::string w) {
-  if (w.ends_with("ors") || w.ends_with("ers")) w.pop_back();
-  bool doer = w.size() >= 7 && (w.ends_with("or") || w.ends_with("er"));
-  return doer ? w.substr(0, w.size() - 2) : "";
-}
-
-}  // namespace
-
-std::string OtherSpelling(const std::string& w) {
-  static const std::pair<const char*, const char*> kPairs[] = {{"our", "or"}, {"is", "iz"}, {"ys", "yz"},
-                                                               {"iz", "is"}, {"yz", "ys"}};
-  for (const auto& [from, to] : kPairs) {
-    size_t at = w.rfind(from);
-    if (at != std::string::npos && at > 1) return w.substr(0, at) + to + w.substr(at + std::string(from).size());
-  }
-  if (w.size() > 4 && w.ends_with("or")) return w.substr(0, w.size() - 2) + "our";
-  return "";
-}
-
 std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
                               const std::vector<std::string>& widespread) {
   std::vector<std::string> words = research::WithoutProjectNames(research::ContentWords(question), seen, widespread);
@@ -80,9 +57,10 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     if (!IsSubjectWord(w) || (!head && (last ? !last_is_object : !IsSubjectWord(words[i + 1])))) continue;
     // A number ("in 2016") is a period or a quantity, not a name.
     if (std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-    if (searcher.ChunksNaming(w) > 0) continue;
-    if (std::string other = OtherSpelling(w); !other.empty() && searcher.ChunksNaming(other) > 0) continue;
-    if (std::string base = DoerBase(w); !base.empty() && searcher.ChunksNaming(base) > 0) continue;
+    const std::vector<std::string> forms = FormsOf(w);  // "colour" or "color", "accessors" or "access"
+    if (std::any_of(forms.begin(), forms.end(), [&](const std::string& f) { return searcher.ChunksNaming(f) > 0; })) {
+      continue;
+    }
     unsaid.push_back(w);
     pair_unsaid |= i > 0 && last_unsaid == i - 1;
     last_unsaid = i;
@@ -107,9 +85,8 @@ std::vector<std::string> UnnamedThing(const std::string& question, const std::ve
     std::string form = research::MatchForm(text);
     std::set<std::string> said;
     for (const auto& s : rare) {
-      std::string base = DoerBase(s);  // "accessor" is named by "access"
-      std::string other = OtherSpelling(s);  // "colour" by "color"
-      if (NamesStem(form, s) || (!base.empty() && NamesStem(form, base)) || (!other.empty() && NamesStem(form, other))) {
+      const std::vector<std::string> forms = FormsOf(s);  // "accessor" is named by "access", "colour" by "color"
+      if (std::any_of(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(form, f); })) {
         said.insert(s);
       }
     }
