@@ -115,6 +115,9 @@ std::vector<std::string> KeyConstraints(std::string_view question);
 // A key that names a platform or a toolchain (macOS, MSVC), which a question
 // names as the place of its subject ("launchd support on macOS").
 bool IsPlatformKey(const std::string& key);
+// Whether a text (its MatchForm) names an operating system `key` does not
+// name ("the abstract socket namespace under Linux", of macOS).
+bool NamesAnotherPlatform(std::string_view match_form, const std::string& key);
 // The constraints left once the project's own names are dropped: those most
 // of the evidence's permalinks carry ("levanter" in
 // github.com/marin-community/levanter/…), and those in `widespread` (names a

@@ -149,8 +149,7 @@ std::vector<std::string> ProjectWords(const std::vector<Hit>& hits) {
   return out;
 }
 
-// `names`: the question's key constraints and the words of it that name
-// the project's files (FileNameKeys).
+// `names`: the question's key constraints and its words naming files (FileNameKeys).
 std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vector<Hit>& top, int max_facets,
                                     const std::vector<std::string>& widespread, const std::vector<std::string>& names) {
   std::vector<Facet> out;
@@ -176,9 +175,8 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   // The question's names alone, where its other words would outweigh them
   // ("how did the pdfunite merging tool evolve": the history says "tool"
   // more rarely than the tool's name, which each commit touching it lists).
-  if (std::string nq = research_internal::NamesQuery(names, widespread); !nq.empty() && nq != q) {
-    out.push_back({"On " + nq, nq, {}, {}, false, 0, 0});
-  }
+  auto nf = research_internal::NamesQuery(question, names, widespread);
+  if (!nf.query.empty() && nf.query != q) out.push_back({"On " + nf.heading, nf.query, {}, {}, false, 0, 0});
   // Each title searches as written; its facet is named by the aspect it
   // adds to the question ("Learning rate scaling"), never by the title. A
   // title that adds nothing but the question's own words is not a facet.
@@ -782,7 +780,10 @@ void AskRun::Judge() {
     }
     // "When was X added?" where records only mention X (SaysItCame).
     came_unsaid = together && research_internal::CameUnsaid(question, ev, keys, widespread);
-    together = (together || research_internal::NamedBesideAContextKey(question, keys, ev, widespread)) && !came_unsaid;
+    // A record naming the subject beside none of the keys: the report is on its words.
+    auto named = research_internal::NamedBesideAContextKey(question, keys, ev, widespread);
+    if (named && named->empty() && !together && !came_unsaid) keys.clear();
+    together = (together || named) && !came_unsaid;
     // A question of several clauses is answered in part when a record names one clause's subject: its key
     // constraints, else all its words (each with its other spellings).
     std::vector<std::string> answered, unsupported;

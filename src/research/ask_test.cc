@@ -234,6 +234,16 @@ TEST(Statements, NonProseIsNeverAStatement) {
             std::vector<std::string>{"macos|mac os x|os x|osx"});
   EXPECT_EQ(research::KeyConstraints("Does it build with Microsoft Visual C++?"),
             std::vector<std::string>{"microsoft visual|msvc|visual c++|visual studio"});
+  EXPECT_EQ(research::KeyConstraints("When did it build on Windows?"),
+            std::vector<std::string>{"windows|win32"});
+  // "version 2" after a name is part of it, as "6" is of "Qt 6".
+  EXPECT_EQ(research::KeyConstraints("When was support for XDMCP version 2 added?"),
+            std::vector<std::string>{"xdmcp 2"});
+  // The facet on the names is headed by them as the question gives them, and searches every spelling.
+  auto names = research_internal::NamesQuery("When was launchd support for Mac OS X added?",
+                                             {"mac os x|macos|os x|osx", "png|svg", "rotate|rotat"}, {});
+  EXPECT_EQ(names.heading, "mac os x png rotate");
+  EXPECT_EQ(names.query, "mac os x macos os x osx png svg rotate");
   EXPECT_EQ(research::BestSentence("Files: a/b.py, c/d.py\nChanged: 2 file(s), +3 −1", {}), "");
   EXPECT_EQ(research::KeyConstraints("What MFU did we reach on H200 GPUs?"), (std::vector<std::string>{"mfu", "h200"}));
   EXPECT_EQ(research::KeyConstraints("How was Olmo2 support added?"), (std::vector<std::string>{"olmo2"}));
@@ -704,6 +714,9 @@ TEST(Statements, AnswerTypesAndTheNumbersThatAnswer) {
   std::vector<Evidence> ev(4);
   for (size_t i = 0; i < ev.size(); ++i) ev[i].url = "https://github.com/acme/tinylm/issues/" + std::to_string(i);
   EXPECT_EQ(research::WithoutProjectNames({"tinylm", "h100"}, ev), (std::vector<std::string>{"h100"}));
+  // A version of the project is that version, which its records call "version 1.5".
+  EXPECT_EQ(research::WithoutProjectNames({"tinylm 1.5"}, ev),
+            (std::vector<std::string>{"tinylm 1.5|version 1.5"}));
 }
 
 // Issue 16: a "when" question is answered in date order, earliest first, and

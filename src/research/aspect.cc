@@ -97,17 +97,33 @@ std::string AspectOf(const std::string& title, const std::vector<std::string>& q
   return out;
 }
 
-std::string NamesQuery(const std::vector<std::string>& names, const std::vector<std::string>& widespread) {
-  std::string query;
+NamesFacet NamesQuery(const std::string& question, const std::vector<std::string>& names,
+                      const std::vector<std::string>& widespread) {
+  NamesFacet out;
+  const std::string lower = ToLower(question);
   for (const std::string& n : names) {
     if (std::find(widespread.begin(), widespread.end(), n) != widespread.end()) continue;
     std::vector<std::string> alts = SplitList(n, '|');
+    // The alternatives the question says ("png svg"), less one inside
+    // another ("rotat" of "rotate") or sharing a word with it ("os x" of
+    // "mac os x").
+    std::string given = " ";
+    for (const auto& a : alts) {
+      std::vector<std::string> words = SplitList(a, ' ');
+      bool shares =
+          given.find(a) != std::string::npos || std::any_of(words.begin(), words.end(), [&](const auto& w) {
+            return given.find(" " + w + " ") != std::string::npos;
+          });
+      if (lower.find(a) != std::string::npos && !shares) given += a + " ";
+    }
+    given = given.size() > 1 ? given.substr(1, given.size() - 2) : "";
+    out.heading += (out.heading.empty() ? "" : " ") + (given.empty() ? alts.front() : given);
     for (const auto& a : alts) {
       bool stem = std::any_of(alts.begin(), alts.end(), [&](const auto& o) { return o != a && o.starts_with(a); });
-      if (!stem) query += (query.empty() ? "" : " ") + a;
+      if (!stem) out.query += (out.query.empty() ? "" : " ") + a;
     }
   }
-  return query;
+  return out;
 }
 
 }  // namespace umwelt::research_internal

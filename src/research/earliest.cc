@@ -4,6 +4,7 @@
 // subject nowhere near the top; the question asks for that one.
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -181,10 +182,11 @@ bool TitleSaysItCame(const std::string& title, bool made) {
   return (SaysArrival(title, made) || TitleBeginsSupport(title)) && title.rfind("Revert", 0) != 0;
 }
 
-bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& all_keys, bool made) {
-  // A platform is where the subject came, not the subject.
+bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& all_keys, bool made,
+                bool platform_is_thing) {
   std::vector<std::string> keys = all_keys;
-  std::erase_if(keys, research::IsPlatformKey);
+  const bool platform = platform_is_thing && std::any_of(keys.begin(), keys.end(), research::IsPlatformKey);
+  if (!platform) std::erase_if(keys, research::IsPlatformKey);
   if (keys.empty()) return true;
   auto names = [&](const std::string& text) {
     return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return research::MentionsAll(text, {k}); });
@@ -192,8 +194,13 @@ bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>&
   return std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
     if (!e.lane.empty()) return false;
     std::vector<std::string> sentences = research::Sentences(e.text);
+    if (platform) std::erase_if(sentences, [](const std::string& s) { return !research::IsStatement(s); });
+    std::string text;
+    for (const auto& s : sentences) text += s + "\n";
     const bool title_came = TitleSaysItCame(e.title, made);
-    if (title_came && research::MentionsAll(e.title + "\n" + research::TitleForm(e.title) + "\n" + e.text, keys)) {
+    if (title_came &&
+        research::MentionsAll(
+            e.title + "\n" + research::TitleForm(e.title) + "\n" + (platform ? text : e.text), keys)) {
       return true;  // "Implement support for XI 2.2", whose text lists XIAllowTouchEvents
     }
     if (names(e.title + "\n" + research::TitleForm(e.title)) &&
@@ -304,8 +311,17 @@ bool CameUnsaid(const std::string& question, const std::vector<Evidence>& ev, co
     return went && went->empty();
   }
   if (keys.empty()) return false;
-  if (AsksWhenItBecame(question)) return !SaysItCame(ev, KeysOfTheThing(question, keys), true);
-  return AsksWhenItCame(question) && !SaysItCame(ev, KeysOfTheThing(question, keys));
+  const std::vector<std::string> thing = KeysOfTheThing(question, keys);
+  // Platforms alone, where the question names nothing else but the project
+  // ("When did the library add support for macOS?"), are the thing, not
+  // where it came.
+  static const std::set<std::string> kProject = {StemWord("library"), StemWord("driver"), StemWord("project"),
+                                                 StemWord("program"), StemWord("package")};
+  std::vector<std::string> besides = SubjectStemsBeside(question, thing, ev, widespread, "");
+  std::erase_if(besides, [](const std::string& s) { return IsGenericNoun(s) || kProject.count(s) > 0; });
+  const bool platforms = besides.empty() && std::all_of(thing.begin(), thing.end(), research::IsPlatformKey);
+  if (AsksWhenItBecame(question)) return !SaysItCame(ev, thing, true, platforms);
+  return AsksWhenItCame(question) && !SaysItCame(ev, thing, false, platforms);
 }
 
 bool AsksWhenItBegan(const std::string& question) {
@@ -364,6 +380,15 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
   return out;
 }
 
+bool CameOnAPlatform(const std::vector<std::string>& keys, const std::vector<std::string>& searched) {
+  if (keys.empty() || !std::all_of(keys.begin(), keys.end(), research::IsPlatformKey)) return false;
+  std::string words = " ";
+  for (const auto& k : keys) words += k + " ";
+  std::replace(words.begin(), words.end(), '|', ' ');
+  return std::none_of(searched.begin(), searched.end(),
+                      [&](const std::string& w) { return words.find(" " + w + " ") != std::string::npos; });
+}
+
 std::vector<std::string> ThingWords(const std::vector<std::string>& words) {
   std::vector<std::string> out;
   for (const auto& w : words) {
@@ -387,6 +412,17 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   std::vector<Evidence> seen;  // the permalinks that tell the project's own names
   for (const auto& h : top) seen.push_back(Evidence{.url = h.url, .title = h.title});
   std::vector<std::string> need = research::WithoutProjectNames(names, seen, widespread);
+  // A platform is where the thing came ("launchd support for Mac OS X"), not
+  // the thing, where the question names another.
+  std::vector<std::string> platforms;
+  std::copy_if(need.begin(), need.end(), std::back_inserter(platforms), research::IsPlatformKey);
+  std::erase_if(need, research::IsPlatformKey);
+  std::set<std::string> platform_words;
+  for (const auto& p : platforms) {
+    for (const auto& alt : SplitList(p, '|')) {
+      for (auto& w : SplitList(alt, ' ')) platform_words.insert(std::move(w));
+    }
+  }
   size_t min_named = need.size();  // every key; else half the subject's words
   // "When did X get NEON fast paths?" asks for the record that added a thing
   // it names, whose title names all of it; without a name ("When was the
@@ -394,11 +430,17 @@ std::optional<std::pair<Facet, std::vector<Hit>>> EarliestFacet(Searcher& search
   // thing but those for a kind of thing ("tool"): the earliest record merely
   // saying the words is as likely one that only mentions them.
   bool came = AsksWhenItCame(question);
-  const bool keyless = need.empty();
+  bool keyless = need.empty();
   if (keyless) {
     for (const auto& w : research::WithoutProjectNames(research::ContentWords(question), seen, widespread)) {
+      if (platform_words.count(w) > 0) continue;
       if (came ? IsSubjectWord(w) && !IsGenericNoun(w) : !IsFrameWord(w) && !IsBeganWord(w)) need.push_back(w);
     }
+    if (need.empty() && !platforms.empty()) {  // "Windows support"
+      need = platforms, keyless = false, min_named = need.size();
+    }
+  }
+  if (keyless) {
     if (came && (need.empty() || need.size() > 3)) return std::nullopt;
     if (came) min_named = need.size();
     // The rarest word some record says comes first, and every record found

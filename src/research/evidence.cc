@@ -11,13 +11,16 @@
 #include "umwelt/redact.h"
 #include "umwelt/search.h"
 #include "umwelt/text.h"
+#include "words.h"
 
 namespace umwelt::research {
 namespace {
 
 bool Digit(char c) { return c >= '0' && c <= '9'; }
 bool Alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
-// A name in code's hump: a small letter, then a capital ("getCString", "XIScrollClass").
+
+}  // namespace
+
 bool HasHump(std::string_view w) {
   return std::adjacent_find(w.begin(), w.end(), [](char a, char b) {
            return std::islower(static_cast<unsigned char>(a)) != 0 && std::isupper(static_cast<unsigned char>(b)) != 0;
@@ -39,8 +42,6 @@ const std::set<std::string>& StopWords() {
   return k;
 }
 
-// The words of a text as names are written: letters, digits and '_', with
-// '-' and '.' inside ("v5p", "Olmo-2", "qwen2.5"), case kept.
 std::vector<std::string> NameWords(std::string_view text) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -57,8 +58,6 @@ std::vector<std::string> NameWords(std::string_view text) {
   }
   return out;
 }
-
-}  // namespace
 
 std::vector<std::string> ContentWords(std::string_view text) {
   std::vector<std::string> out;
@@ -400,266 +399,16 @@ int CountJunkQuotes(std::string_view md) {
   return junk;
 }
 
-namespace {
-
-// "GPTQ-quantized" is GPTQ, "H100-based" is H100: a hyphenated word whose
-// tail is a lower-case participle or modifier after a name, an acronym or a
-// measure is that name; "Mixture-of-Experts" and "GPT-4o-mini" stay whole.
-std::string WithoutModifierTail(const std::string& word) {
-  static const std::set<std::string, std::less<>> kModifiers = {
-      "based", "style", "like", "aware", "only", "wise", "free", "specific", "compatible", "ready", "friendly"};
-  std::string_view w = word;
-  while (true) {
-    size_t dash = w.rfind('-');
-    if (dash == std::string_view::npos || dash == 0) break;
-    std::string_view tail = w.substr(dash + 1), head = w.substr(0, dash);
-    bool lower = !tail.empty() && std::all_of(tail.begin(), tail.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-    bool modifier = lower && tail.size() >= 4 &&
-                    (tail.ends_with("ed") || tail.ends_with("ing") || kModifiers.count(tail) > 0);
-    bool named = std::any_of(head.begin(), head.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || Digit(c); });
-    // "Pre-trained", "Self-hosted": a prefix, capitalized, is no name of its own.
-    static const std::set<std::string, std::less<>> kPrefixes = {"pre", "post", "re", "non", "co", "sub", "self", "cross",
-                                                                 "multi", "semi", "auto", "over", "under", "de", "un", "fine"};
-    if (kPrefixes.count(ToLower(head)) > 0) break;
-    if (!modifier || !named) break;
-    w = head;
-  }
-  return std::string(w);
-}
-
-// A key with the other names of a platform or a toolchain, whatever the
-// project: a record of 2007 says "OS X" where a question says "macOS".
-const std::vector<std::vector<std::string>>& Aliases() {
-  static const std::vector<std::vector<std::string>> kAliases = {
-      {"macos", "mac os x", "os x", "osx"},
-      {"msvc", "microsoft visual", "visual c++", "visual studio"},
-  };
-  return kAliases;
-}
-
-std::string WithOtherNames(const std::string& key) {
-  for (const auto& names : Aliases()) {
-    if (std::find(names.begin(), names.end(), key) == names.end()) continue;
-    std::string any = key;
-    for (const auto& n : names) any += n == key ? "" : "|" + n;
-    return any;
-  }
-  return key;
-}
-
-}  // namespace
-
-bool IsPlatformKey(const std::string& key) {
-  std::string first = SplitList(key, '|').front();
-  return std::any_of(Aliases().begin(), Aliases().end(), [&](const std::vector<std::string>& names) {
-    return std::find(names.begin(), names.end(), first) != names.end();
-  });
-}
-
-namespace {
-
-// The phrase a bracket of names after it gives examples of: "the axis
-// inversion options (InvertX, InvertY)" gives "axis inversion", up to three
-// words of small letters before the bracket, less a kind of thing at its
-// end ("options") and what a stop word ends; "" where there are none.
-std::string PhraseBeforeBracket(std::string_view before) {
-  static const std::set<std::string> kKind = {"option",   "options",   "setting",  "settings",   "flag",   "flags",
-                                              "function", "functions", "field",    "fields",     "feature", "features",
-                                              "support",  "call",      "calls",    "command",    "commands", "variable",
-                                              "variables", "parameter", "parameters", "method", "methods", "names"};
-  auto small = [](char c) { return c >= 'a' && c <= 'z'; };
-  std::vector<std::string> words;  // from the last
-  size_t i = before.size();
-  while (words.size() < 3) {
-    while (i > 0 && before[i - 1] == ' ') --i;
-    size_t e = i;
-    while (i > 0 && small(before[i - 1])) --i;
-    if (i == e || (i > 0 && before[i - 1] != ' ')) break;  // not a word of small letters alone
-    std::string w(before.substr(i, e - i));
-    if (StopWords().count(w) > 0) break;
-    if (words.empty() && kKind.count(w) > 0) continue;
-    words.push_back(std::move(w));
-  }
-  std::string out;
-  for (auto it = words.rbegin(); it != words.rend(); ++it) out += (out.empty() ? "" : " ") + *it;
-  return out;
-}
-
-// Where the bracket around `at` opens and the phrase before it (above);
-// npos and "" outside a bracket, or where no phrase comes before it.
-std::pair<size_t, std::string> ExampleBracketAt(std::string_view question, size_t at) {
-  const size_t open = question.rfind('(', at);
-  const size_t close = open == std::string_view::npos ? open : question.find(')', open);
-  if (close == std::string_view::npos || close <= at) return {std::string_view::npos, ""};
-  std::string phrase = PhraseBeforeBracket(question.substr(0, open));
-  return {phrase.empty() ? std::string_view::npos : open, phrase};
-}
-
-// A version a name is written with: "6", "1.2", "2.1.3".
-bool IsVersion(const std::string& v) {
-  bool dotted = v.find('.') != std::string::npos;
-  return !v.empty() && v.size() <= (dotted ? 6 : 3) && std::isdigit(static_cast<unsigned char>(v.front())) != 0 &&
-         std::isdigit(static_cast<unsigned char>(v.back())) != 0 && v.find("..") == std::string::npos &&
-         std::all_of(v.begin(), v.end(),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
-}
-
-// A name of three or more parts joined by hyphens, none a small word of
-// English ("linux-drm-syncobj", not "state-of-the-art").
-bool IsHyphenedName(const std::string& w) {
-  static const std::set<std::string> kSmall = {"of", "the", "to", "in",  "a",    "an",   "and",  "or", "by",
-                                               "for", "on", "at", "as", "per", "from", "with", "up", "out"};
-  std::vector<std::string> parts = SplitList(ToLower(w), '-');
-  auto small = [](const std::string& p) { return p.empty() || kSmall.count(p) > 0; };
-  return parts.size() >= 3 && std::none_of(parts.begin(), parts.end(), small);
-}
-
-// The other spellings of the key `key` a question's word `w` gives, each
-// after a "|": a name in code (`identifier`) less a library's prefix
-// ("XRRGetScreenInfo", "XIQueryDevice"), which its records as often leave
-// out ("Add GetScreenInfo"); a word of English capitalized as a `name` ("the
-// Rotate option") in its other forms ("rotation"): its stem, of five
-// letters or more.
-std::string OtherSpellings(const std::string& w, const std::string& key, bool identifier, bool name) {
-  if (identifier) {
-    std::string rest = WithoutNamePrefix(w);
-    return rest.empty() ? "" : "|" + rest;
-  }
-  bool letters = std::all_of(key.begin(), key.end(), [](char c) { return c >= 'a' && c <= 'z'; });
-  std::string stem = name && letters ? StemWord(key) : key;
-  return stem != key && stem.size() >= 5 ? "|" + stem : "";
-}
-
-}  // namespace
-
-std::vector<std::string> KeyConstraints(std::string_view question) {
-  static const std::set<std::string> kGeneric = {
-      "gpu", "tpu", "cpu", "api", "llm", "ml", "ai", "pr", "ci", "url", "json", "yaml", "id", "ok", "faq", "i",
-      "what", "when", "why", "how", "which", "who", "where", "did", "does", "do", "is", "are", "was", "were", "the",
-      "a", "an", "we", "our", "in", "on", "for", "and", "or", "of", "to", "with", "has", "have", "can", "should"};
-  std::vector<std::string> out;
-  std::vector<std::string> words = NameWords(question);
-  // Where each word stands in the question, to read what joins two keys.
-  std::vector<size_t> starts;
-  for (size_t n = 0, from = 0; n < words.size(); ++n) {
-    starts.push_back(question.find(words[n], from));
-    from = starts.back() + words[n].size();
-  }
-  // The keys a list of alternatives names ("PNG, JPEG or SVG"): which of
-  // `out` each began at, and the word each key came from.
-  std::vector<size_t> key_word;
-  struct List {
-    size_t first, last;   // indexes into `out`, joined by commas
-    bool either = false;  // and an "or": alternatives
-  };
-  std::vector<List> lists;
-  bool prev_name = false;  // the word before was a name (a key's last word)
-  size_t example_bracket = std::string_view::npos;  // where out.back()'s bracket of examples opens
-  for (size_t n = 0; n < words.size(); ++n) {
-    std::string w = WithoutModifierTail(words[n]);
-    bool was_first = n == 0;
-    int upper = 0, lower = 0, digits = 0;
-    for (char c : w) {
-      upper += std::isupper(static_cast<unsigned char>(c)) != 0;
-      lower += std::islower(static_cast<unsigned char>(c)) != 0;
-      digits += std::isdigit(static_cast<unsigned char>(c)) != 0;
-    }
-    bool measure = digits > 0 && upper + lower > 0;              // h200, v5p, 7b, llama3
-    bool acronym = upper >= 2 && upper >= lower;                 // MFU, TPU, FSDP, GPUs
-    bool name = !was_first && upper >= 1 && std::isupper(static_cast<unsigned char>(w[0])) && lower > 0;  // Olmo, Haliax
-    // A name in code: auto_ptr, getCString (a capital after a small letter).
-    bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos || HasHump(w));
-    identifier |= IsHyphenedName(w);  // "linux-drm-syncobj"
-    if (!measure && !acronym && !name && !identifier) {
-      prev_name = false;
-      continue;
-    }
-    std::string key = ToLower(w);
-    // A plural's s ("GPUs", "Olmos"), not an acronym's own last letter ("HTTPS")
-    // nor a name's that ends in -us, -ss or -is ("D-Bus", "Redis").
-    bool own_s = w.size() >= 2 && std::string_view("usi").find(w[w.size() - 2]) != std::string_view::npos;
-    bool plural = key.size() > 3 && w.back() == 's' && !own_s && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]));
-    if (plural) key.pop_back();
-    if (key.size() > 2 && key.back() == 's' && std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();  // H100s
-    if (kGeneric.count(key) || std::find(out.begin(), out.end(), key) != out.end()) {
-      prev_name = false;
-      continue;
-    }
-    // Names written together, a space apart, are one name: "Hugging Face".
-    bool joins = name && prev_name && !out.empty() && question.find(words[n - 1] + " " + words[n]) != std::string_view::npos;
-    prev_name = name && !acronym && !measure;
-    if (joins && prev_name) {
-      out.back() = out.back().substr(0, out.back().find('|')) + " " + key;  // one name's key, not its word's forms
-      key_word.back() = n;
-      continue;
-    }
-    // Joined to the key of the word before by ", ", " or " or ", or ".
-    if (!out.empty() && key_word.back() + 3 > n) {
-      size_t gap_from = starts[key_word.back()] + words[key_word.back()].size();
-      std::string_view gap = question.substr(gap_from, starts[n] - gap_from);
-      bool either = gap == " or " || gap == ", or ";
-      if (either || gap == ", ") {
-        if (lists.empty() || lists.back().last != out.size() - 1) lists.push_back({out.size() - 1, out.size() - 1});
-        lists.back().last = out.size();
-        lists.back().either |= either;
-      }
-    }
-    // A name in brackets after another is the same thing: "AltiVec (VMX)".
-    if (!out.empty() && key_word.back() + 1 == n && out.back().find('|') == std::string::npos) {
-      size_t gap_from = starts[n - 1] + words[n - 1].size(), end = starts[n] + words[n].size();
-      if (question.substr(gap_from, starts[n] - gap_from) == " (" && question.substr(end, 1) == ")") {
-        out.back() += "|" + key;
-        key_word.back() = n;
-        prev_name = false;
-        continue;
-      }
-    }
-    // A version written after a name is part of it: "Qt 6", "Llama 4",
-    // "RandR 1.2", "HDMI 2.1" (a record on HDMI is not one on HDMI 2.1).
-    if ((name || acronym) && !measure && n + 1 < words.size() && IsVersion(words[n + 1]) &&
-        starts[n + 1] == starts[n] + words[n].size() + 1 && question[starts[n] + words[n].size()] == ' ') {
-      key += " " + words[n + 1];
-      ++n;  // its last word
-    }
-    key += OtherSpellings(w, key, identifier, name && !acronym && !measure);
-    // Names in brackets after a phrase are its examples ("the axis inversion
-    // options (InvertX, InvertY)"): a record names one of them or the phrase.
-    auto [open, phrase] = ExampleBracketAt(question, starts[n]);
-    if (open != std::string_view::npos && example_bracket == open && !out.empty()) {
-      out.back() += "|" + key;
-      if (!lists.empty() && lists.back().last == out.size()) {  // not a list of its own
-        if (lists.back().first + 1 == lists.back().last) lists.pop_back();
-        else --lists.back().last;
-      }
-      key_word.back() = n;
-      continue;
-    }
-    example_bracket = open;
-    if (!phrase.empty()) key += "|" + phrase;
-    out.push_back(key);
-    key_word.push_back(n);
-  }
-  for (auto& key : out) key = WithOtherNames(key);
-  // A list of alternatives is one constraint: a record names any of them.
-  for (auto it = lists.rbegin(); it != lists.rend(); ++it) {
-    if (!it->either) continue;
-    std::string any = out[it->first];
-    for (size_t k = it->first + 1; k <= it->last; ++k) any += "|" + out[k];
-    out.erase(out.begin() + static_cast<long>(it->first) + 1, out.begin() + static_cast<long>(it->last) + 1);
-    out[it->first] = any;
-  }
-  return out;
-}
-
 std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence,
                                              const std::vector<std::string>& widespread) {
   std::erase_if(constraints, [&](const std::string& c) {
     return std::find(widespread.begin(), widespread.end(), c) != widespread.end();
   });
   if (evidence.size() < 3) return constraints;
-  std::erase_if(constraints, [&](const std::string& key) {
-    // A version of the project ("RandR 1.5" in libXrandr's history) is the
-    // project: its records say "update to version 1.5".
+  std::vector<std::string> out;
+  for (const auto& key : constraints) {
+    // A version of the project ("RandR 1.5" in libXrandr's history) is that
+    // version: its records say "update to version 1.5".
     size_t space = key.find(' ');
     bool versioned = space != std::string::npos && key.find_first_not_of("0123456789.", space + 1) == std::string::npos;
     const std::string c = versioned ? key.substr(0, space) : key;
@@ -667,9 +416,13 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
       size_t scheme = e.url.find("://");  // every permalink's "https" is not the project's name
       return ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3)).find(c) != std::string::npos;
     });
-    return carry * 5 >= evidence.size() * 4;
-  });
-  return constraints;
+    if (carry * 5 < evidence.size() * 4) {
+      out.push_back(key);
+    } else if (versioned) {
+      out.push_back(key + "|version" + key.substr(space));
+    }
+  }
+  return out;
 }
 
 std::string MatchForm(std::string_view text) {

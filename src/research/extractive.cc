@@ -541,9 +541,11 @@ class ExtractiveReport {
     const std::vector<std::string> searched = ThingWords(SplitList(earliest->query, ' '));
     if (searched.empty()) return;
     std::string rarest = research::WithVariants({searched.front()}, {}).front();
-    // A thing that came without a name is every word it was searched by.
+    // A thing that came without a name is every word it was searched by;
+    // one that came on a platform, the rarest of them.
     std::vector<std::string> thing;
-    if (keys_.empty() && AsksWhenItCame(question_)) thing = searched;
+    const bool on_a_platform = AsksWhenItCame(question_) && CameOnAPlatform(keys_, searched);
+    if ((keys_.empty() && AsksWhenItCame(question_)) || on_a_platform) thing = searched;
     std::vector<std::string> came_beside;
     if (came_) came_beside = CameBeside(question_, keys_, ev_, widespread_);
     const bool code = came_ && WritesAsCode(keys_, question_);  // then titled by any of them
@@ -552,13 +554,15 @@ class ExtractiveReport {
     const bool asks_came = AsksWhenItCame(question_);
     for (const Evidence* e : prose_) {
       // Its title names the subject: without keys, the thing that came, else
-      // the subject's rarest word; with them, a key, and the record all.
+      // the subject's rarest word (so too a thing that came on a platform);
+      // with them, a key, and the record all.
       std::string title = research::TitleForm(e->title);
       auto titled = [&](const std::vector<std::string>& all) {
         return std::all_of(all.begin(), all.end(), [&](const std::string& k) { return research::Mentions(title, k); });
       };
-      bool on_it = !thing.empty()                                    ? titled(thing)
-                   : keys_.empty()                                   ? research::Mentions(title, rarest)
+      bool on_it = on_a_platform                                    ? research::Mentions(title, rarest)
+                   : !thing.empty()                                 ? titled(thing)
+                   : keys_.empty()                                  ? research::Mentions(title, rarest)
                    : NamedHere(e) < static_cast<long>(keys_.size()) ? false
                    : came_ ? (code || titled(keys_)) && NamesHalf(FormOf(e), came_beside)
                            : TitleSays(e);

@@ -69,10 +69,16 @@ const Evidence* WindowOfLine(const std::string& url, const std::vector<Evidence>
 std::string AspectOf(const std::string& title, const std::vector<std::string>& question,
                      const std::vector<std::string>& project);
 
-// The query of the facet on a question's names (key constraints, less the
-// project's `widespread` ones): each alternative as a word ("png|svg" is
-// "png svg"), less one that is a stem of another ("rotate|rotat" is "rotate").
-std::string NamesQuery(const std::vector<std::string>& names, const std::vector<std::string>& widespread);
+// The facet on a question's names (key constraints, less the project's
+// `widespread` ones): its heading, each name as `question` gives it
+// ("macos", not "macos mac os x os x osx"), and its query, each
+// alternative as a word ("png|svg" is "png svg"), less one that is a stem
+// of another ("rotate|rotat" is "rotate").
+struct NamesFacet {
+  std::string heading, query;
+};
+NamesFacet NamesQuery(const std::string& question, const std::vector<std::string>& names,
+                      const std::vector<std::string>& widespread);
 
 // A word that frames a question rather than naming its subject ("how did X
 // evolve", "when was X added"); and any word under three letters.
@@ -103,8 +109,12 @@ bool AsksWhenItCame(const std::string& question);
 // "Support"; not a revert.
 bool TitleSaysItCame(const std::string& title, bool made = false);
 // `made`: a question on when a thing became something, which a record also
-// says by making it so or the default ("Make Xwayland its own DDX").
-bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& keys, bool made = false);
+// says by making it so or the default ("Make Xwayland its own DDX"). A
+// platform among `keys` is where the thing came, not the thing, unless
+// `platform_is_thing` ("When was macOS support added?"): then a record says
+// it in its words, not in the name of a file it touched ("getentropy_osx.c").
+bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& keys, bool made = false,
+                bool platform_is_thing = false);
 // A "when" question on what a thing became: "When did X become the default?".
 bool AsksWhenItBecame(const std::string& question);
 // A "when" question on a thing that went: "When was X removed?", "dropped",
@@ -177,6 +187,11 @@ std::vector<Hit> EarliestNaming(Searcher& searcher, const std::string& query, co
 // pageflip support"), less a word that joins two others ("pageflipping",
 // which EarliestFacet also searches for "page flipping").
 std::vector<std::string> ThingWords(const std::vector<std::string>& words);
+
+// Whether every key is a platform's and no word of `searched` (the words
+// EarliestFacet searched by) is one of theirs: a thing that came on a
+// platform ("launchd support for Mac OS X"), searched for by its own words.
+bool CameOnAPlatform(const std::vector<std::string>& keys, const std::vector<std::string>& searched);
 // The name of EarliestFacet's facet.
 inline constexpr const char* kEarliestFacet = "Earliest records";
 // EarliestFacet's facet among `facets`, or null.
@@ -241,9 +256,12 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
 // beside the subject ("Unix" of "abstract Unix sockets on Linux", answered
 // by "the abstract socket namespace under Linux"), where the record says
 // the subject's other words (two at least): all of two, all but one of
-// three or more.
-bool NamedBesideAContextKey(const std::string& question, const std::vector<std::string>& keys,
-                            const std::vector<Evidence>& ev, const std::vector<std::string>& widespread);
+// three or more. A platform is context as well ("launchd support on
+// macOS"). The keys that record names, where one does; else nothing.
+std::optional<std::vector<std::string>> NamedBesideAContextKey(const std::string& question,
+                                                               const std::vector<std::string>& keys,
+                                                               const std::vector<Evidence>& ev,
+                                                               const std::vector<std::string>& widespread);
 
 // The extractive report: statements quoted from the evidence with their
 // authors, dates and links, chosen by the kind of answer the question asks

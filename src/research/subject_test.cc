@@ -622,6 +622,52 @@ TEST(SubjectTest, AThingWithoutANameCameWhereARecordSaysItsWords) {
   EXPECT_TRUE(Says(AnswerLines(md), "maps the tablet to the given output")) << md;
 }
 
+// A platform is where a thing came, not the thing. "Mac OS X" is one
+// platform's name ("OS" and "X" are no names of their own); "When was
+// launchd support for Mac OS X added?" is answered by the record that added
+// launchd, whichever of the platform's names it gives ("Apple"), not by the
+// earliest record naming the platform. And a record that names the thing
+// beside neither the platform nor the part that got it ("When did Xlib get
+// launchd support on macOS?", "Added launchd support.") answers it.
+TEST(SubjectTest, APlatformIsWhereAThingCameNotTheThing) {
+  EXPECT_EQ(research::KeyConstraints("When was launchd support for Mac OS X added?"),
+            (std::vector<std::string>{"mac os x|macos|os x|osx"}));
+  std::string commits =
+      "c 2005-03-02T00:00:00Z 'Build the manual pages on Mac OS X with the system compiler' && "
+      "c 2007-12-10T00:00:00Z 'Added Apple launchd support' && "
+      "c 2008-02-02T00:00:00Z 'OS X: find the launchd socket in the right folder'" +
+      ManyCommits(24, "2009-01", [](int i) {
+        return "Fix the Xlib lock of display " + std::to_string(i) + " when a reply comes late";
+      });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When was launchd support for Mac OS X added?");
+  std::vector<std::string> answer = AnswerLines(md);
+  ASSERT_FALSE(answer.empty()) << md;
+  EXPECT_NE(answer.front().find("Added Apple launchd support"), std::string::npos) << md;
+  EXPECT_FALSE(Says(answer, "manual pages")) << md;
+  testing::TempDir dir2;
+  md = ReportOn(dir2,
+                "c 2006-03-02T00:00:00Z 'Added launchd support.' && "
+                "c 2006-05-02T00:00:00Z 'Read the locale from the environment on OS X'" +
+                    ManyCommits(24, "2009-01",
+                                [](int i) {
+                                  return "Fix the Xlib lock of display " + std::to_string(i) +
+                                         " when a reply comes late";
+                                }),
+                "When did Xlib get launchd support on macOS?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "Added launchd support.")) << md;
+  // A platform that is all a question names is the thing that came, said
+  // in a record's words, not in the name of a file it touched.
+  testing::TempDir dir3;
+  std::string entropy =
+      "echo a > entropy_osx.c && c 2015-09-23T00:00:00Z 'Add a private entropy module from another project' && "
+      "c 2016-01-02T00:00:00Z 'Fix the entropy module on Linux'";
+  entropy += ManyCommits(24, "2017-01", [](int i) { return "Fix the lock of display " + std::to_string(i); });
+  md = ReportOn(dir3, entropy, "When did the library add support for macOS?");
+  EXPECT_TRUE(Abstains(md)) << md;
+}
+
 // A name written as code that records also write as its words apart
 // ("DebugLevel", "debug level") is searched and met in either spelling,
 // learned from the records found: the earliest record is the one that says

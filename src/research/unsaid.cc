@@ -114,11 +114,13 @@ std::vector<std::string> UnnamedThing(const std::string& question, const std::ve
   return said_as;
 }
 
-bool NamedBesideAContextKey(const std::string& question, const std::vector<std::string>& keys,
-                            const std::vector<Evidence>& ev, const std::vector<std::string>& widespread) {
-  if (keys.size() < 2) return false;
+std::optional<std::vector<std::string>> NamedBesideAContextKey(const std::string& question,
+                                                               const std::vector<std::string>& keys,
+                                                               const std::vector<Evidence>& ev,
+                                                               const std::vector<std::string>& widespread) {
+  if (keys.size() < 2) return std::nullopt;
   std::vector<std::string> stems = SubjectStemsBeside(question, keys, ev, widespread);
-  if (stems.size() < 2) return false;
+  if (stems.size() < 2) return std::nullopt;
   std::vector<std::string> forms;
   for (const auto& e : ev) {
     if (e.lane.empty()) forms.push_back(research::MatchForm(e.author + "\n" + e.title + "\n" + e.text));
@@ -130,13 +132,24 @@ bool NamedBesideAContextKey(const std::string& question, const std::vector<std::
     if (std::none_of(forms.begin(), forms.end(), says)) continue;
     for (const auto& f : forms) {
       bool others = true;
-      for (size_t k = 0; k < keys.size() && others; ++k) others = k == drop || research::Mentions(f, keys[k]);
+      // A platform is where the thing came, context as well ("When did Xlib
+      // get launchd support on macOS?" of "Added launchd support"), unless
+      // the record is on another ("the abstract socket namespace under Linux").
+      for (size_t k = 0; k < keys.size() && others; ++k) {
+        others = k == drop || research::Mentions(f, keys[k]) ||
+                 (research::IsPlatformKey(keys[k]) && !research::NamesAnotherPlatform(f, keys[k]));
+      }
       size_t said = std::count_if(stems.begin(), stems.end(), [&](const std::string& s) { return NamesStem(f, s); });
       // All of two words, all but one of three or more.
-      if (others && said + (stems.size() >= 3 ? 1 : 0) >= stems.size()) return true;
+      if (!others || said + (stems.size() >= 3 ? 1 : 0) < stems.size()) continue;
+      std::vector<std::string> named;
+      for (size_t k = 0; k < keys.size(); ++k) {
+        if (k != drop && research::Mentions(f, keys[k])) named.push_back(keys[k]);
+      }
+      return named;
     }
   }
-  return false;
+  return std::nullopt;
 }
 
 }  // namespace umwelt::research_internal
