@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs from Debian's packages what umwelt needs to build and run; with
 # --tests also what only the tests, checks and benchmarks need (GoogleTest,
-# Chromium, clang-tidy, wrk, ...; openssh-client, xtrans-dev, libxt6 and libsm6 for
-# the changelogs the writing evals replay) and the test-only npm packages
+# Chromium, clang-tidy, wrk, ...; openssh-client, xtrans-dev, libxt6, libsm6 and
+# others for the changelogs the writing evals replay) and the test-only npm packages
 # (tests/mcp).
 # Runs apt-get as root (directly, or through sudo).
 set -euo pipefail
@@ -17,7 +17,7 @@ TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcpp-httplib-dev
   clang clang-tidy libclang-rt-14-dev binutils sqlite3
   chromium fonts-liberation wrk python3 python3-numpy
-  openssh-client xtrans-dev libxt6 libsm6 xserver-common libxft2 libxaw7 libxfont2
+  openssh-client xtrans-dev libxt6 libsm6 xserver-common libxft2 libxaw7 libxfont2 libxpm4 xauth libice6 libxdmcp6
 )
 [ "${1:-}" = "--tests" ] && PACKAGES+=("${TEST_PACKAGES[@]}")
 missing=()
@@ -38,7 +38,7 @@ fi
 [ "${1:-}" = "--tests" ] || exit 0
 LOGS="$(cd "$(dirname "$0")/.." && pwd)/build-changelogs"
 for p in xserver-xorg-video-ati xserver-xorg-video-nouveau xserver-xorg-video-intel xserver-xorg-input-evdev \
-  xserver-xorg-input-synaptics xserver-xorg-input-wacom xserver-xorg-video-amdgpu xserver-xorg-input-libinput; do
+  xserver-xorg-input-synaptics xserver-xorg-input-wacom xserver-xorg-video-amdgpu xserver-xorg-input-libinput xinit; do
   [ -s "$LOGS/$p/changelog.gz" ] && continue
   tmp=$(mktemp -d) && chmod 755 "$tmp"
   if (cd "$tmp" && apt-get download -qq "$p" >/dev/null 2>&1); then

@@ -512,6 +512,46 @@ TEST(WritingEval, LibinputDriverReplayedFromItsDebianChangelog) {
                                     {"custom-accel"});
 }
 
+// Five small X programs and libraries, their questions written before
+// their logs were read and measured once: xinit (275 commits, to 1.4.0)
+// and libXpm (122, to 3.5.12) first, 7 of 9 cited, no false abstention, 4
+// of 4 unanswerable abstained ("launchd support for Mac OS X" led with the
+// earliest record naming the platform, not launchd; "a buffer overflow in
+// reading XPM files" is answered by an out-of-bounds read of December 2016,
+// two days before the write its must-have names); then, after the fixes
+// for platforms, xauth (109), libICE (142) and libXdmcp (109): 5 of 5, no
+// false abstention, 4 of 5 ("XDMCP version 2" answered from "support" and
+// "version", and "Win32" not met for "Windows", both fixed since).
+TEST(WritingEval, XinitReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("xinit",
+                                    "e03c743b00b1427dc0868f4e0bc11c0a4fe3c990324bbc0c6c4d4ea49ae274b6",
+                                    "xorg/app-xinit", UMWELT_SOURCE_DIR "/evals/xinit-history/questions");
+}
+
+TEST(WritingEval, LibXpmReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "libxpm4", "d9ad3fb00a563ef9ddb98f27fb47423388a0c11a81634929c44893c5b5bede25", "xorg/lib-libxpm",
+      UMWELT_SOURCE_DIR "/evals/libxpm-history/questions", 0.5);
+}
+
+TEST(WritingEval, XauthReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("xauth",
+                                    "94358f2d0c05895d6f7b846effe494a7fd4dccb5cf2ded5664f2a6a62b4f076c",
+                                    "xorg/app-xauth", UMWELT_SOURCE_DIR "/evals/xauth-history/questions");
+}
+
+TEST(WritingEval, LibIceReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libice6",
+                                    "92a4a1675cfde8a33a31b1f4c2a0d5911ce95394493c75f9481dfa3cb8c98ef6",
+                                    "xorg/lib-libice", UMWELT_SOURCE_DIR "/evals/libice-history/questions");
+}
+
+TEST(WritingEval, LibXdmcpReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "libxdmcp6", "d855b6e63543b5ccd2211674972a5bd61eae558b30621c88b50ed87caef8e078", "xorg/lib-libxdmcp",
+      UMWELT_SOURCE_DIR "/evals/libxdmcp-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
