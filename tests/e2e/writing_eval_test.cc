@@ -550,6 +550,34 @@ TEST(WritingEval, LibXdmcpReplayedFromItsDebianChangelog) {
       UMWELT_SOURCE_DIR "/evals/libxdmcp-history/questions");
 }
 
+// And four more of X's libraries, measured once after those: libXfixes (77
+// commits, to 5.0.3), libXrender (79), libXtst (114) and libXau (97, none
+// of whose answerable questions its log tells): 7 of 7 cited, 8 of 8
+// unanswerable abstained, 2 of 5 answerable abstained, both left. "Linear
+// and radial gradients" are "gradients and solid fills" in their record,
+// and "the XRecord library specification" is "recordlib" in its.
+TEST(WritingEval, LibXfixesReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxfixes3", "6cb58b76f9f34bde42683e70e3f80c0b27a63b07ec2ba4a46e952a14c0fcf57d",
+                                    "xorg/lib-libxfixes", UMWELT_SOURCE_DIR "/evals/libxfixes-history/questions");
+}
+
+TEST(WritingEval, LibXrenderReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxrender1", "27be60d023265fc8343a3f75f6ffb4cf100a8a952a96500d2459090ec77ee89e",
+                                    "xorg/lib-libxrender", UMWELT_SOURCE_DIR "/evals/libxrender-history/questions",
+                                    0.9, {"gradients"});
+}
+
+TEST(WritingEval, LibXtstReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxtst6", "a88737242310b526e421a9cdc634608c7de45d7f40ca96a77ff60bd9d0e5644e",
+                                    "xorg/lib-libxtst", UMWELT_SOURCE_DIR "/evals/libxtst-history/questions", 0.9,
+                                    {"record-docbook"});
+}
+
+TEST(WritingEval, LibXauReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxau6", "08b574adea0a1a73566a8a99bb3155360a43e8479be70c7e687b720347d3f7f4",
+                                    "xorg/lib-libxau", UMWELT_SOURCE_DIR "/evals/libxau-history/questions", 0);
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
