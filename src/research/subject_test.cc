@@ -668,6 +668,28 @@ TEST(SubjectTest, APlatformIsWhereAThingCameNotTheThing) {
   EXPECT_TRUE(Abstains(md)) << md;
 }
 
+// Kinds a question lists of one thing ("linear and radial gradients") are
+// on a record that says the thing came with no kind of its own before it
+// ("Add support for gradients and solid fills"), though no record says
+// "linear" or "radial"; not on one that says another kind came ("Add a
+// tap and drag gesture option" for pinch and swipe gestures).
+TEST(SubjectTest, KindsOfAThingAreOnARecordOfEveryKind) {
+  std::string commits =
+      "c 2005-07-01T00:00:00Z 'Add support for gradients and solid fills' && "
+      "c 2007-08-20T00:00:00Z 'Set the length of gradient requests' && "
+      "c 2009-03-02T00:00:00Z 'Add a tap and drag gesture option'" +
+      ManyCommits(24, "2011-01", [](int i) { return "Fix the picture format of screen " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When were linear and radial gradients added?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  std::vector<std::string> answer = AnswerLines(md);
+  ASSERT_FALSE(answer.empty()) << md;
+  EXPECT_NE(answer.front().find("Add support for gradients and solid fills"), std::string::npos) << md;
+  testing::TempDir dir2;
+  md = ReportOn(dir2, commits, "When were pinch and swipe gestures added?");
+  EXPECT_TRUE(Abstains(md) || md.find("holds nothing that answers this question") != std::string::npos) << md;
+}
+
 // A name written as code that records also write as its words apart
 // ("DebugLevel", "debug level") is searched and met in either spelling,
 // learned from the records found: the earliest record is the one that says

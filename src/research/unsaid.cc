@@ -9,8 +9,44 @@
 #include "umwelt/claims.h"
 #include "umwelt/searcher.h"
 #include "umwelt/text.h"
+#include "words.h"
 
 namespace umwelt::research_internal {
+namespace {
+
+// The kinds a question lists of one thing ("linear" and "radial" of "linear
+// and radial gradients") where a record says that thing came with no kind of
+// its own before it ("Add support for gradients and solid fills"): that
+// record is on every kind, so they are not words it must say. One on another
+// kind ("Add a tap and drag gesture option") is not.
+std::set<std::string> KindsOfAThingThatCame(const std::string& question, const std::vector<Evidence>& ev) {
+  std::set<std::string> kinds;
+  if (!AsksWhenItCame(question)) return kinds;
+  const std::vector<std::string> words = LowerWords(question);
+  auto thing_word = [](const std::string& w) { return IsSubjectWord(w) && !IsGenericNoun(w); };
+  for (size_t i = 0; i + 3 < words.size(); ++i) {
+    if ((words[i + 1] != "and" && words[i + 1] != "or") || !IsSubjectWord(words[i]) || !IsSubjectWord(words[i + 2])) {
+      continue;
+    }
+    std::vector<std::string> thing;  // "gesture events" of "pinch and swipe gesture events added"
+    for (size_t k = i + 3; k < words.size() && thing_word(words[k]); ++k) thing.push_back(StemWord(words[k]));
+    if (thing.empty()) continue;
+    bool said = std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
+      if (!e.lane.empty() || !TitleSaysItCame(e.title)) return false;
+      const std::vector<std::string> title = LowerWords(e.title);
+      for (size_t j = 0; j + thing.size() <= title.size(); ++j) {
+        bool here = j == 0 || research::StopWords().count(title[j - 1]) > 0;
+        for (size_t k = 0; here && k < thing.size(); ++k) here = StemWord(title[j + k]) == thing[k];
+        if (here) return true;
+      }
+      return false;
+    });
+    if (said) kinds.insert({words[i], words[i + 2]});
+  }
+  return kinds;
+}
+
+}  // namespace
 
 std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
                               const std::vector<std::string>& widespread) {
@@ -29,6 +65,7 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
   for (const auto& w : research::ContentWords(inside)) {
     if (std::find(said_outside.begin(), said_outside.end(), w) == said_outside.end()) std::erase(words, w);
   }
+  for (const auto& kind : KindsOfAThingThatCame(question, seen)) std::erase(words, kind);
   size_t subject = std::count_if(words.begin(), words.end(), IsSubjectWord);
   // The question's last word is as often its verb ("When did the sandbox
   // appear?"), which records need not say; not after a preposition ("How
@@ -79,6 +116,7 @@ std::vector<std::string> UnnamedThing(const std::string& question, const std::ve
   for (const auto& w : LowerWords(question)) {  // "mechanism" of "the font cache mechanism": a kind of thing
     if (IsGenericNoun(w)) std::erase(stems, StemWord(w));
   }
+  for (const auto& kind : KindsOfAThingThatCame(question, ev)) std::erase(stems, StemWord(kind));
   const std::vector<std::string> rare = FewestSaid(stems, ev);
   if (rare.empty()) return {};
   auto names = [&](const std::string& text) {
