@@ -70,6 +70,23 @@ std::string WithOtherNames(const std::string& key) {
 
 // The words from `n` that spell one of Aliases()'s names of several words
 // ("Mac OS X"), a space apart: how many, 0 where none starts at `n`.
+// Where each of `words` (NameWords of `question`) stands in it.
+std::vector<size_t> WordStarts(std::string_view question, const std::vector<std::string>& words) {
+  std::vector<size_t> starts;
+  for (size_t n = 0, from = 0; n < words.size(); ++n) {
+    starts.push_back(question.find(words[n], from));
+    from = starts.back() + words[n].size();
+  }
+  return starts;
+}
+
+// Whether word `i` follows word i - 1 one space after it.
+bool SpaceAfter(std::string_view question, const std::vector<std::string>& words, const std::vector<size_t>& starts,
+                size_t i) {
+  return i > 0 && i < words.size() && starts[i] == starts[i - 1] + words[i - 1].size() + 1 &&
+         question[starts[i] - 1] == ' ';
+}
+
 size_t PlatformNameWordsAt(std::string_view question, const std::vector<std::string>& words,
                            const std::vector<size_t>& starts, size_t n) {
   for (const auto& names : Aliases()) {
@@ -78,9 +95,7 @@ size_t PlatformNameWordsAt(std::string_view question, const std::vector<std::str
       if (parts.size() < 2 || n + parts.size() > words.size()) continue;
       bool spelled = true;
       for (size_t i = 0; spelled && i < parts.size(); ++i) {
-        spelled = ToLower(words[n + i]) == parts[i] &&
-                  (i == 0 || (starts[n + i] == starts[n + i - 1] + words[n + i - 1].size() + 1 &&
-                              question[starts[n + i] - 1] == ' '));
+        spelled = ToLower(words[n + i]) == parts[i] && (i == 0 || SpaceAfter(question, words, starts, n + i));
       }
       if (spelled) return parts.size();
     }
@@ -188,21 +203,32 @@ std::string OtherSpellings(const std::string& w, const std::string& key, bool id
   return stem != key && stem.size() >= 5 ? "|" + stem : "";
 }
 
-}  // namespace
+// The word of a version written after the name at `n`, a space apart,
+// which is part of it: "Qt 6", "Llama 4", "RandR 1.2", "HDMI 2.1" (a record
+// on HDMI is not one on HDMI 2.1), and "XDMCP version 2"; 0 where none is.
+size_t VersionWordAt(std::string_view question, const std::vector<std::string>& words,
+                     const std::vector<size_t>& starts, size_t n) {
+  bool spelled_out = SpaceAfter(question, words, starts, n + 1) && ToLower(words[n + 1]) == "version";
+  size_t at = spelled_out ? n + 2 : n + 1;
+  return SpaceAfter(question, words, starts, at) && IsVersion(words[at]) ? at : 0;
+}
 
-std::vector<std::string> KeyConstraints(std::string_view question) {
-  static const std::set<std::string> kGeneric = {
+// Words a question says as names that tell no record from another.
+const std::set<std::string>& NoKeys() {
+  static const std::set<std::string> k = {
       "gpu", "tpu", "cpu", "api", "llm", "ml", "ai", "pr", "ci", "url", "json", "yaml", "id", "ok", "faq", "i",
       "what", "when", "why", "how", "which", "who", "where", "did", "does", "do", "is", "are", "was", "were", "the",
       "a", "an", "we", "our", "in", "on", "for", "and", "or", "of", "to", "with", "has", "have", "can", "should"};
+  return k;
+}
+
+}  // namespace
+
+std::vector<std::string> KeyConstraints(std::string_view question) {
   std::vector<std::string> out;
   std::vector<std::string> words = NameWords(question);
   // Where each word stands in the question, to read what joins two keys.
-  std::vector<size_t> starts;
-  for (size_t n = 0, from = 0; n < words.size(); ++n) {
-    starts.push_back(question.find(words[n], from));
-    from = starts.back() + words[n].size();
-  }
+  const std::vector<size_t> starts = WordStarts(question, words);
   // The keys a list of alternatives names ("PNG, JPEG or SVG"): which of
   // `out` each began at, and the word each key came from.
   std::vector<size_t> key_word;
@@ -216,8 +242,8 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
   for (size_t n = 0; n < words.size(); ++n) {
     // A platform's name of several words is one key, whatever its case: "Mac OS X".
     if (size_t spelled = PlatformNameWordsAt(question, words, starts, n); spelled > 0) {
-      std::string key;
-      for (size_t i = 0; i < spelled; ++i) key += (i ? " " : "") + ToLower(words[n + i]);
+      const size_t end = starts[n + spelled - 1] + words[n + spelled - 1].size();
+      std::string key = ToLower(question.substr(starts[n], end - starts[n]));
       if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key), key_word.push_back(n + spelled - 1);
       n += spelled - 1;
       prev_name = false;
@@ -250,7 +276,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool plural = key.size() > 3 && w.back() == 's' && !own_s && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]));
     if (plural) key.pop_back();
     if (key.size() > 2 && key.back() == 's' && std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();  // H100s
-    if (kGeneric.count(key) || std::find(out.begin(), out.end(), key) != out.end()) {
+    if (NoKeys().count(key) || std::find(out.begin(), out.end(), key) != out.end()) {
       prev_name = false;
       continue;
     }
@@ -283,17 +309,10 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
         continue;
       }
     }
-    // A version written after a name is part of it: "Qt 6", "Llama 4",
-    // "RandR 1.2", "HDMI 2.1" (a record on HDMI is not one on HDMI 2.1).
-    // So is "version 2" after a name ("XDMCP version 2").
-    auto next = [&](size_t i) {
-      return i < words.size() && starts[i] == starts[i - 1] + words[i - 1].size() + 1 && question[starts[i] - 1] == ' ';
-    };
-    size_t version_at = next(n + 1) && ToLower(words[n + 1]) == "version" ? n + 2 : n + 1;
-    if ((name || acronym) && !measure && next(version_at) && (version_at == n + 1 || next(n + 1)) &&
-        IsVersion(words[version_at])) {
-      key += " " + words[version_at];
-      n = version_at;  // its last word
+    // A version written after a name is part of it (VersionWordAt).
+    if (size_t at = (name || acronym) && !measure ? VersionWordAt(question, words, starts, n) : 0; at > 0) {
+      key += " " + words[at];
+      n = at;  // its last word
     }
     key += OtherSpellings(w, key, identifier, name && !acronym && !measure);
     // Names in brackets after a phrase are its examples ("the axis inversion
