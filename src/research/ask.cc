@@ -33,8 +33,11 @@ using research::ContentWords;
 using research::Numbers;
 using research::UnitOf;
 using research_internal::Cell;
+using research_internal::Clauses;
 using research_internal::CodeSpan;
 using research_internal::Extractive;
+using research_internal::FileNameKeys;
+using research_internal::ProjectWords;
 
 double Ms(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -90,65 +93,8 @@ std::vector<Facet> ParseFacets(const std::string& text, int max_facets) {
   return out;
 }
 
-// The question's words that name one of the project's files, as the code
-// windows found say ("pdfunite": utils/pdfunite.cc): names, however they
-// are cased, and so key constraints.
-std::vector<std::string> FileNameKeys(const std::string& question, const std::vector<std::string>& urls) {
-  std::set<std::string> stems;  // "utils/pdfunite.cc": pdfunite
-  for (const auto& url : urls) {
-    std::string name = std::filesystem::path(research_internal::WindowPath(url)).filename().string();
-    name.resize(std::min(name.size(), name.find('.')));
-    if (name.size() >= 4) stems.insert(ToLower(name));
-  }
-  std::vector<std::string> out;
-  for (const auto& w : ContentWords(question)) {
-    if (stems.count(w) > 0) out.push_back(w);
-  }
-  return out;
-}
-
 // Without an LLM: the question's own words, then the titles of the threads
 // the question's words find first (the project's names for its subsystems).
-// The clauses of a question: cut at "and", "but", ";" and "?".
-std::vector<std::string> Clauses(const std::string& question) {
-  std::string lower = ToLower(question);
-  std::vector<std::string> clauses;
-  size_t start = 0;
-  for (size_t i = 0; i <= lower.size(); ++i) {
-    bool cut = i == lower.size() || lower[i] == ';' || lower[i] == '?' ||
-               (lower[i] == ',' && lower.compare(i, 6, ", and ") == 0) ||
-               lower.compare(i, 5, " and ") == 0 || lower.compare(i, 5, " but ") == 0;
-    if (!cut) continue;
-    clauses.push_back(question.substr(start, i - start));
-    start = i + 1;
-  }
-  return clauses;
-}
-
-// The words most of the hits' permalinks carry ("marin", "community",
-// "levanter" in github.com/marin-community/levanter/…): the project's own
-// names, which tell no record from another.
-std::vector<std::string> ProjectWords(const std::vector<Hit>& hits) {
-  std::map<std::string, size_t> count;
-  for (const auto& h : hits) {
-    std::set<std::string> words;
-    std::string word;
-    for (char c : h.url + "/") {
-      if (std::isalnum(static_cast<unsigned char>(c))) {
-        word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      } else if (!word.empty()) {
-        words.insert(std::exchange(word, ""));
-      }
-    }
-    for (const auto& w : words) ++count[w];
-  }
-  std::vector<std::string> out;
-  for (const auto& [w, n] : count) {
-    if (2 * n >= hits.size() && hits.size() >= 2) out.push_back(w);
-  }
-  return out;
-}
-
 // `names`: the question's key constraints and its words naming files (FileNameKeys).
 std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vector<Hit>& top, int max_facets,
                                     const std::vector<std::string>& widespread, const std::vector<std::string>& names) {
@@ -366,6 +312,7 @@ class AskRun {
   Result<const ThreadView*> View(const std::string& ref);  // a thread, read into `threads` once
   std::vector<std::string> fetched;
   std::vector<std::string> names;  // key constraints and file names the question gives (Orient)
+  std::vector<std::string> file_names;  // those of `names` that are its words naming files (FileNameKeys)
   std::vector<std::string> keys;
   std::vector<std::string> widespread;  // the question's names a third of the corpus says (Orient)
   bool unanswered = false, came_unsaid = false;  // abstains; because no record says the thing came (CameUnsaid)
@@ -438,7 +385,7 @@ void AskRun::Orient() {
       bool named = std::any_of(names.begin(), names.end(), [&](const std::string& n) {  // "png|svg" names svg
         return ("|" + n + "|").find("|" + f + "|") != std::string::npos;
       });
-      if (!named) names.push_back(std::move(f));
+      if (!named) file_names.push_back(f), names.push_back(std::move(f));
     }
   }
   // A name the question gives that a third of the corpus says is the
@@ -777,6 +724,24 @@ void AskRun::Judge() {
     for (const auto& e : ev) {
       if (together || unsaid_word) break;
       together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
+    }
+    // A word naming a file ("images", poppler's Images.cc) narrows a search, and is no part of the subject
+    // where a record names the question's other names together.
+    std::vector<std::string> named_keys = keys;
+    std::erase_if(named_keys, [&](const std::string& k) {
+      const std::string first = SplitList(k, '|').front();
+      return std::find(file_names.begin(), file_names.end(), first) != file_names.end();
+    });
+    for (const auto& e : ev) {
+      if (together || unsaid_word || named_keys.empty() || named_keys.size() == keys.size()) break;
+      together =
+          e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, named_keys);
+      if (together) keys = named_keys;
+    }
+    // Records on a name, where the question asks of a thing of it they never say ("Bluetooth pairing").
+    if (std::string after = research_internal::UnsaidAfterAKey(*searcher, question, keys);
+        together && !after.empty()) {
+      keys = {after}, together = false, unsaid_word = true;
     }
     // "When was X added?" where records only mention X (SaysItCame).
     came_unsaid = together && research_internal::CameUnsaid(question, ev, keys, widespread);

@@ -251,6 +251,14 @@ std::vector<std::string> WordsApartIn(const std::string& name,
 std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
                               const std::vector<std::string>& widespread);
 
+// The word a question puts right after one of its `keys`, saying which of
+// the name's things it asks about ("pairing" of "When was Bluetooth pairing
+// of wireless tablets added?"), where no chunk of the corpus says it in any
+// of its forms (FormsOf): the thing is that word, and the records that say
+// the name are not on it. "" when there is none or the corpus says it.
+std::string UnsaidAfterAKey(Searcher& searcher, const std::string& question,
+                            const std::vector<std::string>& keys);
+
 // Whether, of a question naming two things or more, a record of `ev` names
 // all of them but one that is context: a name some record says, but not
 // beside the subject ("Unix" of "abstract Unix sockets on Linux", answered
@@ -273,5 +281,18 @@ std::optional<std::vector<std::string>> NamedBesideAContextKey(const std::string
 std::string Extractive(const std::string& question, const std::vector<Facet>& facets, const std::vector<Evidence>& ev,
                        bool found, const std::vector<std::string>& keys, const std::vector<std::string>& widespread,
                        bool abstain, bool came_unsaid = false);
+
+// The question's words that name one of the project's files, as the code
+// windows at `urls` say ("pdfunite": utils/pdfunite.cc): names, however they
+// are cased, and so key constraints.
+std::vector<std::string> FileNameKeys(const std::string& question, const std::vector<std::string>& urls);
+
+// The clauses of a question: cut at "and", "but", ";" and "?"; none blank.
+std::vector<std::string> Clauses(const std::string& question);
+
+// The words most of the hits' permalinks carry ("marin", "community",
+// "levanter" in github.com/marin-community/levanter/…): the project's own
+// names, which tell no record from another.
+std::vector<std::string> ProjectWords(const std::vector<Hit>& hits);
 
 }  // namespace umwelt::research_internal

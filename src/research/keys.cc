@@ -168,10 +168,11 @@ std::pair<size_t, std::string> ExampleBracketAt(std::string_view question, size_
   return {phrase.empty() ? std::string_view::npos : open, phrase};
 }
 
-// A version a name is written with: "6", "1.2", "2.1.3".
-bool IsVersion(const std::string& v) {
-  bool dotted = v.find('.') != std::string::npos;
-  return !v.empty() && v.size() <= (dotted ? 6 : 3) && std::isdigit(static_cast<unsigned char>(v.front())) != 0 &&
+// A version a name is written with: "6", "1.2", "2.1.3"; an acronym's also
+// "2000" ("JPEG 2000").
+bool IsVersion(const std::string& v, bool acronym) {
+  const size_t longest = v.find('.') != std::string::npos ? 6 : (acronym ? 4 : 3);
+  return !v.empty() && v.size() <= longest && std::isdigit(static_cast<unsigned char>(v.front())) != 0 &&
          std::isdigit(static_cast<unsigned char>(v.back())) != 0 && v.find("..") == std::string::npos &&
          std::all_of(v.begin(), v.end(),
                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '.'; });
@@ -207,10 +208,10 @@ std::string OtherSpellings(const std::string& w, const std::string& key, bool id
 // which is part of it: "Qt 6", "Llama 4", "RandR 1.2", "HDMI 2.1" (a record
 // on HDMI is not one on HDMI 2.1), and "XDMCP version 2"; 0 where none is.
 size_t VersionWordAt(std::string_view question, const std::vector<std::string>& words,
-                     const std::vector<size_t>& starts, size_t n) {
+                     const std::vector<size_t>& starts, size_t n, bool acronym) {
   bool spelled_out = SpaceAfter(question, words, starts, n + 1) && ToLower(words[n + 1]) == "version";
   size_t at = spelled_out ? n + 2 : n + 1;
-  return SpaceAfter(question, words, starts, at) && IsVersion(words[at]) ? at : 0;
+  return SpaceAfter(question, words, starts, at) && IsVersion(words[at], acronym) ? at : 0;
 }
 
 // Words a question says as names that tell no record from another.
@@ -310,7 +311,8 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       }
     }
     // A version written after a name is part of it (VersionWordAt).
-    if (size_t at = (name || acronym) && !measure ? VersionWordAt(question, words, starts, n) : 0; at > 0) {
+    if (size_t at = (name || acronym) && !measure ? VersionWordAt(question, words, starts, n, acronym) : 0;
+        at > 0) {
       key += " " + words[at];
       n = at;  // its last word
     }

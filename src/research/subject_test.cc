@@ -228,6 +228,53 @@ TEST(SubjectTest, ANameSaidOnlyElsewhereIsContext) {
   EXPECT_TRUE(Abstains(mfu)) << mfu;
 }
 
+// A word right after a name says which of the name's things the question
+// asks about ("Bluetooth pairing"): where no record says it, the records on
+// the name do not answer, however many say it came. Not a kind of thing
+// ("Bluetooth support"), nor a verb ("Bluetooth sped up"), nor a word the
+// records say.
+TEST(SubjectTest, AThingOfANameNoRecordSaysIsNotAnswered) {
+  std::string commits =
+      "c 2012-02-10T10:00:00Z 'Add the Intuos4 Wireless to the list of wireless tablets' && "
+      "c 2016-02-24T10:00:00Z 'Add the Bluetooth keyboard of the Intuos to the device list' && "
+      "c 2019-05-01T10:00:00Z 'Add Bluetooth tablets: the touch ring works on their Bluetooth interface'";
+  testing::TempDir dir;
+  std::string pairing = ReportOn(dir, commits, "When was Bluetooth pairing of wireless tablets added?");
+  EXPECT_NE(pairing.find("No record mentions `pairing`"), std::string::npos) << pairing;
+  testing::TempDir dir2;
+  std::string get = ReportOn(dir2, commits, "When did the driver get Bluetooth pairing?");
+  EXPECT_NE(get.find("No record mentions `pairing`"), std::string::npos) << get;
+
+  testing::TempDir dir3;
+  std::string support = ReportOn(dir3, commits, "When was Bluetooth support of wireless tablets added?");
+  EXPECT_FALSE(Abstains(support)) << support;
+  testing::TempDir dir4;
+  std::string keyboard = ReportOn(dir4, commits, "When was the Bluetooth keyboard of the Intuos added?");
+  EXPECT_FALSE(Abstains(keyboard)) << keyboard;
+  EXPECT_TRUE(Says(AnswerLines(keyboard), "Bluetooth keyboard of the Intuos")) << keyboard;
+}
+
+// A word naming one of the project's files ("images" of images.c) narrows
+// what is searched, but a record need not say it beside the question's
+// names; "JPEG 2000" is one name, as "Qt 6" is.
+TEST(SubjectTest, AWordNamingAFileIsNoPartOfTheSubject) {
+  EXPECT_EQ(research::KeyConstraints("When did we start decoding JPEG 2000 images through OpenJPEG?"),
+            (std::vector<std::string>{"jpeg 2000", "openjpeg"}));
+  std::string commits =
+      "printf 'int read_images(void);\\n' > images.c && c 2006-01-01T10:00:00Z 'images: read the header "
+      "first' && "
+      "printf 'int read_images(void);\\nint skip_images(void);\\n' > images.c && "
+      "c 2007-01-01T10:00:00Z 'images: skip broken images' && "
+      "c 2008-06-13T10:00:00Z 'Add a JPEG2000 decoder based on OpenJPEG' && "
+      "c 2012-02-22T10:00:00Z 'Check the JPEG library version with pkg-config'";
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, commits, "When did we start decoding JPEG 2000 images through OpenJPEG?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  std::vector<std::string> lines = AnswerLines(md);
+  ASSERT_FALSE(lines.empty()) << md;
+  EXPECT_NE(lines.front().find("Add a JPEG2000 decoder based on OpenJPEG"), std::string::npos) << md;
+}
+
 // A question that names a period ("in 2016") is answered from that
 // period's records, however many others say its words better, and says
 // what it searched; a period without any record finds nothing.

@@ -14,6 +14,9 @@
 namespace umwelt::research_internal {
 namespace {
 
+constexpr std::string_view kPrepositions[] = {"on",   "in",  "with", "for",     "to",   "by",   "from",
+                                              "into", "via", "at",   "through", "over", "under"};
+
 // The kinds a question lists of one thing ("linear" and "radial" of "linear
 // and radial gradients") where a record says that thing came with no kind of
 // its own before it ("Add support for gradients and solid fills"): that
@@ -74,10 +77,8 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
   while (!all.empty() && all.back().size() < 2) all.pop_back();
   size_t before = all.size() < 2 ? 0 : all.size() - 2;
   while (before > 0 && (all[before] == "the" || all[before] == "a" || all[before] == "an")) --before;
-  static const char* kPrepositions[] = {"on",  "in", "with",    "for",  "to",   "by",   "from",
-                                        "into", "via", "at", "through", "over", "under"};
   bool last_is_object = all.size() >= 2 && std::any_of(std::begin(kPrepositions), std::end(kPrepositions),
-                                                       [&](const char* p) { return all[before] == p; });
+                                                       [&](std::string_view p) { return all[before] == p; });
   std::vector<std::string> unsaid;
   bool pair_unsaid = false;  // two of the subject's words side by side ("ray tracing")
   for (size_t i = 0, last_unsaid = SIZE_MAX; i < words.size(); ++i) {
@@ -106,7 +107,53 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
   // (a paraphrase says some in words the records do not use), or two side
   // by side: a thing of two words the project never says.
   bool missing = subject <= 3 ? !unsaid.empty() : unsaid.size() * 2 > subject || pair_unsaid;
+  // The head of a thing of two words that "of" goes on to say more of
+  // ("Bluetooth pairing of wireless tablets"): the thing itself, however many
+  // of the words after it the records say.
+  for (size_t j = 1; !missing && j + 1 < all.size(); ++j) {
+    if (all[j + 1] != "of" || !IsSubjectWord(all[j - 1]) || IsGenericNoun(all[j])) continue;
+    auto head = std::find(unsaid.begin(), unsaid.end(), all[j]);
+    if (head != unsaid.end()) return *head;
+  }
   return missing ? unsaid.front() : "";
+}
+
+std::string UnsaidAfterAKey(Searcher& searcher, const std::string& question,
+                            const std::vector<std::string>& keys) {
+  const std::vector<std::string> all = LowerWords(question);
+  std::set<std::string> named;  // the words of every name and its spellings
+  for (const auto& key : keys) {
+    for (const auto& alt : SplitList(key, '|')) {
+      for (auto& w : LowerWords(alt)) named.insert(std::move(w));
+    }
+  }
+  auto number = [](const std::string& w) {
+    return std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  auto preposition = [](const std::string& w) {
+    return std::find(std::begin(kPrepositions), std::end(kPrepositions), w) != std::end(kPrepositions);
+  };
+  for (size_t first = 0; first < all.size(); ++first) {
+    if (named.count(all[first]) == 0 || (first > 0 && named.count(all[first - 1]) > 0)) continue;
+    size_t at = first;  // past the names side by side: "R600/R700 chips", "Arc (DG2) GPUs"
+    while (at < all.size() && named.count(all[at]) > 0) ++at;
+    if (at == all.size()) break;
+    const std::string& w = all[at];
+    // A thing's name, not a verb ("CRC64 sped up") or a word that tells of
+    // what kind ("Xprint-aware library"): "of" says more of it, or the
+    // question ends with it where it asks when a thing came ("When did the
+    // driver get Bluetooth pairing?"); and not where the names are where
+    // the thing came ("EXA acceleration for R600/R700 chips").
+    bool head = at + 1 == all.size() ? AsksWhenItCame(question) : all[at + 1] == "of";
+    bool where = first > 0 && preposition(all[first - 1]);
+    if (!head || where || w.size() < 3 || !IsSubjectWord(w) || IsGenericNoun(w) || number(w)) continue;
+    const std::vector<std::string> forms = FormsOf(w);
+    if (std::none_of(forms.begin(), forms.end(),
+                     [&](const std::string& f) { return searcher.ChunksNaming(f) > 0; })) {
+      return w;
+    }
+  }
+  return "";
 }
 
 std::vector<std::string> UnnamedThing(const std::string& question, const std::vector<Evidence>& ev,
