@@ -245,6 +245,12 @@ TEST(SubjectTest, AThingOfANameNoRecordSaysIsNotAnswered) {
   std::string get = ReportOn(dir2, commits, "When did the driver get Bluetooth pairing?");
   EXPECT_NE(get.find("No record mentions `pairing`"), std::string::npos) << get;
 
+  // A question of no names, as well: "tablet pairing" is the thing, whatever
+  // else the records say.
+  testing::TempDir dir5;
+  std::string nameless = ReportOn(dir5, commits, "When was tablet pairing of wireless devices added?");
+  EXPECT_NE(nameless.find("No record mentions `pairing`"), std::string::npos) << nameless;
+
   testing::TempDir dir3;
   std::string support = ReportOn(dir3, commits, "When was Bluetooth support of wireless tablets added?");
   EXPECT_FALSE(Abstains(support)) << support;

@@ -107,14 +107,6 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
   // (a paraphrase says some in words the records do not use), or two side
   // by side: a thing of two words the project never says.
   bool missing = subject <= 3 ? !unsaid.empty() : unsaid.size() * 2 > subject || pair_unsaid;
-  // The head of a thing of two words that "of" goes on to say more of
-  // ("Bluetooth pairing of wireless tablets"): the thing itself, however many
-  // of the words after it the records say.
-  for (size_t j = 1; !missing && j + 1 < all.size(); ++j) {
-    if (all[j + 1] != "of" || !IsSubjectWord(all[j - 1]) || IsGenericNoun(all[j])) continue;
-    auto head = std::find(unsaid.begin(), unsaid.end(), all[j]);
-    if (head != unsaid.end()) return *head;
-  }
   return missing ? unsaid.front() : "";
 }
 
