@@ -228,9 +228,13 @@ std::vector<std::string> UnnamedThing(const std::string& question, const std::ve
 // The other spelling of a British or American word, or "": colour/color,
 // optimise/optimize, analyse/analyze.
 std::string OtherSpelling(const std::string& w);
+// The short form software writing clips a word (or a stem) to: "man" of
+// "manual pages", "config", "repo", "lib"; "" for any other word. A record
+// says it as a whole word (SayWords), never as the start of one ("many").
+std::string ClippedForm(const std::string& w);
 // A word (or a stem) and the other forms records name it by: its other
-// spelling, and what a doer does ("access" for "accessors", "allocat" for
-// "allocator").
+// spelling, what a doer does ("access" for "accessors", "allocat" for
+// "allocator"), and its clipped form (ClippedForm), last.
 std::vector<std::string> FormsOf(const std::string& w);
 // Whether one of `forms` (MatchForms) says `phrase` as whole words, or its
 // last word with an "s".

@@ -34,9 +34,35 @@ std::string OtherSpelling(const std::string& w) {
   return "";
 }
 
+std::string ClippedForm(const std::string& w) {
+  static const std::pair<const char*, const char*> kClipped[] = {
+      {"manual", "man"},          {"configuration", "config"}, {"documentation", "docs"},
+      {"repository", "repo"},     {"directory", "dir"},        {"specification", "spec"},
+      {"information", "info"},    {"application", "app"},      {"environment", "env"},
+      {"argument", "arg"},        {"parameter", "param"},      {"library", "lib"},
+      {"administrator", "admin"}, {"temporary", "tmp"},        {"executable", "exe"},
+      {"authentication", "auth"}, {"synchronization", "sync"}, {"initialization", "init"},
+      {"allocation", "alloc"},    {"statistics", "stats"},     {"reference", "ref"},
+      {"message", "msg"},         {"attribute", "attr"},       {"description", "desc"},
+      {"utility", "util"},        {"implementation", "impl"},  {"distribution", "distro"},
+      {"performance", "perf"},    {"introduction", "intro"},   {"command", "cmd"},
+      {"function", "func"},       {"address", "addr"},         {"buffer", "buf"},
+      {"context", "ctx"}};
+  if (w.size() < 4) return "";
+  for (const auto& [full, clipped] : kClipped) {
+    const std::string_view f = full;
+    // The word, its plural, or its stem ("configur", "librari").
+    if (f == w || w == std::string(f) + "s" || (f.starts_with(w) && w.size() >= 5) ||
+        StemWord(std::string(f)) == w) {
+      return clipped;
+    }
+  }
+  return "";
+}
+
 std::vector<std::string> FormsOf(const std::string& w) {
   std::vector<std::string> out = {w};
-  for (std::string f : {OtherSpelling(w), DoerBase(w)}) {
+  for (std::string f : {OtherSpelling(w), DoerBase(w), ClippedForm(w)}) {
     if (!f.empty()) out.push_back(std::move(f));
   }
   return out;

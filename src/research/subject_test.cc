@@ -281,6 +281,28 @@ TEST(SubjectTest, AWordNamingAFileIsNoPartOfTheSubject) {
   EXPECT_NE(lines.front().find("Add a JPEG2000 decoder based on OpenJPEG"), std::string::npos) << md;
 }
 
+// Software writing clips words ("man pages", "config file"): a question's
+// "manual pages" are said by a record's "man pages"; a word merely
+// starting alike ("mandatory") is not.
+TEST(SubjectTest, AWordIsSaidInItsClippedForm) {
+  std::string commits =
+      "c 2004-01-01T10:00:00Z 'Fix many typos in the pages of the guide' && "
+      "c 2005-06-13T10:00:00Z 'Add man pages for the client calls' && "
+      "c 2006-09-19T10:00:00Z 'Correct the display argument in the man pages' && "
+      "c 2007-01-01T10:00:00Z 'Read the config file from the home directory'";
+  testing::TempDir dir;
+  std::string manual = ReportOn(dir, commits, "When were manual pages added?");
+  EXPECT_FALSE(Abstains(manual)) << manual;
+  EXPECT_TRUE(Says(AnswerLines(manual), "man pages")) << manual;
+  testing::TempDir dir2;
+  std::string config = ReportOn(dir2, commits, "When did it start reading a configuration file?");
+  EXPECT_FALSE(Abstains(config)) << config;
+  EXPECT_TRUE(Says(AnswerLines(config), "config file")) << config;
+  testing::TempDir dir3;
+  std::string mandate = ReportOn(dir3, commits, "When were mandatory pages added?");
+  EXPECT_TRUE(Abstains(mandate)) << mandate;
+}
+
 // A question that names a period ("in 2016") is answered from that
 // period's records, however many others say its words better, and says
 // what it searched; a period without any record finds nothing.

@@ -163,7 +163,10 @@ std::vector<std::string> UnnamedThing(const std::string& question, const std::ve
     std::set<std::string> said;
     for (const auto& s : rare) {
       const std::vector<std::string> forms = FormsOf(s);  // "accessor" is named by "access", "colour" by "color"
-      if (std::any_of(forms.begin(), forms.end(), [&](const std::string& f) { return NamesStem(form, f); })) {
+      const std::string clipped = ClippedForm(s);         // "manual" by "man", as a whole word
+      if (std::any_of(forms.begin(), forms.end(), [&](const std::string& f) {
+            return f == clipped ? SayWords({form}, f) : NamesStem(form, f);
+          })) {
         said.insert(s);
       }
     }
