@@ -196,8 +196,9 @@ std::vector<std::string> FamilyNames(std::string_view text);
 std::vector<std::string> GlobbedNames(std::string_view text);
 // A name in code without the prefix of initials its library starts every
 // name with, lower-case: "XRRGetScreenInfo" gives getscreeninfo (records as
-// often leave "XRR" out); "" where the word has no such prefix or what is
-// left is one word ("HTTPServer").
+// often leave "XRR" out), "XDamageAdd" damageadd (the protocol's request);
+// "" where the word has no such prefix, what is left is one word
+// ("HTTPServer"), or one initial stands before a short word ("DBusMessage").
 std::string WithoutNamePrefix(std::string_view word);
 
 // The index term of a token: its English stem (Snowball's Porter2: "retries"

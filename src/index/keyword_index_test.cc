@@ -661,7 +661,10 @@ TEST(GlobbedNames, AGlobOfInitialsIsEachName) {
   }
   EXPECT_EQ(WithoutNamePrefix("XRRGetScreenInfo"), "getscreeninfo");
   EXPECT_EQ(WithoutNamePrefix("XIAllowTouchEvents"), "allowtouchevents");
-  for (const char* none : {"HTTPServer", "GetScreenInfo", "XRRSet", "MFU", "XRRGet_Info", "xrrGetScreenInfo"}) {
+  EXPECT_EQ(WithoutNamePrefix("XDamageAdd"), "damageadd");
+  EXPECT_EQ(WithoutNamePrefix("XCompositeGetOverlayWindow"), "compositegetoverlaywindow");
+  for (const char* none : {"HTTPServer", "GetScreenInfo", "XRRSet", "MFU", "XRRGet_Info", "xrrGetScreenInfo",
+                           "DBusMessage", "QApplication", "XFree86", "XDamage"}) {
     EXPECT_EQ(WithoutNamePrefix(none), "") << none;
   }
 }

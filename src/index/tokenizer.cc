@@ -192,13 +192,21 @@ std::string WithoutNamePrefix(std::string_view w) {
   auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
   size_t caps = 0;
   while (caps < w.size() && upper(w[caps])) ++caps;
-  // Two initials or more, then a capitalized word: "XRR" + "GetScreenInfo".
-  if (caps < 3 || caps >= w.size() || !(w[caps] >= 'a' && w[caps] <= 'z')) return "";
+  // Two initials or more, then a capitalized word: "XRR" + "GetScreenInfo";
+  // or one, then a word of five letters or more: "X" + "DamageAdd", not "D"
+  // + "BusMessage".
+  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  if (caps < 2 || caps >= w.size() || !lower(w[caps])) return "";
+  if (caps == 2) {
+    size_t end = caps;
+    while (end < w.size() && lower(w[end])) ++end;
+    if (end - (caps - 1) < 5) return "";
+  }
   std::string_view rest = w.substr(caps - 1);
   if (rest.size() < 8 || std::count_if(rest.begin(), rest.end(), upper) < 2) return "";
   std::string out;
   for (char c : rest) {
-    if (!(upper(c) || (c >= 'a' && c <= 'z') || Digit(c))) return "";
+    if (!(upper(c) || lower(c) || Digit(c))) return "";
     out += static_cast<char>(upper(c) ? c - 'A' + 'a' : c);
   }
   return out;

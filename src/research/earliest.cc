@@ -4,6 +4,7 @@
 // subject nowhere near the top; the question asks for that one.
 
 #include <algorithm>
+#include <cctype>
 #include <iterator>
 #include <optional>
 #include <set>
@@ -159,8 +160,23 @@ bool IsArrivalWord(const std::string& w) {
 
 // `made`: the question asks when a thing became something, which records
 // say by making it so ("Make X its own DDX", "X as the default").
+// "Composite Version 0.3: CompositeGetOverlayWindow, …": what a version
+// brings, listed after its number.
+bool ListsAVersion(const std::string& text) {
+  const std::string lower = ToLower(text);
+  for (size_t at = lower.find("version "); at != std::string::npos; at = lower.find("version ", at + 1)) {
+    size_t i = at + 8, digits = 0;
+    for (; i < lower.size() && (std::isdigit(static_cast<unsigned char>(lower[i])) || lower[i] == '.'); ++i) {
+      digits += lower[i] != '.';
+    }
+    if (digits > 0 && i < lower.size() && lower[i] == ':') return true;
+  }
+  return false;
+}
+
 bool SaysArrival(const std::string& text, bool made) {
   static const std::set<std::string> kMade = {"make", "makes", "made", "making", "default", "defaults"};
+  if (ListsAVersion(text)) return true;
   auto words = LowerWords(text);
   for (size_t i = 0; i < words.size(); ++i) {  // "changes to support launchd"
     if (IsArrivalWord(words[i]) || (i > 0 && words[i - 1] == "to" && words[i].rfind("support", 0) == 0)) return true;
@@ -191,8 +207,16 @@ bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>&
   auto names = [&](const std::string& text) {
     return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return research::MentionsAll(text, {k}); });
   };
+  // "Track rename of DamagePost to DamageAdd": the name after "to" came.
+  auto renamed_to = [&](const std::string& text) {
+    const std::string lower = ToLower(text);
+    size_t rename = lower.find("renam"),
+           to = rename == std::string::npos ? rename : lower.find(" to ", rename);
+    return to != std::string::npos && names(text.substr(to + 4));
+  };
   return std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
     if (!e.lane.empty()) return false;
+    if (renamed_to(e.title)) return true;
     std::vector<std::string> sentences = research::Sentences(e.text);
     if (platform) std::erase_if(sentences, [](const std::string& s) { return !research::IsStatement(s); });
     std::string text;

@@ -303,6 +303,33 @@ TEST(SubjectTest, AWordIsSaidInItsClippedForm) {
   EXPECT_TRUE(Abstains(mandate)) << mandate;
 }
 
+// A function is asked by its library's name ("XDamageAdd") where records
+// name the request without the initial ("DamageAdd"); it came with the
+// version that lists it ("Composite Version 0.3: …") or the rename that
+// gave it its name.
+TEST(SubjectTest, AVersionsListOrARenameSaysANameCame) {
+  std::string commits =
+      "c 2006-03-13T10:00:00Z 'Composite Version 0.3: CompositeGetOverlayWindow, "
+      "CompositeReleaseOverlayWindow' && "
+      "c 2007-01-05T10:00:00Z 'Add a request to report a region of damage against a drawable' && "
+      "c 2007-01-09T10:00:00Z 'Track rename of DamagePost to DamageAdd.' && "
+      "c 2008-05-01T10:00:00Z 'Document CompositeGetOverlayWindow and DamageAdd in the man page'";
+  testing::TempDir dir;
+  std::string overlay = ReportOn(dir, commits, "When was XCompositeGetOverlayWindow added?");
+  EXPECT_FALSE(Abstains(overlay)) << overlay;
+  ASSERT_FALSE(AnswerLines(overlay).empty()) << overlay;
+  EXPECT_NE(AnswerLines(overlay).front().find("Composite Version 0.3"), std::string::npos) << overlay;
+  testing::TempDir dir2;
+  std::string add = ReportOn(dir2, commits, "When was XDamageAdd added?");
+  EXPECT_FALSE(Abstains(add)) << add;
+  ASSERT_FALSE(AnswerLines(add).empty()) << add;
+  EXPECT_NE(AnswerLines(add).front().find("rename of DamagePost to DamageAdd"), std::string::npos) << add;
+  // The name before "to" is the one that went.
+  testing::TempDir dir3;
+  std::string post = ReportOn(dir3, commits, "When was XDamagePost added?");
+  EXPECT_TRUE(Abstains(post)) << post;
+}
+
 // A question that names a period ("in 2016") is answered from that
 // period's records, however many others say its words better, and says
 // what it searched; a period without any record finds nothing.
