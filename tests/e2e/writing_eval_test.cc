@@ -607,6 +607,41 @@ TEST(WritingEval, LibXScrnSaverReplayedFromItsDebianChangelog) {
                                     "xorg/lib-libxscrnsaver", UMWELT_SOURCE_DIR "/evals/libxss-history/questions");
 }
 
+// And five more, measured once after those: libXinerama (80 commits),
+// libXcomposite (69), libXdamage (74), libXxf86vm (87) and libfontenc (89):
+// 5 of 7 cited, 8 of 8 unanswerable abstained, 2 of 7 answerable abstained,
+// both a function asked by its library's name ("XCompositeGetOverlayWindow",
+// "XDamageAdd") whose records name the request without the "X", in a
+// version's list or a rename: answered since, XDamageAdd by its rename, four
+// days after the request it names arrived. libXxf86vm's Wayland and
+// libfontenc's Meson questions were written after their logs were read (the
+// test asks two unanswerable questions of every set) and are not counted.
+TEST(WritingEval, LibXineramaReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxinerama1", "c2c1861557dd0f96735cf7b258eb08a2c51c3324444195e36453bba7921b8c94",
+                                    "xorg/lib-libxinerama", UMWELT_SOURCE_DIR "/evals/libxinerama-history/questions");
+}
+
+TEST(WritingEval, LibXcompositeReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "libxcomposite1", "990b2f74b1a3454c253bf5e647897dd46253e428b803ef2a42961e8eacbebb7b", "xorg/lib-libxcomposite",
+      UMWELT_SOURCE_DIR "/evals/libxcomposite-history/questions");
+}
+
+TEST(WritingEval, LibXdamageReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxdamage1", "303dee9812cf6b38643c362c86640499f4f3614d73806b50f3bee720903c812f",
+                                    "xorg/lib-libxdamage", UMWELT_SOURCE_DIR "/evals/libxdamage-history/questions", 0);
+}
+
+TEST(WritingEval, LibXxf86vmReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libxxf86vm1", "5c98df607d3a3e60971b16498fc29c28d986ad74737c307e81066ccfedb57b79",
+                                    "xorg/lib-libxxf86vm", UMWELT_SOURCE_DIR "/evals/libxxf86vm-history/questions");
+}
+
+TEST(WritingEval, LibfontencReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libfontenc1", "5c28f9ed3acd80af49b9e8d5cb5875173cb11a86dfd95d8ac889dbffdb582e78",
+                                    "xorg/lib-libfontenc", UMWELT_SOURCE_DIR "/evals/libfontenc-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
