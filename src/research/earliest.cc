@@ -158,8 +158,6 @@ bool IsArrivalWord(const std::string& w) {
          std::any_of(std::begin(kStems), std::end(kStems), [&](const char* s) { return w.rfind(s, 0) == 0; });
 }
 
-// `made`: the question asks when a thing became something, which records
-// say by making it so ("Make X its own DDX", "X as the default").
 // "Composite Version 0.3: CompositeGetOverlayWindow, …": what a version
 // brings, listed after its number.
 bool ListsAVersion(const std::string& text) {
@@ -174,6 +172,8 @@ bool ListsAVersion(const std::string& text) {
   return false;
 }
 
+// `made`: the question asks when a thing became something, which records
+// say by making it so ("Make X its own DDX", "X as the default").
 bool SaysArrival(const std::string& text, bool made) {
   static const std::set<std::string> kMade = {"make", "makes", "made", "making", "default", "defaults"};
   if (ListsAVersion(text)) return true;

@@ -48,14 +48,16 @@ std::string ClippedForm(const std::string& w) {
       {"performance", "perf"},    {"introduction", "intro"},   {"command", "cmd"},
       {"function", "func"},       {"address", "addr"},         {"buffer", "buf"},
       {"context", "ctx"}};
+  static const std::vector<std::pair<std::string, std::string>> kStems = [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [full, clipped] : kClipped) out.emplace_back(StemWord(full), clipped);
+    return out;
+  }();
   if (w.size() < 4) return "";
-  for (const auto& [full, clipped] : kClipped) {
-    const std::string_view f = full;
-    // The word, its plural, or its stem ("configur", "librari").
-    if (f == w || w == std::string(f) + "s" || (f.starts_with(w) && w.size() >= 5) ||
-        StemWord(std::string(f)) == w) {
-      return clipped;
-    }
+  // The word in any form ("libraries"), or its stem ("configur", "librari").
+  const std::string stem = StemWord(w);
+  for (const auto& [full_stem, clipped] : kStems) {
+    if (stem == full_stem || w == full_stem) return clipped;
   }
   return "";
 }
