@@ -1,10 +1,8 @@
 // `umwelt ask`: the research pipeline (see research.h).
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <future>
 #include <map>
 #include <optional>
@@ -725,7 +723,7 @@ void AskRun::Judge() {
       if (together || unsaid_word) break;
       together = e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, keys);
     }
-    // A word naming a file ("images", poppler's Images.cc) narrows a search, and is no part of the subject
+    // A word naming a file ("images", poppler's glib/demo/images.c) narrows a search, and is no part of the subject
     // where a record names the question's other names together.
     std::vector<std::string> named_keys = keys;
     std::erase_if(named_keys, [&](const std::string& k) {
