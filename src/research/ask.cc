@@ -725,21 +725,24 @@ void AskRun::Judge() {
     }
     // A word naming a file ("images", poppler's glib/demo/images.c) narrows a search, and is no part of the subject
     // where a record names the question's other names together.
-    std::vector<std::string> named_keys = keys;
-    std::erase_if(named_keys, [&](const std::string& k) {
-      const std::string first = SplitList(k, '|').front();
-      return std::find(file_names.begin(), file_names.end(), first) != file_names.end();
-    });
-    for (const auto& e : ev) {
-      if (together || unsaid_word || named_keys.empty() || named_keys.size() == keys.size()) break;
-      together =
-          e.lane.empty() && research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, named_keys);
-      if (together) keys = named_keys;
+    if (!together && !unsaid_word) {
+      std::vector<std::string> named_keys = keys;
+      std::erase_if(named_keys, [&](const std::string& k) {
+        const std::string first = SplitList(k, '|').front();
+        return std::find(file_names.begin(), file_names.end(), first) != file_names.end();
+      });
+      together = !named_keys.empty() && named_keys.size() < keys.size() &&
+                 std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
+                   return e.lane.empty() &&
+                          research::MentionsAll(e.author + "\n" + e.title + "\n" + e.text, named_keys);
+                 });
+      if (together) keys = std::move(named_keys);
     }
     // Records on a name, where the question asks of a thing of it they never say ("Bluetooth pairing").
-    if (std::string after = research_internal::UnsaidAfterAKey(*searcher, question, keys);
-        together && !after.empty()) {
-      keys = {after}, together = false, unsaid_word = true;
+    if (together) {
+      if (std::string after = research_internal::UnsaidAfterAKey(*searcher, question, keys); !after.empty()) {
+        keys = {after}, together = false, unsaid_word = true;
+      }
     }
     // "When was X added?" where records only mention X (SaysItCame).
     came_unsaid = together && research_internal::CameUnsaid(question, ev, keys, widespread);

@@ -66,10 +66,6 @@ std::string WithOtherNames(const std::string& key) {
   return key;
 }
 
-}  // namespace
-
-// The words from `n` that spell one of Aliases()'s names of several words
-// ("Mac OS X"), a space apart: how many, 0 where none starts at `n`.
 // Where each of `words` (NameWords of `question`) stands in it.
 std::vector<size_t> WordStarts(std::string_view question, const std::vector<std::string>& words) {
   std::vector<size_t> starts;
@@ -87,6 +83,8 @@ bool SpaceAfter(std::string_view question, const std::vector<std::string>& words
          question[starts[i] - 1] == ' ';
 }
 
+// The words from `n` that spell one of Aliases()'s names of several words
+// ("Mac OS X"), a space apart: how many, 0 where none starts at `n`.
 size_t PlatformNameWordsAt(std::string_view question, const std::vector<std::string>& words,
                            const std::vector<size_t>& starts, size_t n) {
   for (const auto& names : Aliases()) {
@@ -102,6 +100,8 @@ size_t PlatformNameWordsAt(std::string_view question, const std::vector<std::str
   }
   return 0;
 }
+
+}  // namespace
 
 bool NamesAnotherPlatform(std::string_view match_form, const std::string& key) {
   static const char* kSystems[] = {"linux",   "windows", "win32",  "macos", "mac os x", "os x",  "osx",   "darwin",

@@ -14,6 +14,11 @@
 namespace umwelt::research_internal {
 namespace {
 
+// A number ("in 2016", "Qt 6") is a period, a quantity or a version, not a name.
+bool IsNumber(const std::string& w) {
+  return std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 constexpr std::string_view kPrepositions[] = {"on",   "in",  "with", "for",     "to",   "by",   "from",
                                               "into", "via", "at",   "through", "over", "under"};
 
@@ -93,8 +98,7 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     bool head = !all.empty() && all.back() != w && !IsSubjectWord(all.back()) && !IsGenericNoun(w) &&
                 std::none_of(words.begin() + static_cast<long>(i) + 1, words.end(), IsSubjectWord);
     if (!IsSubjectWord(w) || (!head && (last ? !last_is_object : !IsSubjectWord(words[i + 1])))) continue;
-    // A number ("in 2016") is a period or a quantity, not a name.
-    if (std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    if (IsNumber(w)) continue;
     const std::vector<std::string> forms = FormsOf(w);  // "colour" or "color", "accessors" or "access"
     if (std::any_of(forms.begin(), forms.end(), [&](const std::string& f) { return searcher.ChunksNaming(f) > 0; })) {
       continue;
@@ -119,9 +123,6 @@ std::string UnsaidAfterAKey(Searcher& searcher, const std::string& question,
       for (auto& w : LowerWords(alt)) named.insert(std::move(w));
     }
   }
-  auto number = [](const std::string& w) {
-    return std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
   auto preposition = [](const std::string& w) {
     return std::find(std::begin(kPrepositions), std::end(kPrepositions), w) != std::end(kPrepositions);
   };
@@ -138,7 +139,7 @@ std::string UnsaidAfterAKey(Searcher& searcher, const std::string& question,
     // the thing came ("EXA acceleration for R600/R700 chips").
     bool head = at + 1 == all.size() ? AsksWhenItCame(question) : all[at + 1] == "of";
     bool where = first > 0 && preposition(all[first - 1]);
-    if (!head || where || w.size() < 3 || !IsSubjectWord(w) || IsGenericNoun(w) || number(w)) continue;
+    if (!head || where || w.size() < 3 || !IsSubjectWord(w) || IsGenericNoun(w) || IsNumber(w)) continue;
     const std::vector<std::string> forms = FormsOf(w);
     if (std::none_of(forms.begin(), forms.end(),
                      [&](const std::string& f) { return searcher.ChunksNaming(f) > 0; })) {
