@@ -457,11 +457,30 @@ std::string TitleForm(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Whether `form` says `alt` where the text's numbers allow: a name ending
+// in a number is not said where that number goes on ("sha3" is not in
+// "sha384"), nor one beginning with a number where one ends ("3d" in
+// "23d").
+bool SaysWithItsNumbers(std::string_view form, std::string_view alt) {
+  const bool digit_last = Digit(alt.back()), digit_first = Digit(alt.front());
+  for (size_t at = form.find(alt); at != std::string_view::npos; at = form.find(alt, at + 1)) {
+    const size_t end = at + alt.size();
+    if (digit_last && end < form.size() && Digit(form[end])) continue;
+    if (digit_first && at > 0 && Digit(form[at - 1])) continue;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Mentions(std::string_view match_form, const std::string& key) {
   for (size_t at = 0; at <= key.size();) {
     size_t bar = key.find('|', at);
     if (bar == std::string::npos) bar = key.size();
-    if (bar > at && match_form.find(key.substr(at, bar - at)) != std::string_view::npos) return true;
+    if (bar > at && SaysWithItsNumbers(match_form, std::string_view(key).substr(at, bar - at))) return true;
     at = bar + 1;
   }
   return false;
