@@ -34,8 +34,10 @@ using research_internal::Cell;
 using research_internal::Clauses;
 using research_internal::CodeSpan;
 using research_internal::Extractive;
+using research_internal::FileKindWords;
 using research_internal::FileNameKeys;
 using research_internal::ProjectWords;
+using research_internal::WithFileKindForms;
 
 double Ms(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -311,6 +313,8 @@ class AskRun {
   std::vector<std::string> fetched;
   std::vector<std::string> names;  // key constraints and file names the question gives (Orient)
   std::vector<std::string> file_names;  // those of `names` that are its words naming files (FileNameKeys)
+  std::vector<std::string>
+      file_kinds;  // those naming a kind of file no record names in words (FileKindWords)
   std::vector<std::string> keys;
   std::vector<std::string> widespread;  // the question's names a third of the corpus says (Orient)
   bool unanswered = false, came_unsaid = false;  // abstains; because no record says the thing came (CameUnsaid)
@@ -384,6 +388,13 @@ void AskRun::Orient() {
         return ("|" + n + "|").find("|" + f + "|") != std::string::npos;
       });
       if (!named) file_names.push_back(f), names.push_back(std::move(f));
+    }
+    // A kind of file no record names in words ("pkg-config"): the records
+    // whose file lists hold one name it.
+    for (auto& w : FileKindWords(question)) {
+      if (std::find(names.begin(), names.end(), w) == names.end() && searcher->ChunksNaming(w) == 0) {
+        file_kinds.push_back(w), names.push_back(std::move(w));
+      }
     }
   }
   // A name the question gives that a third of the corpus says is the
@@ -706,6 +717,7 @@ void AskRun::Judge() {
   // Abstain when no record names the question's key constraints together (a metric and a hardware name, say):
   // the closest records are related, not an answer.
   keys = research::WithVariants(research::WithoutProjectNames(names, ev, widespread), research::EvidenceTexts(ev));
+  keys = WithFileKindForms(std::move(keys), file_kinds);
   if (found) {
     bool together = keys.empty(), unsaid_word = false;
     if (together) {  // a question without names: a word of its subject no record says

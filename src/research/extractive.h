@@ -291,6 +291,15 @@ std::string Extractive(const std::string& question, const std::vector<Facet>& fa
 // are cased, and so key constraints.
 std::vector<std::string> FileNameKeys(const std::string& question, const std::vector<std::string>& urls);
 
+// The question's words that name a kind of file by a word its records need
+// not say ("pkg-config" of libmd.pc.in, "autotools" of configure.ac).
+std::vector<std::string> FileKindWords(const std::string& question);
+// `keys` (WithVariants' spellings), each of `kinds` (FileKindWords) among
+// them also spelt as a record's file list names a file of that kind
+// ("pkg config|pkgconfig|.pc,|.pc |.pc.in").
+std::vector<std::string> WithFileKindForms(std::vector<std::string> keys,
+                                           const std::vector<std::string>& kinds);
+
 // The clauses of a question: cut at "and", "but", ";" and "?"; none blank.
 std::vector<std::string> Clauses(const std::string& question);
 

@@ -27,6 +27,53 @@ std::vector<std::string> FileNameKeys(const std::string& question, const std::ve
   return out;
 }
 
+namespace {
+
+// The kinds of file a question may name by a word no file's name holds,
+// and how the paths of their files end in a file list, as MatchForm spells
+// them: a suffix (".pc" with the comma or space after it, ".pc.in") or a
+// name ("configure.ac"). Words of seven letters or more: a shorter one
+// ("CI") is said inside too many others to stand for the files it names.
+const std::map<std::string, std::vector<std::string>>& FileKinds() {
+  static const std::map<std::string, std::vector<std::string>> k = [] {
+    const std::vector<std::string> pc = {".pc,", ".pc ", ".pc.in"};
+    const std::vector<std::string> systemd = {".service,", ".service ", ".socket,",   ".socket ",
+                                              ".timer,",   ".timer ",   ".service.in"};
+    const std::vector<std::string> autotools = {"configure.ac", "configure.in,", "makefile.am"};
+    return std::map<std::string, std::vector<std::string>>{{"pkg-config", pc},
+                                                           {"pkgconfig", pc},
+                                                           {"systemd", systemd},
+                                                           {"autotools", autotools},
+                                                           {"autoconf", autotools}};
+  }();
+  return k;
+}
+
+}  // namespace
+
+std::vector<std::string> FileKindWords(const std::string& question) {
+  std::vector<std::string> out;
+  for (const auto& w : research::ContentWords(question)) {
+    if (FileKinds().count(w) > 0 && std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  }
+  return out;
+}
+
+std::vector<std::string> WithFileKindForms(std::vector<std::string> keys,
+                                           const std::vector<std::string>& kinds) {
+  for (auto& k : keys) {
+    const std::vector<std::string> alts = SplitList(k, '|');
+    for (const auto& w : kinds) {
+      std::string spelt = w;  // as WithVariants spells it: "pkg config"
+      std::replace(spelt.begin(), spelt.end(), '-', ' ');
+      auto forms = FileKinds().find(w);
+      if (forms == FileKinds().end() || std::find(alts.begin(), alts.end(), spelt) == alts.end()) continue;
+      for (const auto& f : forms->second) k += "|" + f;
+    }
+  }
+  return keys;
+}
+
 std::vector<std::string> Clauses(const std::string& question) {
   std::string lower = ToLower(question);
   std::vector<std::string> clauses;

@@ -437,6 +437,27 @@ TEST(SubjectTest, ANameEndingInANumberIsNotSaidWhereTheNumberGoesOn) {
   EXPECT_TRUE(Says(added, "Add SHA3-256 digests")) << ::testing::PrintToString(added);
 }
 
+// A kind of file no record names in words ("pkg-config") is named by a file
+// of that kind in a record's file list: libmd's pkg-config file came with
+// "build: Add build infrastructure", which added src/libmd.pc.in.
+TEST(SubjectTest, AKindOfFileIsNamedByItsFiles) {
+  const std::string others = ManyCommits(
+      12, "2012-03", [](int i) { return "Fix a warning in the digest code, part " + std::to_string(i); });
+  const std::string question = "When was a pkg-config file added?";
+  testing::TempDir dir;
+  std::vector<std::string> added =
+      AnswerLines(ReportOn(dir,
+                           "mkdir -p src && echo 'Name: libfoo' > src/libfoo.pc.in && "
+                           "c 2011-05-29T10:00:00Z 'build: Add build infrastructure'" +
+                               others,
+                           question));
+  EXPECT_TRUE(Says(added, "build: Add build infrastructure")) << ::testing::PrintToString(added);
+  testing::TempDir dir2;
+  std::string none =
+      ReportOn(dir2, "c 2011-05-29T10:00:00Z 'build: Add build infrastructure'" + others, question);
+  EXPECT_TRUE(Abstains(none)) << none;
+}
+
 // A library's records name its functions without the prefix the question
 // writes ("Add GetScreenResourcesCurrent" for XRRGetScreenResourcesCurrent)
 // or as a glob of initials ("Add [GS]etOutputPrimary"); a title of a verb and

@@ -648,9 +648,10 @@ TEST(WritingEval, LibfontencReplayedFromItsDebianChangelog) {
 // abstained, 2 of 8 answerable abstained. libmd's SHA-3 was answered with
 // SHA384's macros (a name ending in a number is not said where the number
 // goes on, since); its pkg-config file is named only by the build
-// infrastructure's libmd.pc.in, and xcb-util-image's
-// xcb_image_create_from_bitmap_data only as create_image_from_bitmap_data,
-// from before the library's names took their prefix: both left.
+// infrastructure's libmd.pc.in (answered since: a kind of file is named by
+// its files); xcb-util-image's xcb_image_create_from_bitmap_data only as
+// create_image_from_bitmap_data, from before the library's names took their
+// prefix: left.
 TEST(WritingEval, XdgUserDirsReplayedFromItsDebianChangelog) {
   ExpectDebianChangelogHistoryHolds(
       "xdg-user-dirs", "c92006717938e8d609a3e56338f21fc336d19090735dda9ecc77b0382f5c3fc1",
@@ -676,9 +677,9 @@ TEST(WritingEval, LibXxf86dgaReplayedFromItsDebianChangelog) {
 }
 
 TEST(WritingEval, LibmdReplayedFromItsDebianChangelog) {
-  ExpectDebianChangelogHistoryHolds(
-      "libmd0", "8139c58a9bc43d9e849e85b9d2eec29057e2de98dd319936b594a5cda2a6a334", "libbsd/libmd",
-      UMWELT_SOURCE_DIR "/evals/libmd-history/questions", 0, {"pkgconfig"});
+  ExpectDebianChangelogHistoryHolds("libmd0",
+                                    "8139c58a9bc43d9e849e85b9d2eec29057e2de98dd319936b594a5cda2a6a334",
+                                    "libbsd/libmd", UMWELT_SOURCE_DIR "/evals/libmd-history/questions");
 }
 
 // And five more, measured once after those: xcb-util-wm (180 commits),
