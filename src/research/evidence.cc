@@ -521,6 +521,36 @@ std::vector<std::string> Initials(const std::vector<std::string>& words) {
   return out;
 }
 
+// The names in code `texts` write with the words of `words` but its first
+// (a library's prefix), in any order: "create_image_from_bitmap_data" for
+// xcb_image_create_from_bitmap_data, from before the library's names took
+// their prefix; as MatchForm spells them.
+std::vector<std::string> SameWordsLessThePrefix(const std::vector<std::string>& words,
+                                                const std::vector<std::string>& texts) {
+  std::vector<std::string> want(words.begin() + 1, words.end());
+  std::sort(want.begin(), want.end());
+  auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  std::vector<std::string> out;
+  for (const auto& t : texts) {
+    for (size_t i = 0; i < t.size() && out.size() < 4;) {
+      size_t e = i;
+      while (e < t.size() && part(t[e])) ++e;
+      std::string_view token(t.data() + i, e - i);
+      i = e == i ? e + 1 : e;
+      if (token.size() > 128 ||
+          static_cast<size_t>(std::count(token.begin(), token.end(), '_')) + 1 != want.size()) {
+        continue;
+      }
+      std::vector<std::string> parts = SplitList(ToLower(std::string(token)), '_');
+      std::string spelt;
+      for (const auto& p : parts) spelt += (spelt.empty() ? "" : " ") + p;
+      std::sort(parts.begin(), parts.end());
+      if (parts == want && std::find(out.begin(), out.end(), spelt) == out.end()) out.push_back(spelt);
+    }
+  }
+  return out;
+}
+
 bool LettersOnly(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= 'a' && c <= 'z'; });
 }
@@ -576,6 +606,9 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
       // "debuglevel" is "debug level" where a record says so ("harfbuzz" is
       // never "harf buzz").
       for (const auto& apart : research_internal::WordsApartIn(as_words, read)) add(apart);
+    }
+    if (words.size() >= 4 && key.find('_') != std::string::npos) {
+      for (const auto& name : SameWordsLessThePrefix(words, texts)) add(name);
     }
     // Learned from what was found: "mixture of experts (moe)", "moe
     // (mixture of experts)" make the acronym and the phrase one constraint.

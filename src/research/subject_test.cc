@@ -458,6 +458,26 @@ TEST(SubjectTest, AKindOfFileIsNamedByItsFiles) {
   EXPECT_TRUE(Abstains(none)) << none;
 }
 
+// A name in code is also its words in another order less its library's
+// prefix, where a record writes it so: xcb-util-image added
+// create_image_from_bitmap_data before its names took the xcb_image_ prefix.
+// A name of other words (create_pixmap_from_bitmap_data) is another thing.
+TEST(SubjectTest, ANameInCodeIsItsWordsInAnotherOrderLessItsPrefix) {
+  const std::string others =
+      " && c 2007-12-08T10:00:00Z 'added create_pixmap_from_bitmap_data() for the tests'" +
+      ManyCommits(12, "2008-02",
+                  [](int i) { return "Fix a warning in the image tests, part " + std::to_string(i); });
+  const std::string question = "When was xcb_image_create_from_bitmap_data added?";
+  testing::TempDir dir;
+  std::vector<std::string> added = AnswerLines(ReportOn(
+      dir, "c 2007-12-09T10:00:00Z 'added create_image_from_bitmap_data() and a subimage test'" + others,
+      question));
+  EXPECT_TRUE(Says(added, "create\\_image\\_from\\_bitmap\\_data")) << ::testing::PrintToString(added);
+  testing::TempDir dir2;
+  std::string other = ReportOn(dir2, "c 2007-12-09T10:00:00Z 'added a subimage test'" + others, question);
+  EXPECT_TRUE(Abstains(other)) << other;
+}
+
 // A library's records name its functions without the prefix the question
 // writes ("Add GetScreenResourcesCurrent" for XRRGetScreenResourcesCurrent)
 // or as a glob of initials ("Add [GS]etOutputPrimary"); a title of a verb and
