@@ -20,7 +20,8 @@ TEST_PACKAGES=(
   openssh-client xtrans-dev libxt6 libsm6 xserver-common libxft2 libxaw7 libxfont2 libxpm4 xauth libice6 libxdmcp6
   libxfixes3 libxrender1 libxtst6 libxau6 libxmu6 libxv1 libxkbfile1 libxss1 libxinerama1 libxcomposite1
   libxdamage1 libxxf86vm1 libfontenc1 xdg-user-dirs libxcb-util1 libxcb-image0 libxxf86dga1 libmd0
-  libxcb-icccm4 libxcb-xrm0 libxres1 libxvmc1 libdmx1
+  libxcb-icccm4 libxcb-xrm0 libxres1 libxvmc1 libdmx1 libxcb-keysyms1 libxcb-render-util0 libxcb-cursor0
+  xorg-docs-core libxshmfence1
 )
 [ "${1:-}" = "--tests" ] && PACKAGES+=("${TEST_PACKAGES[@]}")
 missing=()

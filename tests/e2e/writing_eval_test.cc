@@ -717,6 +717,42 @@ TEST(WritingEval, LibdmxReplayedFromItsDebianChangelog) {
                                     "xorg/lib-libdmx", UMWELT_SOURCE_DIR "/evals/libdmx-history/questions");
 }
 
+// And five more, measured once after those: xcb-util-keysyms (67 commits),
+// xcb-util-renderutil (70), xcb-util-cursor (59), xorg-docs (464) and
+// libxshmfence (34): 4 of 5 cited, 10 of 10 unanswerable abstained, none of
+// the 5 answerable abstained. xorg-docs' "release notes for X11R7.7" are
+// answered by the 7.7 RC1 snapshot, not by "Start updating README & Release
+// Notes for 7.7", which does not say "X11R7.7": left.
+TEST(WritingEval, XcbUtilKeysymsReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "libxcb-keysyms1", "bc31ae81f9c25ba7d3d2135baf299d351ef5e1017530e3faad713a75cb2bc3c9",
+      "xorg/lib-libxcb-keysyms", UMWELT_SOURCE_DIR "/evals/xcb-util-keysyms-history/questions");
+}
+
+TEST(WritingEval, XcbUtilRenderutilReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "libxcb-render-util0", "7f51426555fc98ef76ca2d0e08e0ba260bac567d511c97727bbe5f70255ad894",
+      "xorg/lib-libxcb-render-util", UMWELT_SOURCE_DIR "/evals/xcb-util-renderutil-history/questions");
+}
+
+TEST(WritingEval, XcbUtilCursorReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "libxcb-cursor0", "dd46ff405f3ba7ea5590ece236e915b1508b398d7d56f54c2f9359f1060e6fcd",
+      "xorg/lib-libxcb-cursor", UMWELT_SOURCE_DIR "/evals/xcb-util-cursor-history/questions", 0);
+}
+
+TEST(WritingEval, XorgDocsReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xorg-docs-core", "4c59a1b3b6be6d8d6327f9cb729f4cf6c4815622fc881fa73391751b65e8a237",
+      "xorg/doc-xorg-docs", UMWELT_SOURCE_DIR "/evals/xorg-docs-history/questions", 0.5);
+}
+
+TEST(WritingEval, LibxshmfenceReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "libxshmfence1", "b1f1476ee3b37216dce7432886c70c9891c7c19eda0f9f0a3353f160f94282a3",
+      "xorg/lib-libxshmfence", UMWELT_SOURCE_DIR "/evals/libxshmfence-history/questions");
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
