@@ -313,8 +313,7 @@ class AskRun {
   std::vector<std::string> fetched;
   std::vector<std::string> names;  // key constraints and file names the question gives (Orient)
   std::vector<std::string> file_names;  // those of `names` that are its words naming files (FileNameKeys)
-  std::vector<std::string>
-      file_kinds;  // those naming a kind of file no record names in words (FileKindWords)
+  std::vector<std::string> file_kinds;  // those naming a kind of file records never name in words
   std::vector<std::string> keys;
   std::vector<std::string> widespread;  // the question's names a third of the corpus says (Orient)
   bool unanswered = false, came_unsaid = false;  // abstains; because no record says the thing came (CameUnsaid)
