@@ -127,6 +127,9 @@ class KeywordIndex {
   virtual size_t num_docs() const = 0;
   // How many chunks hold index term `term` (a stem) in their body or title.
   virtual size_t DocFrequency(std::string_view term) const = 0;
+  // How many chunks hold `word` (lower case, not stemmed) as a part of an
+  // identifier: "libpciaccess" of XSERVER_LIBPCIACCESS, "hdr" of LogVHdrMessage.
+  virtual size_t PartFrequency(std::string_view word) const = 0;
 
   // For other legs (vectors): maps a chunk id to its url id when the chunk
   // passes `options`' filters, else to -1. Fails on bad filter values.

@@ -125,8 +125,8 @@ class Searcher {
                                           int total, const TaskRunner& run = RunOnThreads);
 
   // How many of the corpus's chunks name `words` (each word, as the keyword
-  // index stems it; at most the rarest word's count); 0 before the first
-  // Refresh().
+  // index stems it or as a part of an identifier; at most the rarest word's
+  // count); 0 before the first Refresh().
   size_t ChunksNaming(std::string_view words);
 
   // The key of everything a search reads ("" before the first Refresh()).

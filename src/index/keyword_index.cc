@@ -88,6 +88,10 @@ class MappedIndex final : public KeywordIndex {
     size_t n = OwnExactDf(term);
     return peer_ ? n + peer_->OwnExactDf(term) : n;
   }
+  size_t PartFrequency(std::string_view word) const override {
+    size_t n = OwnSymsDf(word);
+    return peer_ ? n + peer_->OwnSymsDf(word) : n;
+  }
 
   Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override {
     return Score(o, limit, false, nullptr);
@@ -822,6 +826,7 @@ class SegmentedIndex final : public KeywordIndex {
     delta_->Prefetch();
   }
   size_t DocFrequency(std::string_view term) const override { return base_->DocFrequency(term); }
+  size_t PartFrequency(std::string_view word) const override { return base_->PartFrequency(word); }
   Result<std::vector<ScoredDoc>> Rank(const SearchOptions& o, size_t limit) const override {
     return Merged(o, limit, false);
   }

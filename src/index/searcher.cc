@@ -213,8 +213,13 @@ std::string Searcher::content_key() {
 size_t Searcher::ChunksNaming(std::string_view words) {
   auto s = Current();
   if (!s || !s->keyword) return 0;
-  size_t least = SIZE_MAX;  // a name of several words: no more chunks than its rarest word
-  for (const auto& w : Tokenize(words)) least = std::min(least, s->keyword->DocFrequency(StemWord(w)));
+  // A name of several words: no more chunks than its rarest word. A word is
+  // named as a word or as a part of an identifier ("libpciaccess" in
+  // XSERVER_LIBPCIACCESS), never inside another ("lease" in "release").
+  size_t least = SIZE_MAX;
+  for (const auto& w : Tokenize(words)) {
+    least = std::min(least, s->keyword->DocFrequency(StemWord(w)) + s->keyword->PartFrequency(w));
+  }
   return least == SIZE_MAX ? 0 : least;
 }
 

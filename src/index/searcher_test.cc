@@ -55,5 +55,36 @@ TEST(Searcher, ALongLivedSearcherMapsInWhatEverySearchReadsWhenItLoads) {
   EXPECT_EQ(hits->result.hits[0].ref, "o/r#17");
 }
 
+// A word is named as a word or as a part of an identifier (fbdev's records
+// say libpciaccess only in XSERVER_LIBPCIACCESS), never inside another word.
+TEST(Searcher, AChunkNamesAWordAsAWordOrAsAPartOfAnIdentifier) {
+  testing::TempDir dir;
+  const std::string db = dir.File("s.db");
+  {
+    auto c = Corpus::Open(db, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE(b.ok());
+    const char* texts[] = {"Avoid unused variables when XSERVER_LIBPCIACCESS is defined.",
+                           "Prepare the 1.2 release", "Call setLeaseTimeout once"};
+    for (int i = 1; i <= 3; ++i) {
+      std::string ref = "o/r#" + std::to_string(i);
+      ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk(ref, ref, "issue",
+                                                        "https://github.com/o/r/issues/" + std::to_string(i),
+                                                        texts[i - 1])})
+                      .ok());
+    }
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  Searcher s(db, {}, {.keyword_only = true});
+  ASSERT_TRUE(s.Refresh().ok());
+  EXPECT_EQ(s.ChunksNaming("libpciaccess"), 1u);
+  EXPECT_EQ(s.ChunksNaming("xserver libpciaccess"), 1u);
+  EXPECT_EQ(s.ChunksNaming("release"), 1u);
+  EXPECT_EQ(s.ChunksNaming("lease"), 1u);  // a part of setLeaseTimeout, not of "release"
+  EXPECT_EQ(s.ChunksNaming("pciaccess"), 0u);
+  EXPECT_EQ(s.ChunksNaming("timeouts"), 0u);  // parts are spelt as written, not stemmed
+}
+
 }  // namespace
 }  // namespace umwelt

@@ -458,6 +458,27 @@ TEST(SubjectTest, AKindOfFileIsNamedByItsFiles) {
   EXPECT_TRUE(Abstains(none)) << none;
 }
 
+// A word the records say only as a part of a name in code is said: fbdev's
+// "When was the driver ported to libpciaccess?" abstained ("no record
+// mentions libpciaccess") where its records wrote XSERVER_LIBPCIACCESS.
+TEST(SubjectTest, AWordSaidAsAPartOfANameInCodeIsSaid) {
+  const std::string others = " && c 2012-06-05T10:00:00Z 'fbdev: port to the new screen API'" +
+                             ManyCommits(12, "2009-03", [](int i) {
+                               return "fbdev: fix a warning in the mode code, part " + std::to_string(i);
+                             });
+  const std::string question = "When was fbdev ported to libpciaccess?";
+  testing::TempDir dir;
+  const std::string md = ReportOn(
+      dir,
+      "c 2007-10-12T10:00:00Z 'fbdev: build the bus probe only when XSERVER_LIBPCIACCESS is set'" + others,
+      question);
+  EXPECT_FALSE(Abstains(md)) << md;
+  testing::TempDir dir2;
+  std::string none = ReportOn(
+      dir2, "c 2007-10-12T10:00:00Z 'fbdev: build the bus probe only on PCI systems'" + others, question);
+  EXPECT_TRUE(Abstains(none)) << none;
+}
+
 // A name in code is also its words in another order less its library's
 // prefix, where a record writes it so: xcb-util-image added
 // create_image_from_bitmap_data before its names took the xcb_image_ prefix.
