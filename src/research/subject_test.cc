@@ -21,10 +21,11 @@ namespace {
 
 // The report on `question` of a history `commits` makes: shell lines that
 // call `c DATE MESSAGE`, each commit appending its message to a file, run in
-// a new repository under `dir` and synced into a corpus. "" when any step
-// fails (the failure is reported).
-std::string ReportOn(testing::TempDir& dir, const std::string& commits, const std::string& question) {
-  std::string repo = dir.File("repo");
+// a new repository `name` under `dir` and synced into a corpus (its path is
+// in every permalink). "" when any step fails (the failure is reported).
+std::string ReportOn(testing::TempDir& dir, const std::string& commits, const std::string& question,
+                     const std::string& name = "repo") {
+  std::string repo = dir.File(name);
   std::filesystem::create_directories(repo);
   testing::RunResult git = testing::RunShell(
       "cd " + testing::Quote(repo) +
@@ -477,6 +478,29 @@ TEST(SubjectTest, AWordSaidAsAPartOfANameInCodeIsSaid) {
   std::string none = ReportOn(
       dir2, "c 2007-10-12T10:00:00Z 'fbdev: build the bus probe only on PCI systems'" + others, question);
   EXPECT_TRUE(Abstains(none)) << none;
+}
+
+// A question's last word in -ing after a noun is its subject's own, not
+// its verb: siliconmotion's "When did siliconmotion add hardware video
+// decoding?" was answered from records on hardware cursors and video
+// overlays, none of which says decoding.
+TEST(SubjectTest, ALastWordInIngAfterANounIsTheSubjects) {
+  const std::string others =
+      " && c 2008-10-30T10:00:00Z 'Disable the hardware cursor in dual head mode'"
+      " && c 2008-09-02T10:00:00Z 'Correct video overlay problems on the 501'" +
+      ManyCommits(12, "2009-03",
+                  [](int i) { return "Fix a warning in the mode code, part " + std::to_string(i); });
+  const std::string question = "When did smi add hardware video decoding?";
+  testing::TempDir dir;
+  // Named as the driver is, so that "video" is in every permalink (the project's name, not the subject).
+  std::string none = ReportOn(dir, "c 2007-10-12T10:00:00Z 'Add a video overlay for the 712'" + others,
+                              question, "xf86-video-smi");
+  EXPECT_TRUE(Abstains(none)) << none;
+  testing::TempDir dir2;
+  std::vector<std::string> added =
+      AnswerLines(ReportOn(dir2, "c 2007-10-12T10:00:00Z 'Add hardware video decoding for the 502'" + others,
+                           question, "xf86-video-smi"));
+  EXPECT_TRUE(Says(added, "Add hardware video decoding for the 502")) << ::testing::PrintToString(added);
 }
 
 // A name in code is also its words in another order less its library's

@@ -84,6 +84,12 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
   while (before > 0 && (all[before] == "the" || all[before] == "a" || all[before] == "an")) --before;
   bool last_is_object = all.size() >= 2 && std::any_of(std::begin(kPrepositions), std::end(kPrepositions),
                                                        [&](std::string_view p) { return all[before] == p; });
+  // A last word in -ing after a noun of the question is the subject's own
+  // ("hardware video decoding"), not its verb.
+  const std::vector<std::string> content = research::ContentWords(question);
+  const bool last_is_head = all.size() >= 2 && all.back().size() >= 6 && all.back().ends_with("ing") &&
+                            IsSubjectWord(all[all.size() - 2]) &&
+                            std::find(content.begin(), content.end(), all[all.size() - 2]) != content.end();
   std::vector<std::string> unsaid;
   bool pair_unsaid = false;  // two of the subject's words side by side ("ray tracing")
   for (size_t i = 0, last_unsaid = SIZE_MAX; i < words.size(); ++i) {
@@ -97,7 +103,10 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     // a question may say where its records name the thing ("mechanism").
     bool head = !all.empty() && all.back() != w && !IsSubjectWord(all.back()) && !IsGenericNoun(w) &&
                 std::none_of(words.begin() + static_cast<long>(i) + 1, words.end(), IsSubjectWord);
-    if (!IsSubjectWord(w) || (!head && (last ? !last_is_object : !IsSubjectWord(words[i + 1])))) continue;
+    if (!IsSubjectWord(w) ||
+        (!head && (last ? !last_is_object && !last_is_head : !IsSubjectWord(words[i + 1])))) {
+      continue;
+    }
     if (IsNumber(w)) continue;
     const std::vector<std::string> forms = FormsOf(w);  // "colour" or "color", "accessors" or "access"
     if (std::any_of(forms.begin(), forms.end(), [&](const std::string& f) { return searcher.ChunksNaming(f) > 0; })) {

@@ -836,6 +836,44 @@ TEST(WritingEval, ElographicsDriverReplayedFromItsDebianChangelog) {
                                     UMWELT_SOURCE_DIR "/evals/xf86-input-elographics-history/questions");
 }
 
+// The mga, savage, siliconmotion, tdfx and trident video drivers
+// (2026-12-07, after the identifier-part fix; questions before their logs
+// were read). First runs: 10 of 10 retrieved must-haves cited, none of the
+// 11 answerable abstained; siliconmotion's "hardware video decoding"
+// (fixed since) and trident's "DRI support" (listed: "dri" is said inside
+// "driver", as vmware's "hdr" is inside "vmwgfxflushdri2") answered.
+TEST(WritingEval, MgaDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xserver-xorg-video-mga", "fec0085d75b4a5c7fc234950ecbf378a9a78ace7e6aa37ea10716700c4ee720d",
+      "xorg/driver-xf86-video-mga", UMWELT_SOURCE_DIR "/evals/xf86-video-mga-history/questions");
+}
+
+TEST(WritingEval, SavageDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xserver-xorg-video-savage", "b061d545ba82a58c77f01e0d3c7a9e215410b65adcc2fdf32895e6b2d2c37d6c",
+      "xorg/driver-xf86-video-savage", UMWELT_SOURCE_DIR "/evals/xf86-video-savage-history/questions");
+}
+
+TEST(WritingEval, SiliconmotionDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("xserver-xorg-video-siliconmotion",
+                                    "cb7452b24efbe5de34dc4218a59e1cd654a8d2ee3be6b252d7e523cbe4a81eab",
+                                    "xorg/driver-xf86-video-siliconmotion",
+                                    UMWELT_SOURCE_DIR "/evals/xf86-video-siliconmotion-history/questions");
+}
+
+TEST(WritingEval, TdfxDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xserver-xorg-video-tdfx", "5b75f5dcbf92d27750fb2a75151ae9354c906f895af007738cb02268ad08aebb",
+      "xorg/driver-xf86-video-tdfx", UMWELT_SOURCE_DIR "/evals/xf86-video-tdfx-history/questions");
+}
+
+TEST(WritingEval, TridentDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xserver-xorg-video-trident", "c7a661f799c84291d1b5c54dd511f701e6aba1b824a426f996b72c2c5f18dbfd",
+      "xorg/driver-xf86-video-trident", UMWELT_SOURCE_DIR "/evals/xf86-video-trident-history/questions", 0.9,
+      {"dri"});
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
