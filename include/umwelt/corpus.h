@@ -243,6 +243,9 @@ class Corpus {
   Result<std::optional<Thread>> GetThread(const std::string& ref);
   // The thread whose own url is `url` (no fragment).
   Result<std::optional<Thread>> ThreadByUrl(const std::string& url);
+  // The refs of up to `limit` threads whose permalink begins with `prefix`
+  // (a commit's permalink with its sha abbreviated), in url order.
+  Result<std::vector<std::string>> ThreadRefsByUrlPrefix(const std::string& prefix, int limit);
   // Refs of chunks that link to thread `ref`, with their urls, newest first.
   Result<std::vector<Chunk>> LinkedFrom(const std::string& ref, int limit = 50);
   Result<std::optional<SyncState>> GetSyncState(const std::string& source);

@@ -334,6 +334,21 @@ Result<std::optional<Thread>> Corpus::ThreadByUrl(const std::string& url) {
   return GetThread(q.Text(0));
 }
 
+Result<std::vector<std::string>> Corpus::ThreadRefsByUrlPrefix(const std::string& prefix, int limit) {
+  std::vector<std::string> out;
+  if (!native_ || prefix.empty()) return out;
+  // A range on the url index: every url that begins with `prefix` sorts at
+  // or after it and before the prefix with its last byte one higher.
+  std::string end = prefix;
+  end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+  Stmt q(db_, "SELECT ref FROM threads WHERE url>=?1 AND url<?2 ORDER BY url LIMIT ?3");
+  UMWELT_RETURN_IF_ERROR(q.PrepareStatus(path_));
+  q.Bind(1, prefix).Bind(2, end).Bind(3, limit);
+  while (q.Step() == SQLITE_ROW) out.push_back(q.Text(0));
+  UMWELT_RETURN_IF_ERROR(q.Finished(path_));
+  return out;
+}
+
 Result<std::vector<Chunk>> Corpus::LinkedFrom(const std::string& ref, int limit) {
   std::vector<Chunk> out;
   if (!native_) return out;

@@ -1,8 +1,10 @@
 // Threads read for display: `show` and the server's thread page.
-#include <algorithm>
-
-#include <nlohmann/json.hpp>
 #include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "umwelt/corpus.h"
 #include "umwelt/source_traits.h"
@@ -40,6 +42,20 @@ const ParamTable<ShowRequest>& ShowParams() {
   return table;
 }
 
+namespace {
+
+// Whether `url` ends in a commit's sha of 7 to 39 hex digits, after
+// "/commit/" (a forge's permalink) or "@" (a local repository's).
+bool AbbreviatedCommitUrl(std::string_view url) {
+  size_t hex = url.size();
+  while (hex > 0 && std::isxdigit(static_cast<unsigned char>(url[hex - 1])) != 0) --hex;
+  const size_t n = url.size() - hex;
+  if (n < 7 || n >= 40) return false;
+  return url.substr(0, hex).ends_with("/commit/") || url.substr(0, hex).ends_with("@");
+}
+
+}  // namespace
+
 Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int around) {
   ThreadView v;
   std::optional<Chunk> focus;
@@ -54,6 +70,16 @@ Result<ThreadView> ViewThread(Corpus& corpus, const std::string& target, int aro
       if (v.thread_ref.empty()) {
         UMWELT_ASSIGN_OR_RETURN(auto t, corpus.ThreadByUrl(target));
         if (t) v.thread_ref = t->ref;
+      }
+      // A commit's permalink with its sha abbreviated, as GitHub takes them
+      // (".../commit/ec40afc"): the one commit whose sha begins so.
+      if (AbbreviatedCommitUrl(target)) {
+        UMWELT_ASSIGN_OR_RETURN(auto refs, corpus.ThreadRefsByUrlPrefix(target, 2));
+        if (refs.size() > 1) {
+          return Status::Invalid("`" + target + "` names more than one commit (" + refs[0] + ", " + refs[1] +
+                                 ", ...): give more of its sha");
+        }
+        if (refs.size() == 1) v.thread_ref = refs[0];
       }
     }
   } else {

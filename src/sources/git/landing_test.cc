@@ -337,6 +337,54 @@ TEST(GitShow, AnUnmirroredPullRequestNamedByCommitsListsThem) {
   EXPECT_FALSE(ViewThread(*corpus, "https://github.com/acme/tinylm/pull/9999", 10).ok());
 }
 
+// A commit's permalink with its sha abbreviated to 7 or more hex digits, as
+// GitHub takes them and as people paste them, shows that commit; one that
+// names two commits says so, and one of under 7 digits names none.
+TEST(GitShow, ACommitPermalinkWithItsShaAbbreviatedShowsThatCommit) {
+  testing::TempDir dir;
+  auto corpus = std::move(Corpus::Open(dir.File("c.db"), Corpus::Mode::kReadWrite)).value();
+  auto b = corpus->BeginWrite();
+  ASSERT_TRUE(b.ok());
+  const std::string shas[] = {"ec40afc523fc71da45e463d5a868ee7895af5b67",
+                              "1234567aaa0000000000000000000000000000aa",
+                              "1234567bbb0000000000000000000000000000bb"};
+  for (const auto& sha : shas) {
+    Chunk c;
+    c.source = "git";
+    c.kind = "commit";
+    c.ref = c.parent = "acme/tinylm/commit/" + sha;
+    c.title = "Commit " + sha.substr(0, 10);
+    c.url = "https://github.com/acme/tinylm/commit/" + sha;
+    c.date = "2026-11-20T00:00:00Z";
+    c.text = c.title;
+    ASSERT_TRUE((*b)->PutRecord({c}).ok());
+    Thread t;
+    t.ref = c.ref;
+    t.source = "git";
+    t.kind = "commit";
+    t.title = c.title;
+    t.url = c.url;
+    ASSERT_TRUE((*b)->PutThread(t).ok());
+  }
+  ASSERT_TRUE((*b)->Commit().ok());
+  for (const char* abbreviated : {"ec40afc", "ec40afc523fc"}) {
+    auto v = ViewThread(*corpus, std::string("https://github.com/acme/tinylm/commit/") + abbreviated, 10);
+    ASSERT_TRUE(v.ok()) << abbreviated << ": " << v.status().message();
+    EXPECT_EQ(v->thread_ref, "acme/tinylm/commit/" + shas[0]);
+    ASSERT_FALSE(v->chunks.empty());
+    EXPECT_EQ(v->chunks[0].title, "Commit ec40afc523");
+  }
+  auto both = ViewThread(*corpus, "https://github.com/acme/tinylm/commit/1234567", 10);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("names more than one commit"), std::string::npos)
+      << both.status().message();
+  auto one = ViewThread(*corpus, "https://github.com/acme/tinylm/commit/1234567b", 10);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ(one->thread_ref, "acme/tinylm/commit/" + shas[2]);
+  EXPECT_FALSE(ViewThread(*corpus, "https://github.com/acme/tinylm/commit/ec40af", 10).ok());
+  EXPECT_FALSE(ViewThread(*corpus, "https://github.com/acme/tinylm/commit/ec40afd", 10).ok());
+}
+
 }  // namespace
 }  // namespace umwelt::git
 
