@@ -46,7 +46,8 @@ for p in xserver-xorg-video-ati xserver-xorg-video-nouveau xserver-xorg-video-in
   xserver-xorg-video-openchrome xserver-xorg-video-vmware xserver-xorg-input-joystick xserver-xorg-input-mouse \
   xserver-xorg-video-r128 xserver-xorg-video-fbdev xserver-xorg-video-vesa xserver-xorg-video-cirrus \
   xserver-xorg-video-mach64 xserver-xorg-input-elographics xserver-xorg-video-mga xserver-xorg-video-savage \
-  xserver-xorg-video-siliconmotion xserver-xorg-video-tdfx xserver-xorg-video-trident; do
+  xserver-xorg-video-siliconmotion xserver-xorg-video-tdfx xserver-xorg-video-trident xinput xserver-xorg-input-kbd \
+  xserver-xorg-video-neomagic xserver-xorg-video-dummy; do
   [ -s "$LOGS/$p/changelog.gz" ] && continue
   tmp=$(mktemp -d) && chmod 755 "$tmp"
   if (cd "$tmp" && apt-get download -qq "$p" >/dev/null 2>&1); then

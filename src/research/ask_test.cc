@@ -270,6 +270,14 @@ TEST(Statements, NonProseIsNeverAStatement) {
             (std::vector<std::string>{"qt 6", "llama 4|moe"}));
   EXPECT_TRUE(research::MentionsAll("Qt6 frontend", research::WithVariants({"qt 6"}, {})));
   EXPECT_FALSE(research::MentionsAll("Qt5 frontend for 6 pages", research::WithVariants({"qt 6"}, {})));
+  // And the other way: xinput's first XI2 commit says "XI 2"; the number
+  // written apart ends a word ("DRI 3D" is not DRI3), and a one-letter name
+  // is not split ("x 11").
+  EXPECT_TRUE(research::MentionsAll("tell the server we can do XI 2.", research::WithVariants({"xi2"}, {})));
+  EXPECT_TRUE(research::MentionsAll("XI 2.2 raw events", research::WithVariants({"xi2"}, {})));
+  EXPECT_FALSE(research::MentionsAll("XI 20 events", research::WithVariants({"xi2"}, {})));
+  EXPECT_FALSE(research::MentionsAll("the DRI 3D driver", research::WithVariants({"dri3"}, {})));
+  EXPECT_EQ(research::WithVariants({"x11"}, {}), (std::vector<std::string>{"x11"}));
   EXPECT_TRUE(research::MentionsAll("pdftocairo: png/jpeg/ps/pdf/svg",
                                     research::WithVariants({"pdf", "png|jpeg|postscript|svg"}, {})));
   EXPECT_FALSE(research::MentionsAll("pdftocairo: ps/eps", research::WithVariants({"pdf", "png|jpeg|svg"}, {})));

@@ -192,10 +192,25 @@ bool TitleBeginsSupport(const std::string& title) {
   return rest.rfind("support", 0) == 0;
 }
 
+// "Adjust to input ABI 12", "Port to libpciaccess", "Update for the 1.20
+// ABI": a change that adapts the project to a thing is where its support
+// for the thing came (not "Update for the removal of ...").
+bool TitleAdaptsTo(const std::string& title) {
+  static const std::set<std::string> kAdapt = {"adjust",  "adapt",  "port", "update",
+                                               "convert", "switch", "move", "migrate"};
+  size_t colon = title.find(": ");
+  const std::string rest =
+      ToLower(colon != std::string::npos && colon < 40 ? title.substr(colon + 2) : title);
+  const std::vector<std::string> words = LowerWords(rest);
+  return words.size() >= 3 && kAdapt.count(words[0]) > 0 && (words[1] == "to" || words[1] == "for") &&
+         rest.find("remov") == std::string::npos && rest.find("drop") == std::string::npos;
+}
+
 }  // namespace
 
 bool TitleSaysItCame(const std::string& title, bool made) {
-  return (SaysArrival(title, made) || TitleBeginsSupport(title)) && title.rfind("Revert", 0) != 0;
+  return (SaysArrival(title, made) || TitleBeginsSupport(title) || TitleAdaptsTo(title)) &&
+         title.rfind("Revert", 0) != 0;
 }
 
 bool SaysItCame(const std::vector<Evidence>& ev, const std::vector<std::string>& all_keys, bool made,

@@ -465,9 +465,13 @@ namespace {
 // "23d").
 bool SaysWithItsNumbers(std::string_view form, std::string_view alt) {
   const bool digit_last = Digit(alt.back()), digit_first = Digit(alt.front());
+  // A name's number written apart ends a word: "dri 3" is not in "DRI 3D".
+  const bool number_apart = digit_last && alt.find(' ') != std::string_view::npos;
   for (size_t at = form.find(alt); at != std::string_view::npos; at = form.find(alt, at + 1)) {
     const size_t end = at + alt.size();
     if (digit_last && end < form.size() && Digit(form[end])) continue;
+    if (number_apart && end < form.size() && std::isalpha(static_cast<unsigned char>(form[end])) != 0)
+      continue;
     if (digit_first && at > 0 && Digit(form[at - 1])) continue;
     return true;
   }
@@ -606,6 +610,13 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
       // "debuglevel" is "debug level" where a record says so ("harfbuzz" is
       // never "harf buzz").
       for (const auto& apart : research_internal::WordsApartIn(as_words, read)) add(apart);
+      // A name and its number written apart: "xi2" is also "XI 2" (as "qt 6"
+      // is Qt6 above).
+      const size_t digit = as_words.find_first_of("0123456789");
+      if (digit != std::string::npos && digit >= 2 && LettersOnly(as_words.substr(0, digit)) &&
+          as_words.find_first_not_of("0123456789", digit) == std::string::npos) {
+        add(as_words.substr(0, digit) + " " + as_words.substr(digit));
+      }
     }
     if (words.size() >= 4 && key.find('_') != std::string::npos) {
       for (const auto& name : SameWordsLessThePrefix(words, texts)) add(name);

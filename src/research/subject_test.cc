@@ -503,6 +503,24 @@ TEST(SubjectTest, ALastWordInIngAfterANounIsTheSubjects) {
   EXPECT_TRUE(Says(added, "Add hardware video decoding for the 502")) << ::testing::PrintToString(added);
 }
 
+// A change that adapts the project to a thing is where support for it
+// came: the kbd driver's "Adjust to input ABI 12." answers "When was
+// support for input ABI 12 added?", which abstained ("none says when it
+// came"); a record that only mentions the thing does not answer it.
+TEST(SubjectTest, AChangeAdaptingToAThingIsWhereItsSupportCame) {
+  const std::string others = ManyCommits(
+      12, "2011-03", [](int i) { return "Fix a warning in the key map code, part " + std::to_string(i); });
+  const std::string question = "When was support for input ABI 12 added to the kbd driver?";
+  testing::TempDir dir;
+  std::vector<std::string> added =
+      AnswerLines(ReportOn(dir, "c 2010-10-25T10:00:00Z 'Adjust to input ABI 12.'" + others, question));
+  EXPECT_TRUE(Says(added, "Adjust to input ABI 12")) << ::testing::PrintToString(added);
+  testing::TempDir dir2;
+  std::string none = ReportOn(
+      dir2, "c 2010-10-25T10:00:00Z 'Fix a crash in the bell code under input ABI 12.'" + others, question);
+  EXPECT_TRUE(Abstains(none)) << none;
+}
+
 // A name in code is also its words in another order less its library's
 // prefix, where a record writes it so: xcb-util-image added
 // create_image_from_bitmap_data before its names took the xcb_image_ prefix.

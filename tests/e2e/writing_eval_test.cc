@@ -874,6 +874,36 @@ TEST(WritingEval, TridentDriverReplayedFromItsDebianChangelog) {
       {"dri"});
 }
 
+// xinput and the kbd, neomagic and dummy drivers (2026-12-07, after the
+// last-word fix; questions before their logs were read). First runs: 5 of 6
+// retrieved must-haves cited (xinput's first XI2 commit says "XI 2"; fixed
+// since), kbd's "input ABI 12" abstained ("Adjust to input ABI 12." was not
+// read as its coming; fixed since), 8 of 8 unanswerable abstained. The
+// dummy driver's log ends in 2013, before both its answerable questions.
+TEST(WritingEval, XinputReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("xinput",
+                                    "8ff9a617950a2e7d0522b01436278bd5ea3345acb68022e69f7f8359e985cf81",
+                                    "xorg/app-xinput", UMWELT_SOURCE_DIR "/evals/xinput-history/questions");
+}
+
+TEST(WritingEval, KbdDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xserver-xorg-input-kbd", "0dd0874354b2912b03a018f509cadca87529d7b8a4667634cdf3f10ce7654a80",
+      "xorg/driver-xf86-input-keyboard", UMWELT_SOURCE_DIR "/evals/xf86-input-keyboard-history/questions");
+}
+
+TEST(WritingEval, NeomagicDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xserver-xorg-video-neomagic", "a65fe899298c312cf0382aab66138231e7e3f8ac35c784c6916b3a7c9456eb13",
+      "xorg/driver-xf86-video-neomagic", UMWELT_SOURCE_DIR "/evals/xf86-video-neomagic-history/questions");
+}
+
+TEST(WritingEval, DummyDriverReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xserver-xorg-video-dummy", "dad3f5b5ef9958bccf12b4055b001a63d9ec55ec1034b5d48d349de2b9c35742",
+      "xorg/driver-xf86-video-dummy", UMWELT_SOURCE_DIR "/evals/xf86-video-dummy-history/questions", 0);
+}
+
 // The history is pinned: later commit messages talk about these very
 // questions (an unanswerable one's words among them), so the live history
 // would judge a different corpus with every commit.
