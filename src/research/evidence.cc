@@ -470,8 +470,9 @@ bool SaysWithItsNumbers(std::string_view form, std::string_view alt) {
   for (size_t at = form.find(alt); at != std::string_view::npos; at = form.find(alt, at + 1)) {
     const size_t end = at + alt.size();
     if (digit_last && end < form.size() && Digit(form[end])) continue;
-    if (number_apart && end < form.size() && std::isalpha(static_cast<unsigned char>(form[end])) != 0)
+    if (number_apart && end < form.size() && std::isalpha(static_cast<unsigned char>(form[end])) != 0) {
       continue;
+    }
     if (digit_first && at > 0 && Digit(form[at - 1])) continue;
     return true;
   }

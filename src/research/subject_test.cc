@@ -460,7 +460,7 @@ TEST(SubjectTest, AKindOfFileIsNamedByItsFiles) {
 }
 
 // A word the records say only as a part of a name in code is said: fbdev's
-// "When was the driver ported to libpciaccess?" abstained ("no record
+// "When was the fbdev driver ported to libpciaccess?" abstained ("no record
 // mentions libpciaccess") where its records wrote XSERVER_LIBPCIACCESS.
 TEST(SubjectTest, AWordSaidAsAPartOfANameInCodeIsSaid) {
   const std::string others = " && c 2012-06-05T10:00:00Z 'fbdev: port to the new screen API'" +
