@@ -185,11 +185,15 @@ bool SaysArrival(const std::string& text, bool made) {
   return false;
 }
 
+// A title less the component it begins with ("xfixes: "), in lower case.
+std::string TitleLessItsComponent(const std::string& title) {
+  size_t colon = title.find(": ");
+  return ToLower(colon != std::string::npos && colon < 40 ? title.substr(colon + 2) : title);
+}
+
 // "Support XI 2.2 officially", "xfixes: Support pointer barriers".
 bool TitleBeginsSupport(const std::string& title) {
-  size_t colon = title.find(": ");
-  std::string rest = ToLower(colon != std::string::npos && colon < 40 ? title.substr(colon + 2) : title);
-  return rest.rfind("support", 0) == 0;
+  return TitleLessItsComponent(title).rfind("support", 0) == 0;
 }
 
 // "Adjust to input ABI 12", "Port to libpciaccess", "Update for the 1.20
@@ -198,9 +202,7 @@ bool TitleBeginsSupport(const std::string& title) {
 bool TitleAdaptsTo(const std::string& title) {
   static const std::set<std::string> kAdapt = {"adjust",  "adapt",  "port", "update",
                                                "convert", "switch", "move", "migrate"};
-  size_t colon = title.find(": ");
-  const std::string rest =
-      ToLower(colon != std::string::npos && colon < 40 ? title.substr(colon + 2) : title);
+  const std::string rest = TitleLessItsComponent(title);
   const std::vector<std::string> words = LowerWords(rest);
   return words.size() >= 3 && kAdapt.count(words[0]) > 0 && (words[1] == "to" || words[1] == "for") &&
          rest.find("remov") == std::string::npos && rest.find("drop") == std::string::npos;
