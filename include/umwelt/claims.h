@@ -127,7 +127,8 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
                                              const std::vector<std::string>& widespread = {});
 // Text as constraints are looked for in it: lower-case, `-` and `_` read as
 // spaces, whitespace collapsed, and the joined forms of its compounds
-// ("Z-Loss" reads "z loss … zloss").
+// ("Z-Loss" reads "z loss … zloss"; "use_z_loss" also "zloss") after a
+// mark, where Mentions finds a name only from a joined form's start.
 std::string MatchForm(std::string_view text);
 // A title's match form (MatchForm) that also says the words of its names
 // in code apart: "Support XIScrollClass" says "scroll" and "class", as a

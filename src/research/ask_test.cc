@@ -317,6 +317,13 @@ TEST(Statements, ConstraintsMeetTheirSpellingsAcronymsAndExpansions) {
   EXPECT_EQ(research::Shown(fsdp[0]), "fsdp");
   auto flex = WithVariants({"flexattention"}, {});
   EXPECT_TRUE(MentionsAll("FlexAttention with document masking", flex));
+  // A joined form says a name from one of its words' starts, never across
+  // where two words meet: "flush" and "dri2" say no "hdr".
+  EXPECT_FALSE(MentionsAll("added a vmwgfx_flush_dri2 on vt switch", WithVariants({"hdr"}, {})));
+  EXPECT_FALSE(MentionsAll("the ctx-tx path", WithVariants({"xt"}, {})));
+  EXPECT_TRUE(MentionsAll("set use_z_loss in the config", {"zloss"}));
+  EXPECT_TRUE(MentionsAll("a [GS]etFoo pair", WithVariants({"setfoo"}, {})));
+  EXPECT_TRUE(MentionsAll(std::string("a text's own \x1f mark, then z-loss"), z));
 }
 
 // Issue 34, item 3: a section is named by the aspect a title adds to the

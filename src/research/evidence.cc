@@ -19,6 +19,9 @@ namespace {
 bool Digit(char c) { return c >= '0' && c <= '9'; }
 bool Alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 
+// Where a match form's joined words begin (MatchForm).
+constexpr char kJoinedMark = '\x1f';
+
 }  // namespace
 
 bool HasHump(std::string_view w) {
@@ -431,12 +434,21 @@ std::string MatchForm(std::string_view text) {
     if ((text[i] | 0x20) == 'h') i += LinkSchemeAt(text, i);  // a link's scheme is not a word the text says
     char c = text[i];
     char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (l == '-' || l == '_' || std::isspace(static_cast<unsigned char>(l))) l = ' ';
+    if (l == '-' || l == '_' || l == kJoinedMark || std::isspace(static_cast<unsigned char>(l))) l = ' ';
     if (l == ' ' && (out.empty() || out.back() == ' ')) continue;
     out += l;
   }
-  for (const auto& j : CompoundTerms(text)) out += " " + j;  // "z-loss" is also zloss
-  for (const auto& g : GlobbedNames(text)) out += " " + g;    // "[GS]etFoo" is getfoo and setfoo
+  // What follows the mark are the text's words joined: a name is said there
+  // only from one's start (SaysWithItsNumbers), so "hdr" is not in
+  // "vmwgfx_flush_dri2". A text with none reads as it is ("variable fonts").
+  std::string joined;
+  for (const auto& parts : CompoundParts(text)) {  // "z-loss" is also zloss
+    joined += " ";
+    for (const auto& p : parts) joined += p;
+    if (parts.size() == 3) joined += " " + parts[1] + parts[2];  // and "use_z_loss" zloss
+  }
+  for (const auto& g : GlobbedNames(text)) joined += " " + g;  // "[GS]etFoo" is getfoo and setfoo
+  if (!joined.empty()) out += std::string(" ") + kJoinedMark + joined;
   return out;
 }
 
@@ -465,10 +477,12 @@ namespace {
 // "23d").
 bool SaysWithItsNumbers(std::string_view form, std::string_view alt) {
   const bool digit_last = Digit(alt.back()), digit_first = Digit(alt.front());
+  const size_t joined = form.rfind(kJoinedMark);
   // A name's number written apart ends a word: "dri 3" is not in "DRI 3D".
   const bool number_apart = digit_last && alt.find(' ') != std::string_view::npos;
   for (size_t at = form.find(alt); at != std::string_view::npos; at = form.find(alt, at + 1)) {
     const size_t end = at + alt.size();
+    if (joined != std::string_view::npos && at > joined && form[at - 1] != ' ') continue;
     if (digit_last && end < form.size() && Digit(form[end])) continue;
     if (number_apart && end < form.size() && std::isalpha(static_cast<unsigned char>(form[end])) != 0) {
       continue;
