@@ -705,6 +705,13 @@ void AskRun::Judge() {
     for (const auto& n : names) {  // and each other spelling of a name ("XRRGetFoo" as GetFoo)
       if (auto alts = SplitList(n, '|'); alts.size() > 1) words.insert(words.end(), alts.begin() + 1, alts.end());
     }
+    for (size_t i = 0, n = words.size(); i < n; ++i) {  // and each word of a compound ("contact-matching")
+      if (words[i].find_first_of("-_") == std::string::npos) continue;
+      std::string apart = words[i];
+      std::replace_if(
+          apart.begin(), apart.end(), [](char c) { return c == '-' || c == '_'; }, ' ');
+      for (auto& part : ContentWords(apart)) words.push_back(std::move(part));
+    }
     bool said = false;
     for (const auto& e : ev) {
       std::string lower = ToLower(e.text + " " + e.title) + " " + research::MatchForm(e.title);
