@@ -783,5 +783,29 @@ TEST(WritingEval, SisusbDriverReplayedFromItsDebianChangelog) {
       "xorg/driver-xf86-video-sisusb", UMWELT_SOURCE_DIR "/evals/xf86-video-sisusb-history/questions");
 }
 
+// mtdev (81 commits), xorg-sgml-doctools (87) and xbitmaps (28), after
+// those: 5 of 6 retrieved must-haves cited, 7 of 7 unanswerable abstained,
+// one of the 6 answerable abstained: mtdev's "contact-matching algorithm",
+// whose records say "a simple kernel matcher … for up to four fingers" and
+// never "contact" (listed; it said the corpus held nothing before the
+// compound's words counted as the question's).
+TEST(WritingEval, MtdevReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "libmtdev1", "80d51c39ccba8ecd29b0fba18f9ce197211c5fa36a6290a94a4138a8c2a8616c", "freedesktop/mtdev",
+      UMWELT_SOURCE_DIR "/evals/mtdev-history/questions", 0.6, {"matching"});
+}
+
+TEST(WritingEval, XorgSgmlDoctoolsReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xorg-sgml-doctools", "0f6ba971bfc312132991997423fea4d1129caf7aae4824bfa708889a66b535af",
+      "xorg/doc-xorg-sgml-doctools", UMWELT_SOURCE_DIR "/evals/xorg-sgml-doctools-history/questions");
+}
+
+TEST(WritingEval, XbitmapsReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "xbitmaps", "05fb973e6f9d9a631a4897b8901db5c7c244ccf512504063c5e378067eebcae4", "xorg/data-bitmaps",
+      UMWELT_SOURCE_DIR "/evals/xbitmaps-history/questions");
+}
+
 }  // namespace
 }  // namespace umwelt
