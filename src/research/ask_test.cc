@@ -341,6 +341,27 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
 // A forum's question is answered by a reply in its thread, never by the
 // question itself; the project's own name (one a third of the corpus says,
 // which no permalink of its Discord server carries) constrains nothing.
+// Issue 34, item 3: once a record on the question is in the short answer,
+// one whose title and text say none of the question's words does not fill
+// it, though no record says the whole subject ("systemd integration").
+TEST(ExtractiveReport, AShortAnswerLeavesOutRecordsThatSayNoneOfTheQuestionsWords) {
+  Facet direct{"Direct matches", "systemd integration", {}, {}, false, 0, 0};
+  std::vector<Evidence> ev = {
+      MergedPr("tinylm", 1, "Support installing systemd unit file.", "Support installing systemd unit file.",
+               "Direct matches"),
+      MergedPr("tinylm", 2, "Add AC_DEFINE_DIR calls for the paths",
+               "Add AC_DEFINE_DIR calls for the path defines.", "Direct matches"),
+      MergedPr("tinylm", 3, "Add a dynamic greeter flag",
+               "Add a flag to choose whether the greeter is built in.", "Direct matches"),
+  };
+  std::string md = research_internal::Extractive("When did tinylm add systemd integration?", {direct}, ev,
+                                                 true, {}, {}, false);
+  std::string answer = ShortAnswerOf(md);
+  EXPECT_NE(answer.find("pull/1)"), std::string::npos) << md;
+  EXPECT_EQ(answer.find("pull/2)"), std::string::npos) << md;
+  EXPECT_EQ(answer.find("pull/3)"), std::string::npos) << md;
+}
+
 TEST(ExtractiveReport, AQuestionIsAnsweredByItsThreadsReplyAndTheProjectsNameConstrainsNothing) {
   const std::string guild = "discord:1";
   auto message = [&](const std::string& thread, const std::string& id, const std::string& author, int day,

@@ -491,6 +491,7 @@ class ExtractiveReport {
       return either ? static_cast<double>(both) / static_cast<double>(either) : 1.0;
     };
     std::vector<size_t> picked;
+    bool on_it = false;  // a record on the question was picked
     while (picked.size() < 8) {
       double best = -1e9;
       size_t pick = prose_.size();
@@ -505,6 +506,10 @@ class ExtractiveReport {
         bool again = std::any_of(picked.begin(), picked.end(), [&](size_t j) { return bare[i] == bare[j]; });
         if (again || redundancy >= 0.8) continue;
         long t = Named(e) * 4 + OnTopic(e) * 2 + (OnTopic(e) && TitleSays(e));
+        // Once a record on the question is in, one whose title and text say
+        // none of its words is not: "Add AC_DEFINE_DIR calls" beside
+        // "Support installing systemd unit file".
+        if (t == 0 && on_it && Weight(e) <= 0) continue;
         if (tier < 0) tier = t;  // prose is sorted, so the first candidate has the best tier
         if (t < tier) break;
         double mmr = 0.7 * (1.0 - static_cast<double>(i) / static_cast<double>(prose_.size())) - 0.3 * redundancy;
@@ -514,6 +519,7 @@ class ExtractiveReport {
         }
       }
       if (pick == prose_.size()) break;
+      on_it |= tier > 0;
       picked.push_back(pick);
       answer_threads_.insert(prose_[pick]->thread);
       chosen_.push_back(prose_[pick]);
