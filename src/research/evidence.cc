@@ -143,10 +143,14 @@ bool IsStatement(std::string_view sentence) {
   // Markdown structure: headings, table rows, checklists, fences, quotes.
   if (starts({"#", "|", "- [ ]", "- [x]", "* [ ]", "* [x]", "[ ]", "[x]", "```", "~~~", ">", "---", "==="})) return false;
   if (std::count(s.begin(), s.end(), '|') >= 2) return false;
-  // Shell commands and their prompts.
-  if (starts({"$ ", "./", "python ", "python3 ", "pip ", "uv ", "git ", "docker ", "cd ", "export ", "sudo ", "bash ",
-              "sh ", "make ", "cmake ", "npm ", "npx ", "pytest", "torchrun ", "srun ", "sbatch ", "kubectl ",
-              "gcloud ", "ray ", "conda ", "apt ", "apt-get ", "curl ", "wget ", "ls ", "mkdir ", "rm "})) {
+  // Shell commands and their prompts; a command is typed in lower case, so
+  // "Make the loader prefetch" and "Export only public symbols" are prose.
+  if (starts({"$ ", "./"}) ||
+      (std::isupper(static_cast<unsigned char>(s[0])) == 0 &&
+       starts({"python ",   "python3 ", "pip ",    "uv ",      "git ",    "docker ", "cd ",    "export ",
+               "sudo ",     "bash ",    "sh ",     "make ",    "cmake ",  "npm ",    "npx ",   "pytest",
+               "torchrun ", "srun ",    "sbatch ", "kubectl ", "gcloud ", "ray ",    "conda ", "apt ",
+               "apt-get ",  "curl ",    "wget ",   "ls ",      "mkdir ",  "rm "}))) {
     return false;
   }
   // Stack traces and runner output.

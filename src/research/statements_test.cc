@@ -23,7 +23,8 @@ TEST(Statements, NonProseIsNeverAStatement) {
         "Bumps [actions/checkout](https://github.com/actions/checkout) from 3 to 4.",
         "Update tensorstore requirement from <0.1.70,>=0.1.65 to >=0.1.65,<0.1.73",
         "x = jnp.zeros((batch, seq), dtype=jnp.float32); y = f(x)", "## Results",
-        "Co-authored-by: Ann <ann@example.com>", "pip install -e .[dev]"}) {
+        "Co-authored-by: Ann <ann@example.com>", "pip install -e .[dev]", "make -j8 check install",
+        "export UMWELT_CORPUS=/tmp/c.db and rerun"}) {
     EXPECT_FALSE(research::IsStatement(junk)) << junk;
   }
   for (const char* prose :
@@ -31,6 +32,8 @@ TEST(Statements, NonProseIsNeverAStatement) {
         "Update the tokenizer to handle byte fallback", "The loader now prefetches two batches ahead.",
         "At the moment we shard over the data axis.", "The test passed in CI after the fix.",
         "Exception handling in the loader now retries twice.",
+        // A command is typed in lower case; a title's verb is capitalized.
+        "Make composite manager mode run-time selectable", "Export only public API symbols",
         // A commit's title: a verb and the name in code it acts on.
         "Add GetScreenResourcesCurrent", "Add [GS]etOutputPrimary", "Remove take_socket"}) {
     EXPECT_TRUE(research::IsStatement(prose)) << prose;
