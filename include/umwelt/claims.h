@@ -147,6 +147,11 @@ std::vector<std::string> EvidenceTexts(const std::vector<Evidence>& evidence);
 bool Mentions(std::string_view match_form, const std::string& key);
 // A constraint as the question wrote it (its first spelling).
 std::string Shown(const std::string& key);
+// The constraints with each short name (up to four letters) that begins
+// another word of the question said only where a word ends after it: "DRI"
+// of "When did the driver add DRI support?" is not in "driver" (but is in
+// "DRI2").
+std::vector<std::string> WithShortNamesApart(std::vector<std::string> keys, const std::string& question);
 // Whether `text` mentions every constraint (any of its spellings).
 bool MentionsAll(std::string_view text, const std::vector<std::string>& constraints);
 

@@ -722,8 +722,18 @@ void AskRun::Judge() {
   }
   // Abstain when no record names the question's key constraints together (a metric and a hardware name, say):
   // the closest records are related, not an answer.
-  keys = research::WithVariants(research::WithoutProjectNames(names, ev, widespread), research::EvidenceTexts(ev));
-  keys = WithFileKindForms(std::move(keys), file_kinds);
+  std::vector<std::string> own = research::WithoutProjectNames(names, ev, widespread);
+  // A short name that begins another of the question's words is said apart
+  // from it (WithShortNamesApart), so one of the permalinks' words it begins
+  // ("dri" of driver-xf86-video-trident) does not make it the project's.
+  const std::vector<std::string> apart = research::WithShortNamesApart(names, question);
+  for (size_t i = 0; i < names.size(); ++i) {
+    bool dropped = std::find(own.begin(), own.end(), names[i]) == own.end() &&
+                   std::find(widespread.begin(), widespread.end(), names[i]) == widespread.end();
+    if (dropped && apart[i] != names[i]) own.push_back(names[i]);
+  }
+  keys = research::WithVariants(own, research::EvidenceTexts(ev));
+  keys = research::WithShortNamesApart(WithFileKindForms(std::move(keys), file_kinds), question);
   if (found) {
     bool together = keys.empty(), unsaid_word = false;
     if (together) {  // a question without names: a word of its subject no record says

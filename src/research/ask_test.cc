@@ -131,6 +131,46 @@ TEST_F(AskTest, AQuestionWhoseKeyTermsNeverMeetAbstains) {
   for (const auto& p : CheckCitations(h100->markdown, corpus->get())) ADD_FAILURE() << p.line << ": " << p.message;
 }
 
+// A short name that begins another of the question's words ("DRI" of "the
+// driver ... DRI") is said apart from it: every permalink's "driver-foo"
+// does not make it the project's name, nor does every record's "driver" say
+// it. Records that only mention DRI do not say when it came.
+TEST(AskShortNames, AShortNameInsideAnotherWordOfTheQuestionIsNotSaid) {
+  testing::TempDir dir;
+  std::string path = dir.File("c.db");
+  {
+    auto c = Corpus::Open(path, Corpus::Mode::kReadWrite);
+    ASSERT_TRUE(c.ok());
+    auto b = (*c)->BeginWrite();
+    const char* texts[] = {"Fix a crash in the driver on resume", "Add a tiling mode to the driver",
+                           "Speed up the driver's blits",
+                           "Document that DRI is not available on this hardware"};
+    for (int i = 0; i < 4; ++i) {
+      std::string n = std::to_string(i + 1);
+      Chunk chunk = testing::GithubChunk("acme/driver-foo#" + n, "acme/driver-foo#" + n, "issue",
+                                         "https://github.com/acme/driver-foo/issues/" + n, texts[i], "ann",
+                                         "2026-11-0" + n + "T10:00:00Z");
+      chunk.title = texts[i];
+      ASSERT_TRUE((*b)->PutRecord({chunk}).ok());
+    }
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  AskOptions o;
+  o.corpus_path = path;
+  o.question = "When did the driver add DRI support?";
+  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+  auto r = Ask(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string answer = ShortAnswerOf(r->markdown);
+  EXPECT_NE(answer.find("The corpus does not state this."), std::string::npos) << r->markdown;
+  EXPECT_EQ(answer.find("tiling mode"), std::string::npos) << r->markdown;
+  EXPECT_EQ(research::Shown(research::WithShortNamesApart({"dri"}, o.question).front()), "dri");
+  EXPECT_FALSE(research::MentionsAll("Fix the driver", research::WithShortNamesApart({"dri"}, o.question)));
+  EXPECT_TRUE(
+      research::MentionsAll("Enable DRI2 by default", research::WithShortNamesApart({"dri"}, o.question)));
+  EXPECT_TRUE(research::MentionsAll("Fix the driver", research::WithShortNamesApart({"dri"}, "Is DRI on?")));
+}
+
 // A name the question gives that a third of the corpus says (the project's,
 // on a Discord server whose permalinks never carry it) is not a key: a
 // record naming only it is not on the subject. The search finds the thread

@@ -21,6 +21,9 @@ bool Alpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 
 // Where a match form's joined words begin (MatchForm).
 constexpr char kJoinedMark = '\x1f';
+// What ends a key's spelling that is said only where a word ends after it
+// (WithShortNamesApart).
+constexpr char kWordEnd = '\x1e';
 
 }  // namespace
 
@@ -480,6 +483,8 @@ namespace {
 // "sha384"), nor one beginning with a number where one ends ("3d" in
 // "23d").
 bool SaysWithItsNumbers(std::string_view form, std::string_view alt) {
+  const bool word_end = alt.size() > 1 && alt.back() == kWordEnd;
+  if (word_end) alt.remove_suffix(1);
   const bool digit_last = Digit(alt.back()), digit_first = Digit(alt.front());
   const size_t joined = form.rfind(kJoinedMark);
   // A name's number written apart ends a word: "dri 3" is not in "DRI 3D".
@@ -487,6 +492,7 @@ bool SaysWithItsNumbers(std::string_view form, std::string_view alt) {
   for (size_t at = form.find(alt); at != std::string_view::npos; at = form.find(alt, at + 1)) {
     const size_t end = at + alt.size();
     if (joined != std::string_view::npos && at > joined && form[at - 1] != ' ') continue;
+    if (word_end && end < form.size() && Alpha(form[end])) continue;
     if (digit_last && end < form.size() && Digit(form[end])) continue;
     if (number_apart && end < form.size() && std::isalpha(static_cast<unsigned char>(form[end])) != 0) {
       continue;
@@ -509,7 +515,30 @@ bool Mentions(std::string_view match_form, const std::string& key) {
   return false;
 }
 
-std::string Shown(const std::string& key) { return key.substr(0, key.find('|')); }
+std::string Shown(const std::string& key) {
+  std::string first = key.substr(0, key.find('|'));
+  std::erase(first, kWordEnd);
+  return first;
+}
+
+std::vector<std::string> WithShortNamesApart(std::vector<std::string> keys, const std::string& question) {
+  std::vector<std::string> words;
+  for (const auto& w : ContentWords(question)) {
+    if (std::all_of(w.begin(), w.end(), Alpha)) words.push_back(w);
+  }
+  for (auto& key : keys) {
+    std::string out;
+    for (const auto& alt : SplitList(key, '|')) {
+      bool short_name = !alt.empty() && alt.size() <= 4 && std::all_of(alt.begin(), alt.end(), Alpha);
+      bool starts_another = short_name && std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+                              return w.size() > alt.size() + 1 && w.starts_with(alt);
+                            });
+      out += (out.empty() ? "" : "|") + alt + (starts_another ? std::string(1, kWordEnd) : "");
+    }
+    key = std::move(out);
+  }
+  return keys;
+}
 
 namespace {
 

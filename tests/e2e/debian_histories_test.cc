@@ -685,8 +685,10 @@ TEST(WritingEval, ElographicsDriverReplayedFromItsDebianChangelog) {
 // (2026-12-07, after the identifier-part fix; questions before their logs
 // were read). First runs: 10 of 10 retrieved must-haves cited, none of the
 // 11 answerable abstained; siliconmotion's "hardware video decoding"
-// (fixed since) and trident's "DRI support" (listed: "dri" is said inside
-// "driver") answered.
+// (fixed since) and trident's "DRI support" (listed: "dri" was said inside
+// "driver"; since it is said apart from a word of the question it begins,
+// the report lists the one record that names DRI, a merge of the DRI tree,
+// which does not abstain) answered.
 TEST(WritingEval, MgaDriverReplayedFromItsDebianChangelog) {
   ExpectDebianChangelogHistoryHolds(
       "xserver-xorg-video-mga", "fec0085d75b4a5c7fc234950ecbf378a9a78ace7e6aa37ea10716700c4ee720d",
