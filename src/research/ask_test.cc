@@ -355,6 +355,16 @@ TEST(ExtractiveReport, RecordsOffTheSubjectAreLeftOut) {
   // The timeline gives each change's number before its title.
   EXPECT_NE(md.find("2025-03-01 — #11 [Enable context parallelism](https://github.com/acme/tinylm/pull/11)"),
             std::string::npos) << md;
+  // Merging the default branch into a topic branch changed nothing: not in it.
+  cp.push_back(record(15, "Merge branch 'main' into cp-rotate", "Context parallelism rotates its shards.",
+                      "Direct matches"));
+  md = research_internal::Extractive("How did context parallelism evolve in tinylm?", {direct}, cp, true, {},
+                                     {}, false);
+  std::string timeline = md.substr(std::min(md.find("## Timeline"), md.size()));
+  timeline = timeline.substr(0, timeline.find("\n## ", 3));
+  EXPECT_NE(timeline.find("#11 [Enable context parallelism]"), std::string::npos) << md;
+  EXPECT_EQ(timeline.find("Merge branch"), std::string::npos) << md;
+  cp.pop_back();
   // Two of a three-word subject together; a compound as the records join it.
   // A word the stemmer reads as the subject's, however long its ending
   // ("accumulation" for "accumulate"), names it; a record whose title names

@@ -801,10 +801,14 @@ class ExtractiveReport {
         R"(\b(evolve[sd]?|evolution|history|timeline|over time|changed over|progress(ed)?|came about|developed)\b)",
         Pattern::kIgnoreCase);
     if (!evolve.Search(question_)) return "";
+    // Merging the default branch into a topic branch changes nothing on main
+    // ("Merge branch 'main' into yarn"); merging the topic branch does.
+    static const Pattern sync(
+        R"(^Merge (remote-tracking )?branch '([^'/]+/)?(main|master|trunk|develop)' into )");
     std::vector<const Evidence*> dated;
     std::set<std::string> seen_threads;
     for (const auto& e : ev_) {
-      if (!e.lane.empty() || e.date.empty()) continue;
+      if (!e.lane.empty() || e.date.empty() || sync.Search(e.title)) continue;
       if (NamesSubject(e) && seen_threads.insert(e.thread).second) dated.push_back(&e);
     }
     std::stable_sort(dated.begin(), dated.end(), [](const Evidence* a, const Evidence* b) { return a->date < b->date; });
