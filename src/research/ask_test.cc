@@ -28,6 +28,15 @@ std::string ShortAnswerOf(const std::string& md) {
   return answer.substr(0, answer.find("\n## ", 3));
 }
 
+// Asking `question` of the corpus at `path`, on a fixed day.
+AskOptions OptionsFor(const std::string& path, const std::string& question) {
+  AskOptions o;
+  o.corpus_path = path;
+  o.question = question;
+  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+  return o;
+}
+
 // The example project, plus a comment that tries to instruct the model.
 class AskTest : public ::testing::Test {
  protected:
@@ -44,13 +53,7 @@ class AskTest : public ::testing::Test {
                     .ok());
     ASSERT_TRUE((*b)->Commit().ok());
   }
-  AskOptions Options(const std::string& q) {
-    AskOptions o;
-    o.corpus_path = path_;
-    o.question = q;
-    o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-    return o;
-  }
+  AskOptions Options(const std::string& q) { return OptionsFor(path_, q); }
   testing::TempDir dir_;
   std::string path_;
 };
@@ -155,10 +158,7 @@ TEST(AskShortNames, AShortNameInsideAnotherWordOfTheQuestionIsNotSaid) {
     }
     ASSERT_TRUE((*b)->Commit().ok());
   }
-  AskOptions o;
-  o.corpus_path = path;
-  o.question = "When did the driver add DRI support?";
-  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
+  AskOptions o = OptionsFor(path, "When did the driver add DRI support?");
   auto r = Ask(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string answer = ShortAnswerOf(r->markdown);
@@ -882,11 +882,7 @@ TEST(FileNameAskTest, ALowerCaseToolNameIsTheSubject) {
   ASSERT_EQ(git.code, 0) << git.err;
   std::string db = dir.File("c.db");
   ASSERT_TRUE(testing::SyncGitInto(repo, db));
-  AskOptions o;
-  o.corpus_path = db;
-  o.question = "How did the pagestitch merging tool evolve?";
-  o.now = *ParseIsoTime("2026-11-25T00:00:00Z");
-  auto r = Ask(o);
+  auto r = Ask(OptionsFor(db, "How did the pagestitch merging tool evolve?"));
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string answer = ShortAnswerOf(r->markdown);
   for (const char* said : {"keep the fonts of every input", "carry the outlines over"}) {
