@@ -285,6 +285,8 @@ class AskRun {
   void Progress(const std::string& stage, const std::string& detail) {
     if (o.progress) o.progress(stage, detail);
   }
+  bool EvidenceSaysAQuestionWord() const;       // Judge: whether anything was found at all
+  std::vector<std::string> KeysToMeet() const;  // Judge: the names records must say together
   const AskOptions& o;
   std::string question;
   research::DateWindow window;  // the period it names: its records alone are searched
@@ -692,36 +694,37 @@ Status AskRun::AddSuperseding() {
   return Status::Ok();
 }
 
-void AskRun::Judge() {
-  // Found only when some evidence says one of the question's own words (or,
-  // with a model, its facets' words): a search always returns something.
-  {
-    std::vector<std::string> words = ContentWords(question);
-    if (o.llm) {
-      for (const auto& f : facets) {
-        for (auto& w : ContentWords(f.query)) words.push_back(std::move(w));
-      }
+// Found only when some evidence says one of the question's own words (or,
+// with a model, its facets' words): a search always returns something.
+bool AskRun::EvidenceSaysAQuestionWord() const {
+  std::vector<std::string> words = ContentWords(question);
+  if (o.llm) {
+    for (const auto& f : facets) {
+      for (auto& w : ContentWords(f.query)) words.push_back(std::move(w));
     }
-    for (const auto& n : names) {  // and each other spelling of a name ("XRRGetFoo" as GetFoo)
-      if (auto alts = SplitList(n, '|'); alts.size() > 1) words.insert(words.end(), alts.begin() + 1, alts.end());
-    }
-    for (size_t i = 0, n = words.size(); i < n; ++i) {  // and each word of a compound ("contact-matching")
-      if (words[i].find_first_of("-_") == std::string::npos) continue;
-      std::string apart = words[i];
-      std::replace_if(
-          apart.begin(), apart.end(), [](char c) { return c == '-' || c == '_'; }, ' ');
-      for (auto& part : ContentWords(apart)) words.push_back(std::move(part));
-    }
-    bool said = false;
-    for (const auto& e : ev) {
-      std::string lower = ToLower(e.text + " " + e.title) + " " + research::MatchForm(e.title);
-      for (const auto& w : words) said |= w.size() >= 3 && lower.find(w) != std::string::npos;
-      if (said) break;
-    }
-    found = found && said;
   }
-  // Abstain when no record names the question's key constraints together (a metric and a hardware name, say):
-  // the closest records are related, not an answer.
+  for (const auto& n : names) {  // and each other spelling of a name ("XRRGetFoo" as GetFoo)
+    if (auto alts = SplitList(n, '|'); alts.size() > 1)
+      words.insert(words.end(), alts.begin() + 1, alts.end());
+  }
+  for (size_t i = 0, n = words.size(); i < n; ++i) {  // and each word of a compound ("contact-matching")
+    if (words[i].find_first_of("-_") == std::string::npos) continue;
+    std::string apart = words[i];
+    std::replace_if(
+        apart.begin(), apart.end(), [](char c) { return c == '-' || c == '_'; }, ' ');
+    for (auto& part : ContentWords(apart)) words.push_back(std::move(part));
+  }
+  return std::any_of(ev.begin(), ev.end(), [&](const Evidence& e) {
+    std::string lower = ToLower(e.text + " " + e.title) + " " + research::MatchForm(e.title);
+    return std::any_of(words.begin(), words.end(), [&](const std::string& w) {
+      return w.size() >= 3 && lower.find(w) != std::string::npos;
+    });
+  });
+}
+
+// The question's names that records must say together, the project's own
+// left out, each with its other spellings.
+std::vector<std::string> AskRun::KeysToMeet() const {
   std::vector<std::string> own = research::WithoutProjectNames(names, ev, widespread);
   // A short name that begins another of the question's words is said apart
   // from it (WithShortNamesApart), so one of the permalinks' words it begins
@@ -732,8 +735,16 @@ void AskRun::Judge() {
                    std::find(widespread.begin(), widespread.end(), names[i]) == widespread.end();
     if (dropped && apart[i] != names[i]) own.push_back(names[i]);
   }
-  keys = research::WithVariants(own, research::EvidenceTexts(ev));
-  keys = research::WithShortNamesApart(WithFileKindForms(std::move(keys), file_kinds), question);
+  std::vector<std::string> out =
+      WithFileKindForms(research::WithVariants(own, research::EvidenceTexts(ev)), file_kinds);
+  return research::WithShortNamesApart(std::move(out), question);
+}
+
+void AskRun::Judge() {
+  found = found && EvidenceSaysAQuestionWord();
+  // Abstain when no record names the question's key constraints together (a metric and a hardware name, say):
+  // the closest records are related, not an answer.
+  keys = KeysToMeet();
   if (found) {
     bool together = keys.empty(), unsaid_word = false;
     if (together) {  // a question without names: a word of its subject no record says
