@@ -48,7 +48,8 @@ for p in xserver-xorg-video-ati xserver-xorg-video-nouveau xserver-xorg-video-in
   xserver-xorg-video-mach64 xserver-xorg-input-elographics xserver-xorg-video-mga xserver-xorg-video-savage \
   xserver-xorg-video-siliconmotion xserver-xorg-video-tdfx xserver-xorg-video-trident xinput xserver-xorg-input-kbd \
   xserver-xorg-video-neomagic xserver-xorg-video-dummy twm xdm libfs6 xfonts-encodings xserver-xorg-video-sisusb \
-  libmtdev1 xorg-sgml-doctools xbitmaps xcompmgr xbacklight xcursor-themes xclip; do
+  libmtdev1 xorg-sgml-doctools xbitmaps xcompmgr xbacklight xcursor-themes xclip libspectre1 libcacard0 \
+  libdmapsharing-3.0-2 libtelepathy-glib0 libvte-2.91-0; do
   [ -s "$LOGS/$p/changelog.gz" ] && continue
   tmp=$(mktemp -d) && chmod 755 "$tmp"
   if (cd "$tmp" && apt-get download -qq "$p" >/dev/null 2>&1); then
