@@ -17,7 +17,9 @@ namespace umwelt {
 std::string TempPathFor(const std::string& path);
 
 // Writes `data` to `path` whole or not at all: into a temporary file beside
-// it, flushed, then renamed over it. A reader never sees half a file.
+// it, flushed, then renamed over it. A reader never sees half a file. A path
+// that names a device or a pipe (/dev/null) is written directly, and one
+// that is a symbolic link writes the file it names, the link kept.
 Status WriteFileAtomic(const std::string& path, std::string_view data);
 
 // Creates `dir` and any missing parents (mkdir -p).

@@ -103,7 +103,25 @@ std::string TempPathFor(const std::string& path) {
   return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
 }
 
-Status WriteFileAtomic(const std::string& path, std::string_view data) {
+Status WriteFileAtomic(const std::string& path_given, std::string_view data) {
+  std::string path = path_given;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written as it
+    // is: a file renamed over it would take its place.
+    if (S_ISDIR(st.st_mode)) return Status::Invalid(path + ": is a directory");
+    std::ofstream f(path, std::ios::binary);
+    if (!f) return Status::Io(path + ": cannot write");
+    f.write(data.data(), static_cast<std::streamsize>(data.size()));
+    return f.flush() ? Status::Ok() : Status::Io(path + ": write failed");
+  }
+  // A link is kept, and the file it names written.
+  if (struct stat lst{}; ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+    if (char* real = ::realpath(path.c_str(), nullptr)) {
+      path = real;
+      std::free(real);
+    }
+  }
   std::string tmp = TempPathFor(path);
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);

@@ -1,6 +1,8 @@
 #include "umwelt/file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,6 +13,37 @@
 
 namespace umwelt {
 namespace {
+
+// A report written to a pipe or a device (`--md /dev/null`) goes into it:
+// renamed over it, a file would take its place (it replaced /dev/null once).
+// A symbolic link stays one, the file it names rewritten.
+TEST(WriteFileAtomic, WritesIntoAPipeAndThroughALinkWithoutReplacingThem) {
+  testing::TempDir dir;
+  const std::string fifo = dir.File("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Open for reading first (without waiting for a writer), so the write
+  // neither blocks nor, where a file took the pipe's place, hangs the test.
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  Status written = WriteFileAtomic(fifo, "# report\n");
+  char buf[64] = {};
+  const ssize_t got = ::read(reader, buf, sizeof buf);
+  ::close(reader);
+  ASSERT_TRUE(written.ok()) << written.message();
+  EXPECT_EQ(std::string(buf, got > 0 ? static_cast<size_t>(got) : 0), "# report\n");
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
+
+  ASSERT_TRUE(WriteFileAtomic(dir.File("target.md"), "old").ok());
+  ASSERT_EQ(::symlink("target.md", dir.File("link.md").c_str()), 0);
+  ASSERT_TRUE(WriteFileAtomic(dir.File("link.md"), "new").ok());
+  ASSERT_EQ(::lstat(dir.File("link.md").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  EXPECT_EQ(testing::ReadFileOrEmpty(dir.File("target.md")), "new");
+
+  EXPECT_EQ(WriteFileAtomic(dir.path(), "x").code(), Code::kInvalidArgument);
+}
 
 // ReadAt reads the mapped file's own bytes with pread (what a one-shot search
 // rescores from), and refuses any range that does not lie inside the file.
