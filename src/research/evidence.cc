@@ -128,8 +128,42 @@ bool Asks(std::string_view sentence) {
   return opens.Search(s);
 }
 
+namespace {
+
+// "EPS support", "libFS ansification.": a name (an acronym, or a word with
+// a capital inside) and a word of small letters that says what of it, the
+// whole of a title; not "LGTM thanks".
+bool IsNameAndWhatOfIt(const std::string& s) {
+  static const std::set<std::string, std::less<>> kChat = {"thanks", "thank", "please", "done",
+                                                           "agreed", "works", "ping",   "bump",
+                                                           "nice",   "cool",  "great",  "sorry"};
+  const size_t space = s.find(' ');
+  if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) return false;
+  auto name = [](std::string_view w) {
+    size_t upper = std::count_if(w.begin(), w.end(),
+                                 [](char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; });
+    size_t lower = std::count_if(w.begin(), w.end(),
+                                 [](char c) { return std::islower(static_cast<unsigned char>(c)) != 0; });
+    bool acronym = upper >= 2 && upper >= lower;
+    return w.size() >= 2 &&
+           std::all_of(w.begin(), w.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }) &&
+           (acronym || HasHump(w));
+  };
+  auto what = [](std::string_view w) {
+    while (!w.empty() && (w.back() == '.' || w.back() == ':')) w.remove_suffix(1);
+    return w.size() >= 4 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; }) &&
+           kChat.count(w) == 0;
+  };
+  std::string_view a(s.data(), space), b(s.data() + space + 1, s.size() - space - 1);
+  return (name(a) && what(b)) || (name(b) && what(a));
+}
+
+}  // namespace
+
 bool IsStatement(std::string_view sentence) {
   std::string s = CollapseWhitespace(sentence);
+  if (s.size() >= 8 && IsNameAndWhatOfIt(s)) return true;
   if (s.size() < 12) return false;
   std::string low = ToLower(s);
   auto starts = [&](std::initializer_list<const char*> prefixes) {

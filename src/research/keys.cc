@@ -214,6 +214,43 @@ size_t VersionWordAt(std::string_view question, const std::vector<std::string>& 
   return SpaceAfter(question, words, starts, at) && IsVersion(words[at], acronym) ? at : 0;
 }
 
+// The last of the words from `n` that fill a bracket opened just before it,
+// where they are a name of two to five words, each capitalized but for a
+// small word joining them ("Digital Audio Control Protocol", "Mixture of
+// Experts"); 0 where they are not.
+size_t BracketedNameEnd(std::string_view question, const std::vector<std::string>& words,
+                        const std::vector<size_t>& starts, size_t n) {
+  static const std::set<std::string, std::less<>> kJoining = {"of", "and", "for", "the", "to", "in", "on"};
+  const size_t close = question.find(')', starts[n]);
+  if (close == std::string_view::npos ||
+      question.substr(starts[n], close - starts[n]).find('(') != std::string_view::npos) {
+    return 0;
+  }
+  size_t last = n;
+  while (last + 1 < words.size() && starts[last + 1] < close) ++last;
+  if (last == n || last - n > 4 || starts[last] + words[last].size() != close) return 0;
+  for (size_t i = n; i <= last; ++i) {
+    const bool capital = std::isupper(static_cast<unsigned char>(words[i][0])) != 0;
+    if ((i > n && !SpaceAfter(question, words, starts, i)) ||
+        !(capital || (i > n && i < last && kJoining.count(words[i]) > 0))) {
+      return 0;
+    }
+  }
+  return last;
+}
+
+// A word of small letters that may be a name written with its version
+// ("libsoup 3"): not one that counts or orders ("than 2", "version 2").
+bool IsVersionedName(const std::string& w) {
+  static const std::set<std::string, std::less<>> kNot = {
+      "version", "versions", "release", "releases", "than",   "over",  "about", "under",  "least",
+      "most",    "last",     "first",   "past",     "every",  "only",  "after", "before", "since",
+      "until",   "around",   "below",   "above",    "within", "level", "step",  "phase",  "stage",
+      "page",    "part",     "take",    "took",     "takes",  "uses",  "using", "with"};
+  return w.size() >= 4 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; }) &&
+         kNot.count(w) == 0 && StopWords().count(w) == 0;
+}
+
 // Words a question says as names that tell no record from another.
 const std::set<std::string>& NoKeys() {
   static const std::set<std::string> k = {
@@ -265,6 +302,21 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos || HasHump(w));
     identifier |= IsHyphenedName(w);  // "linux-drm-syncobj"
     if (!measure && !acronym && !name && !identifier) {
+      // A word written with its version is a name: "libsoup 3", "python 3.12".
+      if (size_t at = VersionWordAt(question, words, starts, n, false); at > 0 && IsVersionedName(w)) {
+        std::string key = ToLower(w) + " " + words[at];
+        if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key), key_word.push_back(at);
+        n = at;
+      } else if (n >= 3 && ToLower(words[n - 1]) == "to" && ToLower(words[n - 3]) == "from" &&
+                 SpaceAfter(question, words, starts, n) && SpaceAfter(question, words, starts, n - 1) &&
+                 SpaceAfter(question, words, starts, n - 2)) {
+        // What a thing went to is a name, whatever its case: "from autotools
+        // to meson" (a record on the move need not say what it left).
+        if (std::string key = ToLower(words[n]); IsVersionedName(key) && NoKeys().count(key) == 0 &&
+                                                 std::find(out.begin(), out.end(), key) == out.end()) {
+          out.push_back(key), key_word.push_back(n);
+        }
+      }
       prev_name = false;
       continue;
     }
@@ -300,12 +352,21 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
         lists.back().either |= either;
       }
     }
-    // A name in brackets after another is the same thing: "AltiVec (VMX)".
+    // A name in brackets after another is the same thing: "AltiVec (VMX)",
+    // and so is one of several words, "EPS (Encapsulated PostScript)".
     if (!out.empty() && key_word.back() + 1 == n && out.back().find('|') == std::string::npos) {
       size_t gap_from = starts[n - 1] + words[n - 1].size(), end = starts[n] + words[n].size();
       if (question.substr(gap_from, starts[n] - gap_from) == " (" && question.substr(end, 1) == ")") {
         out.back() += "|" + key;
         key_word.back() = n;
+        prev_name = false;
+        continue;
+      }
+      if (size_t last = BracketedNameEnd(question, words, starts, n); last > n) {
+        const size_t close = starts[last] + words[last].size();
+        out.back() += "|" + ToLower(question.substr(starts[n], close - starts[n]));
+        key_word.back() = last;
+        n = last;
         prev_name = false;
         continue;
       }

@@ -35,10 +35,13 @@ TEST(Statements, NonProseIsNeverAStatement) {
         // A command is typed in lower case; a title's verb is capitalized.
         "Make composite manager mode run-time selectable", "Export only public API symbols",
         // A commit's title: a verb and the name in code it acts on.
-        "Add GetScreenResourcesCurrent", "Add [GS]etOutputPrimary", "Remove take_socket"}) {
+        "Add GetScreenResourcesCurrent", "Add [GS]etOutputPrimary", "Remove take_socket",
+        // A title of a name and what of it.
+        "EPS support", "libFS ansification.", "RandR cleanup"}) {
     EXPECT_TRUE(research::IsStatement(prose)) << prose;
   }
-  for (const char* fragment : {"Add it", "see GetScreenResourcesCurrent", "Add src/foo_bar.c", "Add 1.2.3"}) {
+  for (const char* fragment : {"Add it", "see GetScreenResourcesCurrent", "Add src/foo_bar.c", "Add 1.2.3",
+                               "LGTM thanks", "Fix typo", "EPS", "Xinerama"}) {
     EXPECT_FALSE(research::IsStatement(fragment)) << fragment;
   }
   // A name a library's prefix starts is also the name without it.
@@ -60,6 +63,19 @@ TEST(Statements, NonProseIsNeverAStatement) {
   // "version 2" after a name is part of it, as "6" is of "Qt 6".
   EXPECT_EQ(research::KeyConstraints("When was support for XDMCP version 2 added?"),
             std::vector<std::string>{"xdmcp 2"});
+  // A name of several words in brackets after another is its other name.
+  EXPECT_EQ(research::KeyConstraints("When was support for EPS (Encapsulated PostScript) documents added?"),
+            std::vector<std::string>{"eps|encapsulated postscript"});
+  EXPECT_EQ(research::KeyConstraints("When was MoE (Mixture of Experts) routing added?"),
+            std::vector<std::string>{"moe|mixture of experts"});
+  EXPECT_EQ(research::KeyConstraints("Was MFU (as measured) higher?"), std::vector<std::string>{"mfu"});
+  // A word written with its version is a name, and so is what a thing went to.
+  EXPECT_EQ(research::KeyConstraints("When did it port to libsoup 3?"),
+            std::vector<std::string>{"libsoup 3"});
+  EXPECT_EQ(research::KeyConstraints("When did the build switch from autotools to meson?"),
+            std::vector<std::string>{"meson"});
+  EXPECT_TRUE(research::KeyConstraints("Did the loss stay under 2 after more than 3 restarts?").empty());
+  EXPECT_TRUE(research::KeyConstraints("When did the batch size go from 8 to 16?").empty());
   // The facet on the names is headed by them as the question gives them, and searches every spelling.
   auto names = research_internal::NamesQuery("When was launchd support for Mac OS X added?",
                                              {"mac os x|macos|os x|osx", "png|svg", "rotate|rotat"}, {});

@@ -205,6 +205,11 @@ TEST(SubjectTest, ASubjectWordTheCorpusNeverSaysIsNotAnswered) {
   testing::TempDir dir7;
   std::string cache = ReportOn(dir7, commits, "When was the font cache mechanism added?");
   EXPECT_FALSE(Abstains(cache)) << cache;
+  // "Support for" frames a subject and is no word of it: this one is three
+  // words, and one of them is never said.
+  testing::TempDir dir8;
+  std::string sixel = ReportOn(dir8, commits, "When did we add support for the sixel font cache?");
+  EXPECT_NE(sixel.find("No record mentions `sixel`"), std::string::npos) << sixel;
 }
 
 // Of a question naming several things, one that some record says, but not

@@ -74,7 +74,10 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     if (std::find(said_outside.begin(), said_outside.end(), w) == said_outside.end()) std::erase(words, w);
   }
   for (const auto& kind : KindsOfAThingThatCame(question, seen)) std::erase(words, kind);
-  size_t subject = std::count_if(words.begin(), words.end(), IsSubjectWord);
+  // How many words the subject is, less the "support" that frames it
+  // ("support for the kitty keyboard protocol" is three).
+  size_t subject = std::count_if(words.begin(), words.end(),
+                                 [](const std::string& w) { return IsSubjectWord(w) && w != "support"; });
   // The question's last word is as often its verb ("When did the sandbox
   // appear?"), which records need not say; not after a preposition ("How
   // does X compress on the GPU?").
@@ -103,7 +106,7 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     // a question may say where its records name the thing ("mechanism").
     bool head = !all.empty() && all.back() != w && !IsSubjectWord(all.back()) && !IsGenericNoun(w) &&
                 std::none_of(words.begin() + static_cast<long>(i) + 1, words.end(), IsSubjectWord);
-    if (!IsSubjectWord(w) ||
+    if (!IsSubjectWord(w) || w == "support" ||
         (!head && (last ? !last_is_object && !last_is_head : !IsSubjectWord(words[i + 1])))) {
       continue;
     }
