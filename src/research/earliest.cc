@@ -40,9 +40,17 @@ std::vector<std::string> LowerWords(const std::string& question) {
 bool AsksWhenItCame(const std::string& question) {
   if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
   auto words = LowerWords(question);
+  // A move to a thing is when it came: "When did X port to GDBus?".
+  static const std::set<std::string> kMoved = {"port", "ported", "switch",  "switched",
+                                               "move", "moved",  "migrate", "migrated"};
+  bool moved = false;
+  for (size_t i = 0; i < words.size() && !moved; ++i) {
+    moved = kMoved.count(words[i]) > 0 &&
+            std::find(words.begin() + static_cast<long>(i) + 1, words.end(), "to") != words.end();
+  }
   // "When did we get rid of X?" asks when it went (AsksWhenItWent).
-  return std::none_of(words.begin(), words.end(), IsBeganWord) && std::any_of(words.begin(), words.end(), IsCameWord) &&
-         !AsksWhenItWent(question);
+  return std::none_of(words.begin(), words.end(), IsBeganWord) &&
+         (moved || std::any_of(words.begin(), words.end(), IsCameWord)) && !AsksWhenItWent(question);
 }
 
 bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys) {
@@ -204,7 +212,11 @@ bool TitleAdaptsTo(const std::string& title) {
                                                "convert", "switch", "move", "migrate"};
   const std::string rest = TitleLessItsComponent(title);
   const std::vector<std::string> words = LowerWords(rest);
-  return words.size() >= 3 && kAdapt.count(words[0]) > 0 && (words[1] == "to" || words[1] == "for") &&
+  // The thing may come after what is adapted: "Port xbacklight to XCB".
+  auto to = std::find_if(words.begin() + std::min<long>(1, static_cast<long>(words.size())),
+                         words.begin() + std::min<long>(4, static_cast<long>(words.size())),
+                         [](const std::string& w) { return w == "to" || w == "for"; });
+  return words.size() >= 3 && kAdapt.count(words[0]) > 0 && to != words.end() && to + 1 != words.end() &&
          rest.find("remov") == std::string::npos && rest.find("drop") == std::string::npos;
 }
 

@@ -456,9 +456,14 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
     size_t space = key.find(' ');
     bool versioned = space != std::string::npos && key.find_first_not_of("0123456789.", space + 1) == std::string::npos;
     const std::string c = versioned ? key.substr(0, space) : key;
+    // A name of several words is written with hyphens in a permalink:
+    // "Mission Control" of telepathy-mission-control.
+    std::string hyphened = c;
+    std::replace(hyphened.begin(), hyphened.end(), ' ', '-');
     size_t carry = std::count_if(evidence.begin(), evidence.end(), [&](const Evidence& e) {
       size_t scheme = e.url.find("://");  // every permalink's "https" is not the project's name
-      return ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3)).find(c) != std::string::npos;
+      const std::string url = ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3));
+      return url.find(c) != std::string::npos || url.find(hyphened) != std::string::npos;
     });
     if (carry * 5 < evidence.size() * 4) {
       out.push_back(key);

@@ -260,6 +260,43 @@ const std::set<std::string>& NoKeys() {
   return k;
 }
 
+// A word of small letters without a plural's s: "bookmarks", not "bus" or "class".
+std::string Singular(std::string w) {
+  if (w.size() > 3 && w.back() == 's' &&
+      std::string_view("usi").find(w[w.size() - 2]) == std::string_view::npos) {
+    w.pop_back();
+  }
+  return w;
+}
+
+// The thing a bracket after it names again (PhraseBeforeBracket), less a
+// verb before it and its last word's plural: "outline" of "PDF outlines
+// (bookmarks)", "force feedback" of "add force feedback (haptics)".
+std::string ThingBeforeBracket(std::string_view before) {
+  static const std::set<std::string, std::less<>> kVerbs = {"add",  "adds",  "added",  "get",    "gets",
+                                                            "got",  "gain",  "gains",  "gained", "use",
+                                                            "uses", "using", "support"};
+  std::vector<std::string> words = SplitList(PhraseBeforeBracket(before), ' ');
+  while (!words.empty() && kVerbs.count(words.front()) > 0) words.erase(words.begin());
+  if (words.empty()) return "";
+  words.back() = Singular(words.back());
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+// Word `n` in lower case where it fills a bracket alone ("(shm)"), a word
+// of letters that is no small word of English; "" where it is not.
+std::string AloneInBrackets(std::string_view question, const std::vector<std::string>& words,
+                            const std::vector<size_t>& starts, size_t n) {
+  const size_t at = starts[n], end = at + words[n].size();
+  if (at == 0 || question[at - 1] != '(' || end >= question.size() || question[end] != ')') return "";
+  std::string w = ToLower(words[n]);
+  bool letters =
+      w.size() >= 2 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  return letters && StopWords().count(w) == 0 && NoKeys().count(w) == 0 ? w : "";
+}
+
 }  // namespace
 
 std::vector<std::string> KeyConstraints(std::string_view question) {
@@ -302,6 +339,20 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos || HasHump(w));
     identifier |= IsHyphenedName(w);  // "linux-drm-syncobj"
     if (!measure && !acronym && !name && !identifier) {
+      // A word alone in brackets is another name of the key or the words
+      // before it: "Ubuntu Online Accounts (libaccounts)", "the shared
+      // memory (shm) transmitter".
+      if (std::string bracketed = AloneInBrackets(question, words, starts, n); !bracketed.empty()) {
+        if (!out.empty() && key_word.back() + 1 == n && out.back().find('|') == std::string::npos) {
+          out.back() += "|" + bracketed;
+          key_word.back() = n;
+        } else if (std::string phrase = ThingBeforeBracket(question.substr(0, starts[n] - 1));
+                   !phrase.empty()) {
+          out.push_back(Singular(bracketed) + "|" + phrase), key_word.push_back(n);
+        }
+        prev_name = false;
+        continue;
+      }
       // A word written with its version is a name: "libsoup 3", "python 3.12".
       if (size_t at = VersionWordAt(question, words, starts, n, false); at > 0 && IsVersionedName(w)) {
         std::string key = ToLower(w) + " " + words[at];

@@ -69,6 +69,15 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("When was MoE (Mixture of Experts) routing added?"),
             std::vector<std::string>{"moe|mixture of experts"});
   EXPECT_EQ(research::KeyConstraints("Was MFU (as measured) higher?"), std::vector<std::string>{"mfu"});
+  // So is a word alone in brackets, of a key or of the thing before it.
+  EXPECT_EQ(research::KeyConstraints("When was support for Ubuntu Online Accounts (libaccounts) added?"),
+            std::vector<std::string>{"ubuntu online account|libaccounts"});
+  EXPECT_EQ(research::KeyConstraints("When was the shared memory (shm) transmitter added?"),
+            std::vector<std::string>{"shm|shared memory"});
+  EXPECT_EQ(research::KeyConstraints("When were PDF outlines (bookmarks) added?"),
+            (std::vector<std::string>{"pdf", "bookmark|outline"}));
+  EXPECT_EQ(research::KeyConstraints("When did the driver add force feedback (haptics) support?"),
+            std::vector<std::string>{"haptic|force feedback"});
   // A word written with its version is a name, and so is what a thing went to.
   EXPECT_EQ(research::KeyConstraints("When did it port to libsoup 3?"),
             std::vector<std::string>{"libsoup 3"});
@@ -220,6 +229,12 @@ TEST(Statements, AnswerTypesAndTheNumbersThatAnswer) {
   for (size_t i = 0; i < ev.size(); ++i)
     ev[i].url = "https://github.com/acme/tinylm/issues/" + std::to_string(i);
   EXPECT_EQ(research::WithoutProjectNames({"tinylm", "h100"}, ev), (std::vector<std::string>{"h100"}));
+  // A name of several words is the project's where its permalinks hyphen it.
+  std::vector<Evidence> mc(4);
+  for (size_t i = 0; i < mc.size(); ++i)
+    mc[i].url = "https://github.com/o/telepathy-mission-control/commit/" + std::to_string(i);
+  EXPECT_EQ(research::WithoutProjectNames({"mission control", "gdbus"}, mc),
+            (std::vector<std::string>{"gdbus"}));
   // A version of the project is that version, which its records call "version 1.5".
   EXPECT_EQ(research::WithoutProjectNames({"tinylm 1.5"}, ev),
             (std::vector<std::string>{"tinylm 1.5|version 1.5"}));

@@ -526,6 +526,24 @@ TEST(SubjectTest, AChangeAdaptingToAThingIsWhereItsSupportCame) {
   EXPECT_TRUE(Abstains(none)) << none;
 }
 
+// A move to a thing is when it came ("When did we port to GDBus?"), said by
+// a title that moves a part of the project to it; a record that only names
+// the thing does not answer it.
+TEST(SubjectTest, AMoveToAThingIsWhenItCame) {
+  const std::string others = ManyCommits(
+      12, "2013-03", [](int i) { return "Fix a warning in the account code, part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::vector<std::string> moved =
+      AnswerLines(ReportOn(dir, "c 2012-09-14T10:00:00Z 'Port the account manager to GDBus'" + others,
+                           "When did we port to GDBus?"));
+  EXPECT_TRUE(Says(moved, "Port the account manager to GDBus")) << ::testing::PrintToString(moved);
+  testing::TempDir dir2;
+  std::string none =
+      ReportOn(dir2, "c 2012-09-14T10:00:00Z 'tests: wait for the GDBus messages before checking'" + others,
+               "When did we port to GDBus?");
+  EXPECT_TRUE(Abstains(none)) << none;
+}
+
 // A name in code is also its words in another order less its library's
 // prefix, where a record writes it so: xcb-util-image added
 // create_image_from_bitmap_data before its names took the xcb_image_ prefix.
