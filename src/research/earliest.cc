@@ -352,7 +352,16 @@ std::optional<std::vector<const Evidence*>> RecordsSayingItWent(const std::strin
   for (const auto& e : ev) {
     if (!e.lane.empty() || e.title.rfind("Revert", 0) == 0) continue;
     std::vector<std::string> sentences = research::Sentences(e.text);
-    if (went(e.title) || std::any_of(sentences.begin(), sentences.end(), went)) out.push_back(&e);
+    // The part a title begins with is where something went, not what:
+    // "gdk: Remove unused variable" removes no GDK backend.
+    auto sentence_went = [&](const std::string& t) {
+      const size_t colon = t.find(": ");
+      const bool component = colon != std::string::npos && colon < 40 && t.find(' ') > colon;
+      return went(component ? t.substr(colon + 2) : t);
+    };
+    if (sentence_went(e.title) || std::any_of(sentences.begin(), sentences.end(), sentence_went)) {
+      out.push_back(&e);
+    }
   }
   return out;
 }

@@ -708,6 +708,10 @@ TEST(SubjectTest, AThingNoRecordRemovesIsNotAnsweredAsRemoved) {
   md = ReportOn(dir3, commits, "When was the plugin loader removed?");
   EXPECT_FALSE(Abstains(md)) << md;
   EXPECT_TRUE(Says(AnswerLines(md), "Drop the old plugin loader")) << md;
+  testing::TempDir dir5;  // the part a title begins with is where a thing went, not what went
+  md = ReportOn(dir5, commits + " && c 2019-06-01T00:00:00Z 'gitlab-ci: Remove an unused variable'",
+                "When was GitLab CI removed?");
+  EXPECT_TRUE(Abstains(md)) << md;
 }
 
 // xf86-video-ati's history: a chip's model number names its family
