@@ -182,10 +182,22 @@ bool ListsAVersion(const std::string& text) {
 
 // `made`: the question asks when a thing became something, which records
 // say by making it so ("Make X its own DDX", "X as the default").
+// `text` less its names in code ("GDBusServer::new-connection",
+// "xcb_image_create"): a word of arrival inside one is part of a name.
+std::string WithoutNamesInCode(const std::string& text) {
+  std::string out;
+  for (const auto& token : SplitList(text, ' ')) {
+    const bool code = token.find("::") != std::string::npos || token.find('_') != std::string::npos ||
+                      token.find("()") != std::string::npos || token.find("->") != std::string::npos;
+    if (!code) out += (out.empty() ? "" : " ") + token;
+  }
+  return out;
+}
+
 bool SaysArrival(const std::string& text, bool made) {
   static const std::set<std::string> kMade = {"make", "makes", "made", "making", "default", "defaults"};
   if (ListsAVersion(text)) return true;
-  auto words = LowerWords(text);
+  auto words = LowerWords(WithoutNamesInCode(text));
   for (size_t i = 0; i < words.size(); ++i) {  // "changes to support launchd"
     if (IsArrivalWord(words[i]) || (i > 0 && words[i - 1] == "to" && words[i].rfind("support", 0) == 0)) return true;
     if (made && kMade.count(words[i]) > 0) return true;
