@@ -1,26 +1,27 @@
 // `umwelt ask`: the research pipeline (see research.h).
+#include <xxhash.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <future>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-#include <xxhash.h>
-
-#include "umwelt/json_read.h"
+#include "extractive.h"
 #include "umwelt/claims.h"
+#include "umwelt/json_read.h"
 #include "umwelt/publish.h"
 #include "umwelt/research.h"
 #include "umwelt/searcher.h"
-#include "umwelt/vector.h"
 #include "umwelt/source_traits.h"
 #include "umwelt/text.h"
-#include "extractive.h"
+#include "umwelt/vector.h"
+#include "words.h"
 
 namespace umwelt {
 namespace {
@@ -40,7 +41,6 @@ using research_internal::ProjectWords;
 using research_internal::WithFileKindForms;
 
 double Ms(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
 
 // --- decompose ---------------------------------------------------------------
 
@@ -100,9 +100,7 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
                                     const std::vector<std::string>& widespread, const std::vector<std::string>& names) {
   std::vector<Facet> out;
   std::vector<std::string> words = ContentWords(question);
-  std::string q;
-  for (const auto& w : words) q += (q.empty() ? "" : " ") + w;
-  if (q.empty()) q = question;
+  const std::string q = words.empty() ? question : research::SpaceJoined(words);
   out.push_back({"Direct matches", q, {}, {}, false, 0, 0});
   // A question of several clauses ("what X is, and how it came about") asks
   // each of them: one facet per clause with words of its own.
@@ -111,9 +109,7 @@ std::vector<Facet> ExtractiveFacets(const std::string& question, const std::vect
   for (const auto& c : clauses) {
     std::vector<std::string> cw = ContentWords(c);
     if (cw.size() < 2) continue;
-    std::string cq;
-    for (const auto& w : cw) cq += (cq.empty() ? "" : " ") + w;
-    if (cq != q) clause_queries.push_back(cq);
+    if (std::string cq = research::SpaceJoined(cw); cq != q) clause_queries.push_back(std::move(cq));
   }
   if (clause_queries.size() >= 2) {
     for (const auto& cq : clause_queries) out.push_back({"On " + cq, cq, {}, {}, false, 0, 0});

@@ -48,6 +48,12 @@ const std::set<std::string>& StopWords() {
   return k;
 }
 
+std::string SpaceJoined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
 std::vector<std::string> NameWords(std::string_view text) {
   std::vector<std::string> out;
   size_t i = 0;
@@ -633,8 +639,7 @@ std::vector<std::string> SameWordsLessThePrefix(const std::vector<std::string>& 
         continue;
       }
       std::vector<std::string> parts = SplitList(ToLower(std::string(token)), '_');
-      std::string spelt;
-      for (const auto& p : parts) spelt += (spelt.empty() ? "" : " ") + p;
+      const std::string spelt = SpaceJoined(parts);
       std::sort(parts.begin(), parts.end());
       if (parts == want && std::find(out.begin(), out.end(), spelt) == out.end()) out.push_back(spelt);
     }
@@ -676,8 +681,7 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
     std::string plain;
     for (char c : key) plain += (c == '-' || c == '_') ? ' ' : c;
     std::vector<std::string> words = SpaceWords(CollapseWhitespace(plain));
-    std::string as_words;
-    for (const auto& w : words) as_words += (as_words.empty() ? "" : " ") + w;
+    const std::string as_words = SpaceJoined(words);
     add(as_words);
     std::string spelt;  // the other spelling, British or American: "colour management", "color management"
     for (const auto& w : words) {
@@ -735,9 +739,7 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
             std::vector<std::string> tail(before.end() - static_cast<long>(n), before.end());
             auto in = Initials(tail);
             if (std::find(in.begin(), in.end(), acr) != in.end() && !SmallWord(tail.front())) {
-              std::string p;
-              for (const auto& w : tail) p += (p.empty() ? "" : " ") + w;
-              add(p);
+              add(SpaceJoined(tail));
               break;
             }
           }

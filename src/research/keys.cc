@@ -280,9 +280,7 @@ std::string ThingBeforeBracket(std::string_view before) {
   while (!words.empty() && kVerbs.count(words.front()) > 0) words.erase(words.begin());
   if (words.empty()) return "";
   words.back() = Singular(words.back());
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
-  return out;
+  return SpaceJoined(words);
 }
 
 // Word `n` in lower case where it fills a bracket alone ("(shm)"), a word
@@ -295,6 +293,63 @@ std::string AloneInBrackets(std::string_view question, const std::vector<std::st
   bool letters =
       w.size() >= 2 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; });
   return letters && StopWords().count(w) == 0 && NoKeys().count(w) == 0 ? w : "";
+}
+
+// The key word `n`, of small letters, gives (into `out` and `key_word`, as
+// KeyConstraints keeps them): a word alone in brackets, a word with its
+// version, what a thing went to; `w` is the word less a modifier's tail.
+// Returns the index of its last word.
+size_t KeyOfASmallWord(std::string_view question, const std::vector<std::string>& words,
+                       const std::vector<size_t>& starts, size_t n, const std::string& w,
+                       std::vector<std::string>& out, std::vector<size_t>& key_word) {
+  // A word alone in brackets is another name of the key or the words
+  // before it: "Ubuntu Online Accounts (libaccounts)", "the shared
+  // memory (shm) transmitter".
+  if (std::string bracketed = AloneInBrackets(question, words, starts, n); !bracketed.empty()) {
+    if (!out.empty() && key_word.back() + 1 == n && out.back().find('|') == std::string::npos) {
+      out.back() += "|" + bracketed;
+      key_word.back() = n;
+    } else if (std::string phrase = ThingBeforeBracket(question.substr(0, starts[n] - 1)); !phrase.empty()) {
+      out.push_back(Singular(bracketed) + "|" + phrase), key_word.push_back(n);
+    }
+    return n;
+  }
+  // A word written with its version is a name: "libsoup 3", "python 3.12".
+  if (size_t at = VersionWordAt(question, words, starts, n, false); at > 0 && IsVersionedName(w)) {
+    std::string key = ToLower(w) + " " + words[at];
+    if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key), key_word.push_back(at);
+    n = at;
+  } else if (n >= 3 && ToLower(words[n - 1]) == "to" && ToLower(words[n - 3]) == "from" &&
+             SpaceAfter(question, words, starts, n) && SpaceAfter(question, words, starts, n - 1) &&
+             SpaceAfter(question, words, starts, n - 2)) {
+    // What a thing went to is a name, whatever its case: "from autotools
+    // to meson" (a record on the move need not say what it left).
+    if (std::string key = ToLower(words[n]); IsVersionedName(key) && NoKeys().count(key) == 0 &&
+                                             std::find(out.begin(), out.end(), key) == out.end()) {
+      out.push_back(key), key_word.push_back(n);
+    }
+  }
+  return n;
+}
+
+// Where word `n`, whose key is `key`, opens a bracket right after the last
+// key, and the bracket holds another name of it: "AltiVec (VMX)", and one
+// of several words, "EPS (Encapsulated PostScript)". That name joins the
+// last key's spellings (in `out`, its word in `key_word`); returns the index
+// of the bracket's last word, 0 where it is no such name.
+size_t OtherNameInBrackets(std::string_view question, const std::vector<std::string>& words,
+                           const std::vector<size_t>& starts, size_t n, const std::string& key,
+                           std::vector<std::string>& out, std::vector<size_t>& key_word) {
+  if (out.empty() || key_word.back() + 1 != n || out.back().find('|') != std::string::npos) return 0;
+  size_t gap_from = starts[n - 1] + words[n - 1].size(), end = starts[n] + words[n].size();
+  size_t last = question.substr(gap_from, starts[n] - gap_from) == " (" && question.substr(end, 1) == ")"
+                    ? n
+                    : BracketedNameEnd(question, words, starts, n);
+  if (last < n) return 0;
+  const size_t close = starts[last] + words[last].size();
+  out.back() += "|" + (last == n ? key : ToLower(question.substr(starts[n], close - starts[n])));
+  key_word.back() = last;
+  return last;
 }
 
 }  // namespace
@@ -339,35 +394,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool identifier = upper + lower > 0 && (w.find('_') != std::string::npos || HasHump(w));
     identifier |= IsHyphenedName(w);  // "linux-drm-syncobj"
     if (!measure && !acronym && !name && !identifier) {
-      // A word alone in brackets is another name of the key or the words
-      // before it: "Ubuntu Online Accounts (libaccounts)", "the shared
-      // memory (shm) transmitter".
-      if (std::string bracketed = AloneInBrackets(question, words, starts, n); !bracketed.empty()) {
-        if (!out.empty() && key_word.back() + 1 == n && out.back().find('|') == std::string::npos) {
-          out.back() += "|" + bracketed;
-          key_word.back() = n;
-        } else if (std::string phrase = ThingBeforeBracket(question.substr(0, starts[n] - 1));
-                   !phrase.empty()) {
-          out.push_back(Singular(bracketed) + "|" + phrase), key_word.push_back(n);
-        }
-        prev_name = false;
-        continue;
-      }
-      // A word written with its version is a name: "libsoup 3", "python 3.12".
-      if (size_t at = VersionWordAt(question, words, starts, n, false); at > 0 && IsVersionedName(w)) {
-        std::string key = ToLower(w) + " " + words[at];
-        if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key), key_word.push_back(at);
-        n = at;
-      } else if (n >= 3 && ToLower(words[n - 1]) == "to" && ToLower(words[n - 3]) == "from" &&
-                 SpaceAfter(question, words, starts, n) && SpaceAfter(question, words, starts, n - 1) &&
-                 SpaceAfter(question, words, starts, n - 2)) {
-        // What a thing went to is a name, whatever its case: "from autotools
-        // to meson" (a record on the move need not say what it left).
-        if (std::string key = ToLower(words[n]); IsVersionedName(key) && NoKeys().count(key) == 0 &&
-                                                 std::find(out.begin(), out.end(), key) == out.end()) {
-          out.push_back(key), key_word.push_back(n);
-        }
-      }
+      n = KeyOfASmallWord(question, words, starts, n, w, out, key_word);
       prev_name = false;
       continue;
     }
@@ -403,24 +430,11 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
         lists.back().either |= either;
       }
     }
-    // A name in brackets after another is the same thing: "AltiVec (VMX)",
-    // and so is one of several words, "EPS (Encapsulated PostScript)".
-    if (!out.empty() && key_word.back() + 1 == n && out.back().find('|') == std::string::npos) {
-      size_t gap_from = starts[n - 1] + words[n - 1].size(), end = starts[n] + words[n].size();
-      if (question.substr(gap_from, starts[n] - gap_from) == " (" && question.substr(end, 1) == ")") {
-        out.back() += "|" + key;
-        key_word.back() = n;
-        prev_name = false;
-        continue;
-      }
-      if (size_t last = BracketedNameEnd(question, words, starts, n); last > n) {
-        const size_t close = starts[last] + words[last].size();
-        out.back() += "|" + ToLower(question.substr(starts[n], close - starts[n]));
-        key_word.back() = last;
-        n = last;
-        prev_name = false;
-        continue;
-      }
+    // A name in brackets after another is the same thing (OtherNameInBrackets).
+    if (size_t last = OtherNameInBrackets(question, words, starts, n, key, out, key_word); last > 0) {
+      n = last;
+      prev_name = false;
+      continue;
     }
     // A version written after a name is part of it (VersionWordAt).
     if (size_t at = (name || acronym) && !measure ? VersionWordAt(question, words, starts, n, acronym) : 0;

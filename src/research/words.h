@@ -17,5 +17,7 @@ const std::set<std::string>& StopWords();
 // The words of a text as names are written: letters, digits and '_', with
 // '-' and '.' inside ("v5p", "Olmo-2", "qwen2.5"), case kept.
 std::vector<std::string> NameWords(std::string_view text);
+// `words` one space apart: {"shared", "memory"} is "shared memory".
+std::string SpaceJoined(const std::vector<std::string>& words);
 
 }  // namespace umwelt::research
