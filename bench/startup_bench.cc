@@ -6,11 +6,12 @@
 //   startup_bench --corpus /tmp/umwelt-bench/bench-221146.db
 //                 [--hybrid-corpus CORPUS_WITH_A_VECTOR_SPACE] [--runs 200]
 //                 [--embedder-corpus CORPUS_WITH_A_RANDOM_SPACE --dim 384]
-//                 [--umwelt build/src/cli/umwelt]
+//                 [--umwelt build/src/cli/umwelt] [--baseline OTHER_BUILD]
 // --embedder-corpus takes a copy that `vector_bench random --dim D` filled:
 // its hybrid searches embed the query through an OpenAI-compatible
 // /v1/embeddings this program serves on loopback, as a corpus built with a
-// model server is searched.
+// model server is searched. --baseline times another build beside this one,
+// run for run, for a comparison a noisy machine cannot tilt.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -67,12 +68,30 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
 }
 
-// `runs` timings of make(i), after three warm-up runs.
+// --baseline: another build of umwelt, timed run for run beside this one.
+std::string baseline;
+
+// `runs` timings of make(i), after three warm-up runs. With a baseline, a
+// command of umwelt's is run with each build in turn, and each gets its row.
 template <typename Make>
 void Report(const char* what, int runs, Make make) {
-  for (int i = 0; i < 3; ++i) TimeOnce(make(i));
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) ms.push_back(TimeOnce(make(i)));
+  const bool pair = !baseline.empty() && make(0)[0] != "/bin/true";
+  auto other = [&](int i) {
+    auto args = make(i);
+    args[0] = baseline;
+    return args;
+  };
+  for (int i = 0; i < 3; ++i) {
+    if (pair) TimeOnce(other(i));
+    TimeOnce(make(i));
+  }
+  std::vector<double> ms, base;
+  for (int i = 0; i < runs; ++i) {
+    if (pair) base.push_back(TimeOnce(other(i)));
+    ms.push_back(TimeOnce(make(i)));
+  }
+  if (pair)
+    std::printf("| %s, baseline | %.2f / %.2f ms |\n", what, Percentile(base, 0.5), Percentile(base, 0.95));
   std::printf("| %s | %.2f / %.2f ms |\n", what, Percentile(ms, 0.5), Percentile(ms, 0.95));
 }
 
@@ -99,7 +118,12 @@ class LoopbackEmbedder {
         for (float& x : v) x /= std::sqrt(norm);
         data.push_back({{"index", i++}, {"embedding", v}, {"object", "embedding"}});
       }
-      res.set_content(nlohmann::json({{"data", data}, {"model", body.value("model", "")}}).dump(), "application/json");
+      // With the charset named, cpp-httplib leaves the body uncompressed, as
+      // local model servers (vLLM, TEI, Ollama) send theirs: it would
+      // otherwise answer libcurl's Accept-Encoding with Brotli at its
+      // slowest setting, about 10 ms of the server's time a request here.
+      res.set_content(nlohmann::json({{"data", data}, {"model", body.value("model", "")}}).dump(),
+                      "application/json; charset=utf-8");
     });
     server_.set_tcp_nodelay(true);
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -133,10 +157,13 @@ int main(int argc, char** argv) {
     else if (k == "--embedder-delay-ms") delay_ms = std::max(0, std::atoi(v.c_str())), ++i;
     else if (k == "--runs") runs = std::max(1, std::atoi(v.c_str())), ++i;
     else if (k == "--umwelt") umwelt = v, ++i;
+    else if (k == "--baseline")
+      baseline = v, ++i;
     else {
-      std::fprintf(stderr, "usage: startup_bench --corpus DB [--hybrid-corpus DB] "
-                           "[--embedder-corpus DB --dim D [--embedder-delay-ms MS]] [--runs N] "
-                           "[--umwelt BIN]\n");
+      std::fprintf(stderr,
+                   "usage: startup_bench --corpus DB [--hybrid-corpus DB] "
+                   "[--embedder-corpus DB --dim D [--embedder-delay-ms MS]] [--runs N] "
+                   "[--umwelt BIN] [--baseline BIN]\n");
       return 2;
     }
   }

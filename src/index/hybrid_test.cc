@@ -158,6 +158,46 @@ TEST(VectorIndexTest, ScanMatchesExactSearchAndWidensForFilters) {
   }
 }
 
+// A vector file cut short under a one-shot search (its float rows read with
+// pread, on two threads for a wide pool) is an error naming a row that
+// could not be read, never rows of zeros or a crash.
+TEST(VectorIndexTest, RowsCutShortUnderAOneShotSearchAreAnError) {
+  const int dim = 64, kRows = 2000;
+  testing::TempDir dir;
+  auto c = Corpus::Open(dir.File("v.db"), Corpus::Mode::kReadWrite);
+  ASSERT_TRUE(c.ok());
+  std::mt19937 rng(11);
+  {
+    auto b = (*c)->BeginWrite();
+    ASSERT_TRUE((*b)->PutMeta("spaces", "{\"prose\":{\"model\":\"m\",\"dim\":64}}").ok());
+    for (int i = 1; i <= kRows; ++i) {
+      std::string ref = "o/r#" + std::to_string(i);
+      ASSERT_TRUE((*b)->PutRecord({testing::GithubChunk(ref, ref, "issue",
+                                                        "https://github.com/o/r/issues/" + std::to_string(i),
+                                                        "row " + std::to_string(i))})
+                      .ok());
+    }
+    ASSERT_TRUE((*b)->Commit().ok());
+    b = (*c)->BeginWrite();
+    for (int i = 1; i <= kRows; ++i) ASSERT_TRUE((*b)->PutEmbedding(i, "prose", UnitVector(rng, dim)).ok());
+    ASSERT_TRUE((*b)->Commit().ok());
+  }
+  auto index = VectorIndex::Open(**c, "prose", {.rows = RowReads::kPread});
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  const std::vector<float> q = UnitVector(rng, dim);
+  auto whole = (*index)->Nearest(q, nullptr, 100, false);  // a pool of 1,600: both threads read
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  ASSERT_EQ(whole->size(), 100u);
+  // The last thousand rows' floats gone: candidates on both halves of the pool.
+  const std::string path = dir.File("v.db.vec-prose");
+  const auto size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, size - 1000 * dim * 4);
+  auto cut = (*index)->Nearest(q, nullptr, 100, false);
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.status().code(), Code::kIo) << cut.status().message();
+  EXPECT_NE(cut.status().message().find("could not be read"), std::string::npos) << cut.status().message();
+}
+
 // After a write, the vector file stays: the vectors the change log lists
 // since it was built are read from the corpus and scanned beside it, the
 // file's rows for those chunks masked. It finds what a rebuilt file finds.
