@@ -112,6 +112,10 @@ std::string BestSentence(std::string_view text, const std::vector<std::string>& 
 // letters, acronyms, and capitalized words inside the sentence; generic ones
 // (GPUs, PR, API) left out. Lower-case, a plural's s dropped.
 std::vector<std::string> KeyConstraints(std::string_view question);
+// The generic names KeyConstraints leaves out that the question writes in
+// capitals ("json" of "add JSON output"), lower-case: they tell no record
+// from another where records say them, and only there.
+std::vector<std::string> GenericNames(std::string_view question);
 // A key that names a platform or a toolchain (macOS, MSVC), which a question
 // names as the place of its subject ("launchd support on macOS").
 bool IsPlatformKey(const std::string& key);

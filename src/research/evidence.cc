@@ -449,6 +449,34 @@ int CountJunkQuotes(std::string_view md) {
   return junk;
 }
 
+namespace {
+
+// How many of `evidence`'s permalinks (past their scheme) hold `part`.
+size_t PermalinksHolding(const std::vector<Evidence>& evidence, const std::string& part) {
+  return std::count_if(evidence.begin(), evidence.end(), [&](const Evidence& e) {
+    size_t scheme = e.url.find("://");  // every permalink's "https" is not the project's name
+    return ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3)).find(part) !=
+           std::string::npos;
+  });
+}
+
+// A hyphened name that begins with two words or more of the project's own
+// hyphened name is told by its other words: "validate" of
+// desktop-file-validate in desktop-file-utils, whose records say
+// "validate: ...".
+std::string WithoutProjectStem(const std::string& key, const std::vector<Evidence>& evidence) {
+  size_t cut = 0;
+  for (size_t at = key.find('-'); at != std::string::npos; at = key.find('-', at + 1)) {
+    const std::string stem = key.substr(0, at + 1);
+    if (std::count(stem.begin(), stem.end(), '-') < 2) continue;
+    if (PermalinksHolding(evidence, "/" + stem) * 5 < evidence.size() * 4) break;
+    cut = at + 1;
+  }
+  return cut == 0 || cut == key.size() ? key : key.substr(cut);
+}
+
+}  // namespace
+
 std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraints, const std::vector<Evidence>& evidence,
                                              const std::vector<std::string>& widespread) {
   std::erase_if(constraints, [&](const std::string& c) {
@@ -472,7 +500,7 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
       return url.find(c) != std::string::npos || url.find(hyphened) != std::string::npos;
     });
     if (carry * 5 < evidence.size() * 4) {
-      out.push_back(key);
+      out.push_back(WithoutProjectStem(key, evidence));
     } else if (versioned) {
       out.push_back(key + "|version" + key.substr(space));
     }

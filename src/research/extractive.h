@@ -259,7 +259,9 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
 // the name's things it asks about ("pairing" of "When was Bluetooth pairing
 // of wireless tablets added?"), where no chunk of the corpus says it in any
 // of its forms (FormsOf): the thing is that word, and the records that say
-// the name are not on it. "" when there is none or the corpus says it.
+// the name are not on it; or a generic name no chunk says ("JSON" of "When
+// did desktop-file-validate add JSON output?"). "" when there is none or
+// the corpus says it.
 std::string UnsaidAfterAKey(Searcher& searcher, const std::string& question,
                             const std::vector<std::string>& keys);
 

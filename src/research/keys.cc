@@ -472,4 +472,21 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
   return out;
 }
 
+std::vector<std::string> GenericNames(std::string_view question) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < question.size();) {
+    size_t end = i;
+    while (end < question.size() && std::isalnum(static_cast<unsigned char>(question[end]))) ++end;
+    std::string_view w = question.substr(i, end - i);
+    std::string lower = ToLower(w);
+    bool capitals =
+        w.size() >= 2 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+    if (capitals && NoKeys().count(lower) && std::find(out.begin(), out.end(), lower) == out.end()) {
+      out.push_back(std::move(lower));
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
 }  // namespace umwelt::research

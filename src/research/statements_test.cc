@@ -235,6 +235,15 @@ TEST(Statements, AnswerTypesAndTheNumbersThatAnswer) {
     mc[i].url = "https://github.com/o/telepathy-mission-control/commit/" + std::to_string(i);
   EXPECT_EQ(research::WithoutProjectNames({"mission control", "gdbus"}, mc),
             (std::vector<std::string>{"gdbus"}));
+  // A name that begins with two words of the project's hyphened name is told by its others
+  // ("validate:" of desktop-file-validate); one word is not enough (telepathy-glib).
+  std::vector<Evidence> dfu(4);
+  for (size_t i = 0; i < dfu.size(); ++i)
+    dfu[i].url = "https://github.com/o/desktop-file-utils/commit/" + std::to_string(i);
+  EXPECT_EQ(research::WithoutProjectNames({"desktop-file-validate", "keyword"}, dfu),
+            (std::vector<std::string>{"validate", "keyword"}));
+  EXPECT_EQ(research::WithoutProjectNames({"telepathy-glib"}, mc),
+            (std::vector<std::string>{"telepathy-glib"}));
   // A version of the project is that version, which its records call "version 1.5".
   EXPECT_EQ(research::WithoutProjectNames({"tinylm 1.5"}, ev),
             (std::vector<std::string>{"tinylm 1.5|version 1.5"}));

@@ -254,6 +254,10 @@ TEST(SubjectTest, AThingOfANameNoRecordSaysIsNotAnswered) {
   testing::TempDir dir2;
   std::string get = ReportOn(dir2, commits, "When did the driver get Bluetooth pairing?");
   EXPECT_NE(get.find("No record mentions `pairing`"), std::string::npos) << get;
+  // A generic name (JSON, API), no key where records say it, is the thing where none does.
+  testing::TempDir dir6;
+  std::string json = ReportOn(dir6, commits, "When did the Bluetooth tablets get JSON output?");
+  EXPECT_NE(json.find("No record mentions `json`"), std::string::npos) << json;
 
   // A question of no names, as well: "tablet pairing" is the thing, whatever
   // else the records say.

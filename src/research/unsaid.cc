@@ -128,6 +128,9 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
 
 std::string UnsaidAfterAKey(Searcher& searcher, const std::string& question,
                             const std::vector<std::string>& keys) {
+  for (const auto& name : research::GenericNames(question)) {
+    if (searcher.ChunksNaming(name) == 0) return name;
+  }
   const std::vector<std::string> all = LowerWords(question);
   std::set<std::string> named;  // the words of every name and its spellings
   for (const auto& key : keys) {
