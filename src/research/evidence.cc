@@ -65,6 +65,11 @@ std::vector<std::string> NameWords(std::string_view text) {
             ((text[e] == '-' || text[e] == '.') && e + 1 < text.size() && std::isalnum(static_cast<unsigned char>(text[e + 1]))))) {
       ++e;
     }
+    // A language's pluses are its name's: "C++17", "C++", "g++".
+    if (e > i && std::isalpha(static_cast<unsigned char>(text[e - 1])) && text.substr(e, 2) == "++") {
+      e += 2;
+      while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) ++e;
+    }
     if (e > i) out.emplace_back(text.substr(i, e - i));
     i = e;
   }
@@ -759,6 +764,19 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
       }
     } else if (LettersOnly(as_words) && as_words.size() >= 2 && as_words.size() <= 6) {
       const std::string& acr = as_words;
+      // A name whose capitals spell it, of three letters at least: "GnuPG" for "gpg".
+      for (const auto& t : texts) {
+        for (const auto& w : acr.size() >= 3 ? NameWords(t) : std::vector<std::string>{}) {
+          std::string capitals;
+          for (char c : w)
+            capitals += std::isupper(static_cast<unsigned char>(c)) ? static_cast<char>(c | 0x20) : '\0';
+          std::erase(capitals, '\0');
+          if (capitals == acr && w.size() > acr.size() && LettersOnly(ToLower(w)) &&
+              std::isupper(static_cast<unsigned char>(w[0]))) {
+            add(ToLower(w));
+          }
+        }
+      }
       for (const auto& f : read()) {
         // "... fully sharded data parallel (fsdp)": the words before it.
         for (size_t at = f.find("(" + acr + ")"); at != std::string::npos; at = f.find("(" + acr + ")", at + 1)) {

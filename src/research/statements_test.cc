@@ -50,6 +50,8 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("Does HTTPServer log?"), std::vector<std::string>{"httpserver"});
   // A name's own last s is no plural's ("D-Bus" was "d-bu", met in "build").
   EXPECT_EQ(research::KeyConstraints("When was D-Bus support added?"), std::vector<std::string>{"d-bus"});
+  EXPECT_EQ(research::KeyConstraints("When did ixion start requiring C++17?"),
+            std::vector<std::string>{"c++17"});
   EXPECT_EQ(research::KeyConstraints("How does it export to Prometheus?"),
             std::vector<std::string>{"prometheus"});
   EXPECT_EQ(research::KeyConstraints("Which Olmos ran on TPUs?"), std::vector<std::string>{"olmo"});
@@ -169,6 +171,11 @@ TEST(Statements, ConstraintsMeetTheirSpellingsAcronymsAndExpansions) {
   EXPECT_EQ(research::Shown(fsdp[0]), "fsdp");
   auto flex = WithVariants({"flexattention"}, {});
   EXPECT_TRUE(MentionsAll("FlexAttention with document masking", flex));
+  // A name whose capitals spell an acronym of three letters or more is said by it, as a record writes it.
+  auto gpg = WithVariants({"gpg"}, {"daemon: Remove the GnuPG agent"});
+  EXPECT_TRUE(MentionsAll("Remove the GnuPG agent", gpg)) << gpg[0];
+  EXPECT_EQ(WithVariants({"nm"}, {"NetworkManager and ModemManager"}), std::vector<std::string>{"nm"});
+  EXPECT_EQ(WithVariants({"gpg"}, {"GoPro raw files", "GPGPU code"}), std::vector<std::string>{"gpg"});
   // A joined form says a name from one of its words' starts, never across
   // where two words meet: "flush" and "dri2" say no "hdr".
   EXPECT_FALSE(MentionsAll("added a vmwgfx_flush_dri2 on vt switch", WithVariants({"hdr"}, {})));
