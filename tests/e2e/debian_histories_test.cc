@@ -966,5 +966,35 @@ TEST(WritingEval, IxionReplayedFromItsDebianChangelog) {
                                     "ixion/ixion", UMWELT_SOURCE_DIR "/evals/ixion-history/questions");
 }
 
+// GConf (2,809 commits, 1999-2013), yelp-xsl (2,493, 2004-2022, with
+// gnome-doc-utils before it) and gnome-themes-extra (2,425, 2010-2018),
+// their questions written before their logs were read; six dropped once
+// read (each named in the commit that dropped it), and one gold corrected
+// after the first run showed it wrong: gnome-themes-extra's
+// HighContrastInverse was marked unanswerable, and "Drop the
+// HighContrastInverse theme" answers it. First runs: 7 of 8 retrieved
+// must-haves cited, 0 of 10 answerable abstained, 6 of 6 unanswerable
+// abstained. Left: GConf's GObject introspection, whose "Add introspection
+// support" is found but not quoted (its records never say "GObject" beside
+// it), and its D-Bus backend, answered from the 2003 branch's files where
+// the gold is the 2011 merge.
+TEST(WritingEval, GconfReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("libgconf-2-4",
+                                    "bf8b3921f1a79570ddc8600f2b676e376a9a2874dd63d7f8567e4514742005f7",
+                                    "GNOME/gconf", UMWELT_SOURCE_DIR "/evals/gconf-history/questions", 0.6);
+}
+
+TEST(WritingEval, YelpXslReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds("yelp-xsl",
+                                    "c10f8c64330bac8479db7ba52e817151508ceeab332a0d7342fa6465c5f943d0",
+                                    "GNOME/yelp-xsl", UMWELT_SOURCE_DIR "/evals/yelp-xsl-history/questions");
+}
+
+TEST(WritingEval, GnomeThemesExtraReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "gnome-themes-extra", "739fe05e5663cc8ad4338e71dd5a55a347335da9b31429adbc3b471bbccd0060",
+      "GNOME/gnome-themes-extra", UMWELT_SOURCE_DIR "/evals/gnome-themes-extra-history/questions");
+}
+
 }  // namespace
 }  // namespace umwelt
