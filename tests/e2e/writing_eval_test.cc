@@ -81,14 +81,14 @@ std::vector<nlohmann::json> GitlogToJsonl(const std::string& log) {
 
 // A changelog written with --date=short gives each day's commits noon, then
 // a second earlier each in the log's order (newest first), beside git's
-// default dates and --date=iso's.
+// default dates and --date=iso's; a tab may follow "Date:" (Nemo's log).
 TEST(GitlogToJsonl, ReadsDatesInEachFormAChangelogWritesThem) {
   if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
   std::vector<std::string> dates;
   for (const auto& c : GitlogToJsonl(
            "commit 3333333333333333333333333333333333333333\nAuthor: A <a@example.com>\nDate:   2022-01-17\n\n"
            "    Release 2\n\ncommit 2222222222222222222222222222222222222222\nAuthor: A <a@example.com>\n"
-           "Date:   2022-01-17\n\n    Fix the build\n\ncommit 1111111111111111111111111111111111111111\n"
+           "Date:\t2022-01-17\n\n    Fix the build\n\ncommit 1111111111111111111111111111111111111111\n"
            "Author: B <b@example.org>\nDate:   Thu Dec 1 21:19:03 2021 +0100\n\n    Start\n\n"
            "commit 0000000000000000000000000000000000000000\nAuthor: B <b@example.org>\n"
            "Date:   2021-11-30 08:00:01 -0500\n\n    Before\n")) {

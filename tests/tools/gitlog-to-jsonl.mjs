@@ -87,7 +87,7 @@ for (const line of lines) {
   if ((m = /^Merge: (.*)$/.exec(line))) { c.parents = m[1].trim().split(/\s+/); continue; }
   // --pretty=fuller pads the name; a name can be empty ("Author:  <a@b>").
   if ((m = /^Author: (.*?)(?: <[^@>]*@?([^>]*)>)?$/.exec(line))) { c.author = m[1].trim(); c.domain = m[2] || ''; continue; }
-  if ((m = /^(?:Author)?Date: (.*)$/.exec(line))) { c.date = isoDate(m[1]); continue; }
+  if ((m = /^(?:Author)?Date:\s+(.*)$/.exec(line))) { c.date = isoDate(m[1]); continue; }  // "Date:\t2012-05-14" too
   if (/^Commit(?:Date)?: /.test(line)) continue;  // --pretty=fuller's committer: the author's date is the commit's
   if (line.startsWith('    ')) { c.message.push(line.slice(4)); continue; }
   if (line.trim() === '' && c.files.length === 0) { c.message.push(''); continue; }  // a blank line of the message
