@@ -491,10 +491,13 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
   std::vector<std::string> out;
   for (const auto& key : constraints) {
     // A version of the project ("RandR 1.5" in libXrandr's history) is that
-    // version: its records say "update to version 1.5".
-    size_t space = key.find(' ');
-    bool versioned = space != std::string::npos && key.find_first_not_of("0123456789.", space + 1) == std::string::npos;
-    const std::string c = versioned ? key.substr(0, space) : key;
+    // version: its records say "update to version 1.5". A key with other
+    // spellings ("parole|parol") is the project's by the first, as written.
+    const std::string written = key.substr(0, key.find('|'));
+    size_t space = written.find(' ');
+    bool versioned = space != std::string::npos &&
+                     written.find_first_not_of("0123456789.", space + 1) == std::string::npos;
+    const std::string c = versioned ? written.substr(0, space) : written;
     // A name of several words is written with hyphens in a permalink:
     // "Mission Control" of telepathy-mission-control.
     std::string hyphened = c;
@@ -507,7 +510,7 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
     if (carry * 5 < evidence.size() * 4) {
       out.push_back(WithoutProjectStem(key, evidence));
     } else if (versioned) {
-      out.push_back(key + "|version" + key.substr(space));
+      out.push_back(key + "|version" + written.substr(space));
     }
   }
   return out;

@@ -251,6 +251,12 @@ TEST(Statements, AnswerTypesAndTheNumbersThatAnswer) {
             (std::vector<std::string>{"validate", "keyword"}));
   EXPECT_EQ(research::WithoutProjectNames({"telepathy-glib"}, mc),
             (std::vector<std::string>{"telepathy-glib"}));
+  // A name with other spellings is the project's by the name as written ("parole|parol" of xfce/parole).
+  std::vector<Evidence> parole(4);
+  for (size_t i = 0; i < parole.size(); ++i)
+    parole[i].url = "https://github.com/xfce/parole/commit/" + std::to_string(i);
+  EXPECT_EQ(research::WithoutProjectNames({"parole|parol", "gstreamer 1.0"}, parole),
+            (std::vector<std::string>{"gstreamer 1.0"}));
   // A version of the project is that version, which its records call "version 1.5".
   EXPECT_EQ(research::WithoutProjectNames({"tinylm 1.5"}, ev),
             (std::vector<std::string>{"tinylm 1.5|version 1.5"}));
