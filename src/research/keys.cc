@@ -481,7 +481,8 @@ std::vector<std::string> GenericNames(std::string_view question) {
     std::string lower = ToLower(w);
     bool capitals =
         w.size() >= 2 && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-    if (capitals && NoKeys().count(lower) && std::find(out.begin(), out.end(), lower) == out.end()) {
+    if (capitals && NoKeys().count(lower) && !StopWords().count(lower) &&
+        std::find(out.begin(), out.end(), lower) == out.end()) {
       out.push_back(std::move(lower));
     }
     i = end + 1;

@@ -52,6 +52,9 @@ TEST(Statements, NonProseIsNeverAStatement) {
   EXPECT_EQ(research::KeyConstraints("When was D-Bus support added?"), std::vector<std::string>{"d-bus"});
   EXPECT_EQ(research::KeyConstraints("When did ixion start requiring C++17?"),
             std::vector<std::string>{"c++17"});
+  // The generic names a question writes in capitals, not its words written so.
+  EXPECT_EQ(research::GenericNames("WHEN DID the API ADD JSON output?"),
+            (std::vector<std::string>{"api", "json"}));
   EXPECT_EQ(research::KeyConstraints("How does it export to Prometheus?"),
             std::vector<std::string>{"prometheus"});
   EXPECT_EQ(research::KeyConstraints("Which Olmos ran on TPUs?"), std::vector<std::string>{"olmo"});
