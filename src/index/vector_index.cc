@@ -27,6 +27,7 @@
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "ivf.h"
@@ -373,10 +374,15 @@ class MappedVectors final : public VectorIndex {
       }
       return std::nullopt;
     };
-    const size_t n = rows.size(), split = read_rows_ && n >= kRescoreSplitRows ? n / 2 : n;
+    const size_t n = rows.size();
+    size_t split = read_rows_ && n >= kRescoreSplitRows ? n / 2 : n;
     std::optional<uint32_t> back_failed;
     std::thread back;
-    if (split < n) back = std::thread([&] { back_failed = score(split, n); });
+    try {
+      if (split < n) back = std::thread([&] { back_failed = score(split, n); });
+    } catch (const std::system_error&) {  // no thread to be had: this one reads them all
+      split = n;
+    }
     std::optional<uint32_t> failed = score(0, split);
     if (back.joinable()) back.join();
     if (!failed) failed = back_failed;
