@@ -456,25 +456,36 @@ int CountJunkQuotes(std::string_view md) {
 
 namespace {
 
-// How many of `evidence`'s permalinks (past their scheme) hold `part`.
-size_t PermalinksHolding(const std::vector<Evidence>& evidence, const std::string& part) {
-  return std::count_if(evidence.begin(), evidence.end(), [&](const Evidence& e) {
-    size_t scheme = e.url.find("://");  // every permalink's "https" is not the project's name
-    return ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3)).find(part) !=
-           std::string::npos;
+// Each of `evidence`'s permalinks past its scheme (every permalink's
+// "https" is not the project's name), lower-case.
+std::vector<std::string> Permalinks(const std::vector<Evidence>& evidence) {
+  std::vector<std::string> out;
+  for (const auto& e : evidence) {
+    size_t scheme = e.url.find("://");
+    out.push_back(ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3)));
+  }
+  return out;
+}
+
+// Whether four in five of `links` or more hold one of `parts`: the project's own name.
+bool MostHold(const std::vector<std::string>& links, std::initializer_list<std::string_view> parts) {
+  size_t carry = std::count_if(links.begin(), links.end(), [&](const std::string& url) {
+    return std::any_of(parts.begin(), parts.end(),
+                       [&](std::string_view p) { return url.find(p) != std::string::npos; });
   });
+  return carry * 5 >= links.size() * 4;
 }
 
 // A hyphened name that begins with two words or more of the project's own
 // hyphened name is told by its other words: "validate" of
 // desktop-file-validate in desktop-file-utils, whose records say
 // "validate: ...".
-std::string WithoutProjectStem(const std::string& key, const std::vector<Evidence>& evidence) {
+std::string WithoutProjectStem(const std::string& key, const std::vector<std::string>& links) {
   size_t cut = 0;
   for (size_t at = key.find('-'); at != std::string::npos; at = key.find('-', at + 1)) {
     const std::string stem = key.substr(0, at + 1);
     if (std::count(stem.begin(), stem.end(), '-') < 2) continue;
-    if (PermalinksHolding(evidence, "/" + stem) * 5 < evidence.size() * 4) break;
+    if (!MostHold(links, {"/" + stem})) break;
     cut = at + 1;
   }
   return cut == 0 || cut == key.size() ? key : key.substr(cut);
@@ -488,6 +499,7 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
     return std::find(widespread.begin(), widespread.end(), c) != widespread.end();
   });
   if (evidence.size() < 3) return constraints;
+  const std::vector<std::string> links = Permalinks(evidence);
   std::vector<std::string> out;
   for (const auto& key : constraints) {
     // A version of the project ("RandR 1.5" in libXrandr's history) is that
@@ -502,13 +514,8 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
     // "Mission Control" of telepathy-mission-control.
     std::string hyphened = c;
     std::replace(hyphened.begin(), hyphened.end(), ' ', '-');
-    size_t carry = std::count_if(evidence.begin(), evidence.end(), [&](const Evidence& e) {
-      size_t scheme = e.url.find("://");  // every permalink's "https" is not the project's name
-      const std::string url = ToLower(e.url.substr(scheme == std::string::npos ? 0 : scheme + 3));
-      return url.find(c) != std::string::npos || url.find(hyphened) != std::string::npos;
-    });
-    if (carry * 5 < evidence.size() * 4) {
-      out.push_back(WithoutProjectStem(key, evidence));
+    if (!MostHold(links, {c, hyphened})) {
+      out.push_back(WithoutProjectStem(key, links));
     } else if (versioned) {
       out.push_back(key + "|version" + written.substr(space));
     }
@@ -771,9 +778,9 @@ std::vector<std::string> WithVariants(const std::vector<std::string>& keys, cons
       for (const auto& t : texts) {
         for (const auto& w : acr.size() >= 3 ? NameWords(t) : std::vector<std::string>{}) {
           std::string capitals;
-          for (char c : w)
-            capitals += std::isupper(static_cast<unsigned char>(c)) ? static_cast<char>(c | 0x20) : '\0';
-          std::erase(capitals, '\0');
+          for (char c : w) {
+            if (std::isupper(static_cast<unsigned char>(c))) capitals += static_cast<char>(c | 0x20);
+          }
           if (capitals == acr && w.size() > acr.size() && LettersOnly(ToLower(w)) &&
               std::isupper(static_cast<unsigned char>(w[0]))) {
             add(ToLower(w));
