@@ -30,9 +30,11 @@ bool IsCameWord(const std::string& word) {
   return kCame.count(word) > 0;
 }
 
-std::vector<std::string> LowerWords(const std::string& question) {
+std::vector<std::string> LowerWords(const std::string& question, bool hyphened_whole) {
   std::string lower = ToLower(question);
-  auto apart = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; };
+  auto apart = [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) == 0 && !(hyphened_whole && c == '-');
+  };
   std::replace_if(lower.begin(), lower.end(), apart, ',');
   return SplitList(lower);
 }
@@ -61,11 +63,12 @@ bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys) {
 
 bool IsGenericNoun(const std::string& w) {
   static const std::set<std::string> kGeneric = {
-      "mechanism", "mechanisms", "feature",  "features",  "system",   "systems",  "support",   "approach",
-      "logic",     "process",    "tool",     "tools",     "option",   "options",  "setting",   "settings",
-      "method",    "methods",    "strategy", "scheme",    "handling", "behavior", "behaviour", "functionality",
-      "machinery", "code",       "layer",    "subsystem", "module",   "api",      "interface", "implementation",
-      "pipeline",  "workflow",   "path",     "paths",     "way",      "ways",     "part",      "parts"};
+      "mechanism", "mechanisms", "feature",       "features",       "system",   "systems",  "support",
+      "approach",  "logic",      "process",       "tool",           "tools",    "option",   "options",
+      "setting",   "settings",   "method",        "methods",        "strategy", "scheme",   "handling",
+      "behavior",  "behaviour",  "functionality", "machinery",      "code",     "layer",    "subsystem",
+      "module",    "api",        "interface",     "implementation", "pipeline", "workflow", "path",
+      "paths",     "way",        "ways",          "part",           "parts",    "mode",     "modes"};
   return kGeneric.count(w) > 0;
 }
 
@@ -217,19 +220,22 @@ bool TitleBeginsSupport(const std::string& title) {
 }
 
 // "Adjust to input ABI 12", "Port to libpciaccess", "Update for the 1.20
-// ABI": a change that adapts the project to a thing is where its support
-// for the thing came (not "Update for the removal of ...").
+// ABI", in any form ("updated to GTK+3", "moving ... to"): a change that
+// adapts the project to a thing is where its support for the thing came
+// (not "Update for the removal of ...").
 bool TitleAdaptsTo(const std::string& title) {
-  static const std::set<std::string> kAdapt = {"adjust",  "adapt",  "port", "update",
-                                               "convert", "switch", "move", "migrate"};
+  static const std::set<std::string> kAdapt = {StemWord("adjust"), StemWord("adapt"),   StemWord("port"),
+                                               StemWord("update"), StemWord("convert"), StemWord("switch"),
+                                               StemWord("move"),   StemWord("migrate")};
   const std::string rest = TitleLessItsComponent(title);
   const std::vector<std::string> words = LowerWords(rest);
   // The thing may come after what is adapted: "Port xbacklight to XCB".
   auto to = std::find_if(words.begin() + std::min<long>(1, static_cast<long>(words.size())),
                          words.begin() + std::min<long>(4, static_cast<long>(words.size())),
                          [](const std::string& w) { return w == "to" || w == "for"; });
-  return words.size() >= 3 && kAdapt.count(words[0]) > 0 && to != words.end() && to + 1 != words.end() &&
-         rest.find("remov") == std::string::npos && rest.find("drop") == std::string::npos;
+  return words.size() >= 3 && kAdapt.count(StemWord(words[0])) > 0 && to != words.end() &&
+         to + 1 != words.end() && rest.find("remov") == std::string::npos &&
+         rest.find("drop") == std::string::npos;
 }
 
 }  // namespace
@@ -330,7 +336,7 @@ std::vector<std::string> FewestSaid(const std::vector<std::string>& stems, const
 
 bool AsksWhenItWent(const std::string& question) {
   if (research::AnswerTypeOf(question) != research::AnswerType::kWhen) return false;
-  auto words = LowerWords(question);
+  auto words = LowerWords(question, true);  // "a drop-down mode" drops nothing
   return std::any_of(words.begin(), words.end(), IsGoneWord);
 }
 
@@ -354,7 +360,7 @@ std::optional<std::vector<const Evidence*>> RecordsSayingItWent(const std::strin
     if (rare.empty()) return std::nullopt;
   }
   auto went = [&](const std::string& text) {
-    auto words = LowerWords(text);
+    auto words = LowerWords(text, true);
     bool gone = std::any_of(words.begin(), words.end(), IsGoneWord);
     if (!gone) return false;
     if (keys.empty()) return NamesHalfOfOne(research::MatchForm(text), rare);

@@ -476,6 +476,29 @@ bool MostHold(const std::vector<std::string>& links, std::initializer_list<std::
   return carry * 5 >= links.size() * 4;
 }
 
+// `links` less the digits that end a word's letters ("xfce4-terminal" is
+// "xfce-terminal", "gtk3" "gtk").
+std::vector<std::string> WithoutVersionDigits(std::vector<std::string> links) {
+  auto letter = [](char c) { return c >= 'a' && c <= 'z'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (auto& url : links) {
+    std::string out;
+    for (size_t i = 0; i < url.size(); ++i) {
+      if (digit(url[i]) && !out.empty() && letter(out.back())) {
+        size_t end = i;
+        while (end < url.size() && digit(url[end])) ++end;
+        if (end == url.size() || !letter(url[end])) {
+          i = end - 1;
+          continue;
+        }
+      }
+      out += url[i];
+    }
+    url = std::move(out);
+  }
+  return links;
+}
+
 // A hyphened name that begins with two words or more of the project's own
 // hyphened name is told by its other words: "validate" of
 // desktop-file-validate in desktop-file-utils, whose records say
@@ -500,6 +523,7 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
   });
   if (evidence.size() < 3) return constraints;
   const std::vector<std::string> links = Permalinks(evidence);
+  std::vector<std::string> unversioned;  // links less their words' versions, read once where needed
   std::vector<std::string> out;
   for (const auto& key : constraints) {
     // A version of the project ("RandR 1.5" in libXrandr's history) is that
@@ -511,10 +535,13 @@ std::vector<std::string> WithoutProjectNames(std::vector<std::string> constraint
                      written.find_first_not_of("0123456789.", space + 1) == std::string::npos;
     const std::string c = versioned ? written.substr(0, space) : written;
     // A name of several words is written with hyphens in a permalink:
-    // "Mission Control" of telepathy-mission-control.
+    // "Mission Control" of telepathy-mission-control, and "Xfce Terminal"
+    // of xfce4-terminal (a word's version in the permalink's name).
     std::string hyphened = c;
     std::replace(hyphened.begin(), hyphened.end(), ' ', '-');
-    if (!MostHold(links, {c, hyphened})) {
+    const bool words = hyphened != c;
+    if (words && unversioned.empty()) unversioned = WithoutVersionDigits(links);
+    if (!MostHold(links, {c, hyphened}) && !(words && MostHold(unversioned, {hyphened}))) {
       out.push_back(WithoutProjectStem(key, links));
     } else if (versioned) {
       out.push_back(key + "|version" + written.substr(space));
@@ -530,6 +557,12 @@ std::string MatchForm(std::string_view text) {
     char c = text[i];
     char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (l == '-' || l == '_' || l == kJoinedMark || std::isspace(static_cast<unsigned char>(l))) l = ' ';
+    // A plus after a name is no part of it ("GTK+3", "GTK+ 3" are "gtk 3"); a
+    // language's pluses are ("C++", "g++").
+    if (l == '+' && !out.empty() && std::isalpha(static_cast<unsigned char>(out.back())) &&
+        (i + 1 >= text.size() || text[i + 1] != '+')) {
+      l = ' ';
+    }
     if (l == ' ' && (out.empty() || out.back() == ' ')) continue;
     out += l;
   }

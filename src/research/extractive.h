@@ -88,7 +88,13 @@ bool IsFrameWord(const std::string& word);
 bool IsBeganWord(const std::string& word);
 // Every word of a question, lowercased, letters and digits only: "get" and
 // "the" among them, which ContentWords drops.
-std::vector<std::string> LowerWords(const std::string& question);
+// The question's words in brackets it does not also say outside them: they
+// say again what the word before them says ("bidirectional (right-to-left)
+// text", "a drop-down (Quake-style) mode"), and are no more of the subject.
+// Each word of a hyphened one also apart ("quake-style", "quake", "style").
+std::vector<std::string> WordsOnlyInBrackets(const std::string& question);
+// `hyphened_whole`: a word joined by hyphens is one ("drop-down", not "drop").
+std::vector<std::string> LowerWords(const std::string& question, bool hyphened_whole = false);
 // A word that asks how something came to be: add(ed), get, got, gain(ed).
 bool IsCameWord(const std::string& word);
 // A "when" question about a beginning ("When did fuzzing begin?", "When was

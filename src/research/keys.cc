@@ -295,6 +295,18 @@ std::string AloneInBrackets(std::string_view question, const std::vector<std::st
   return letters && StopWords().count(w) == 0 && NoKeys().count(w) == 0 ? w : "";
 }
 
+// Whether word `n` fills a bracket alone as a likeness ("a drop-down
+// (Quake-style) mode", "(Emacs-like)"): it says what the thing before it is
+// like, which its records need not name. Outside brackets such a name is
+// the thing's own ("K&R-style function definitions").
+bool LikenessInBrackets(std::string_view question, const std::vector<std::string>& words,
+                        const std::vector<size_t>& starts, size_t n) {
+  const size_t at = starts[n], end = at + words[n].size();
+  if (at == 0 || question[at - 1] != '(' || end >= question.size() || question[end] != ')') return false;
+  const std::string w = ToLower(words[n]);
+  return w.ends_with("-style") || w.ends_with("-like");
+}
+
 // The key word `n`, of small letters, gives (into `out` and `key_word`, as
 // KeyConstraints keeps them): a word alone in brackets, a word with its
 // version, what a thing went to; `w` is the word less a modifier's tail.
@@ -376,6 +388,10 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       std::string key = ToLower(question.substr(starts[n], end - starts[n]));
       if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(key), key_word.push_back(n + spelled - 1);
       n += spelled - 1;
+      prev_name = false;
+      continue;
+    }
+    if (LikenessInBrackets(question, words, starts, n)) {
       prev_name = false;
       continue;
     }

@@ -56,12 +56,7 @@ std::set<std::string> KindsOfAThingThatCame(const std::string& question, const s
 
 }  // namespace
 
-std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, const std::vector<Evidence>& seen,
-                              const std::vector<std::string>& widespread) {
-  std::vector<std::string> words = research::WithoutProjectNames(research::ContentWords(question), seen, widespread);
-  // Words in brackets say again what the word before them says
-  // ("bidirectional (right-to-left) text"): not more of the subject, unless
-  // the question says them outside the brackets too.
+std::vector<std::string> WordsOnlyInBrackets(const std::string& question) {
   std::string outside = question, inside;
   for (size_t open; (open = outside.find('(')) != std::string::npos;) {
     size_t close = outside.find(')', open);
@@ -70,9 +65,22 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question, c
     outside.erase(open, close - open + 1);
   }
   const std::vector<std::string> said_outside = research::ContentWords(outside);
+  std::vector<std::string> out;
   for (const auto& w : research::ContentWords(inside)) {
-    if (std::find(said_outside.begin(), said_outside.end(), w) == said_outside.end()) std::erase(words, w);
+    if (std::find(said_outside.begin(), said_outside.end(), w) == said_outside.end()) out.push_back(w);
   }
+  std::replace(inside.begin(), inside.end(), '-', ' ');
+  for (const auto& w : research::ContentWords(inside)) {
+    if (std::find(said_outside.begin(), said_outside.end(), w) == said_outside.end()) out.push_back(w);
+  }
+  return out;
+}
+
+std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question,
+                              const std::vector<Evidence>& seen, const std::vector<std::string>& widespread) {
+  std::vector<std::string> words =
+      research::WithoutProjectNames(research::ContentWords(question), seen, widespread);
+  for (const auto& w : WordsOnlyInBrackets(question)) std::erase(words, w);
   for (const auto& kind : KindsOfAThingThatCame(question, seen)) std::erase(words, kind);
   // How many words the subject is, less the "support" that frames it
   // ("support for the kitty keyboard protocol" is three).
@@ -168,6 +176,7 @@ std::vector<std::string> UnnamedThing(const std::string& question, const std::ve
                                       const std::vector<std::string>& widespread) {
   if (!AsksWhenItCame(question)) return {};
   std::vector<std::string> stems = CameBeside(question, {}, ev, widespread);
+  for (const auto& w : WordsOnlyInBrackets(question)) std::erase(stems, StemWord(w));
   for (const auto& w : LowerWords(question)) {  // "mechanism" of "the font cache mechanism": a kind of thing
     if (IsGenericNoun(w)) std::erase(stems, StemWord(w));
   }

@@ -1,0 +1,73 @@
+// How a question names its subject, continued from subject_test.cc: a
+// likeness in brackets glosses the thing before it, a hyphened word is one
+// word, a change adapting to a thing says so in any form of its verb, and a
+// project's name is its own where its permalinks write it with a version.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "history_reports.h"
+#include "umwelt/claims.h"
+
+namespace umwelt {
+namespace {
+
+using testing::Abstains;
+using testing::AnswerLines;
+using testing::ManyCommits;
+using testing::ReportOn;
+using testing::Says;
+
+// "a drop-down (Quake-style) mode": the bracket says what the mode is like,
+// which no record need name, and "drop-down" drops nothing (the question
+// asked when a mode was removed, and abstained on "quake").
+TEST(SubjectGlossTest, ALikenessInBracketsIsNoKeyAndAHyphenedWordIsOne) {
+  EXPECT_TRUE(research::KeyConstraints("When did we get a drop-down (Quake-style) mode?").empty());
+  EXPECT_EQ(research::KeyConstraints("When did we get a drop-down (Quake) mode?"),
+            std::vector<std::string>{"quake"});
+  const std::string others = ManyCommits(
+      12, "2013-03", [](int i) { return "Fix a warning in the tab code, part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir,
+                            "c 2012-12-28T10:00:00Z 'Add a drop-down mode with its own window'"
+                            " && c 2016-06-25T10:00:00Z 'Fix resizing in drop-down mode'" +
+                                others,
+                            "When did we get a drop-down (Quake-style) mode?");
+  EXPECT_FALSE(Abstains(md)) << md;
+  EXPECT_TRUE(Says(AnswerLines(md), "Add a drop-down mode with its own window")) << md;
+}
+
+// "updated to autoconf to GTK+3", "moving ... to": the verbs of adapting to
+// a thing in any form (only "update", "port", "move" were read).
+TEST(SubjectGlossTest, AChangeAdaptingToAThingSaysSoInAnyForm) {
+  const std::string others = ManyCommits(
+      12, "2019-11", [](int i) { return "Fix a warning in the burn code, part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir,
+                            "c 2017-11-12T10:00:00Z 'Prepare the code for the gtk3 migration'"
+                            " && c 2019-09-04T10:00:00Z 'updated to autoconf to GTK+3'" +
+                                others,
+                            "When did we port to GTK 3?");
+  EXPECT_TRUE(Says(AnswerLines(md), "updated to autoconf to GTK+3")) << md;
+}
+
+// "Xfce Terminal" of xfce4-terminal: a project's name of several words is
+// its own where its permalinks hyphen it with a word's version, and no
+// record need say it beside the thing asked of.
+TEST(SubjectGlossTest, AProjectsNameIsItsOwnWhereItsPermalinksWriteItWithAVersion) {
+  const std::string others = ManyCommits(
+      12, "2016-03", [](int i) { return "Fix a warning in the tab code, part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, "c 2015-03-31T10:00:00Z 'initial Gtk3 port'" + others,
+                            "When did Xfce Terminal move to GTK 3?", "xfce4-terminal");
+  EXPECT_TRUE(Says(AnswerLines(md), "initial Gtk3 port")) << md;
+  // Not a name the permalinks do not hold so.
+  testing::TempDir dir2;
+  std::string other = ReportOn(dir2, "c 2015-03-31T10:00:00Z 'initial Gtk3 port'" + others,
+                               "When did Xfce Panel move to GTK 3?", "xfce4-terminal");
+  EXPECT_TRUE(Abstains(other)) << other;
+}
+
+}  // namespace
+}  // namespace umwelt
