@@ -1,7 +1,8 @@
 // How a question names its subject, continued from subject_test.cc: a
 // likeness in brackets glosses the thing before it, a hyphened word is one
-// word, a change adapting to a thing says so in any form of its verb, and a
-// project's name is its own where its permalinks write it with a version.
+// word, a change adapting to a thing says so in any form of its verb, a
+// project's name is its own where its permalinks write it with a version,
+// and a plural that ends a question is no verb.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -67,6 +68,23 @@ TEST(SubjectGlossTest, AProjectsNameIsItsOwnWhereItsPermalinksWriteItWithAVersio
   std::string other = ReportOn(dir2, "c 2015-03-31T10:00:00Z 'initial Gtk3 port'" + others,
                                "When did Xfce Panel move to GTK 3?", "xfce4-terminal");
   EXPECT_TRUE(Abstains(other)) << other;
+}
+
+// A question's last word is as often its verb ("When did the sandbox
+// appear?"), which records need not say; not a plural after another word of
+// the subject where "did" asks it: "panes", which no record says, is the
+// thing asked of, and "split" alone (option parsing) does not answer it.
+TEST(SubjectGlossTest, APluralAfterTheSubjectIsNoVerb) {
+  const std::string others = ManyCommits(
+      12, "2013-03", [](int i) { return "Fix a warning in the tab code, part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir, "c 2009-12-08T10:00:00Z 'Split option parsing in 2 stages'" + others,
+                            "When did we add split panes?");
+  EXPECT_TRUE(Abstains(md)) << md;
+  testing::TempDir dir2;
+  std::string said = ReportOn(dir2, "c 2009-12-08T10:00:00Z 'Add split panes to the window'" + others,
+                              "When did we add split panes?");
+  EXPECT_TRUE(Says(AnswerLines(said), "Add split panes to the window")) << said;
 }
 
 }  // namespace

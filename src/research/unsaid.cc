@@ -101,6 +101,14 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question,
   const bool last_is_head = all.size() >= 2 && all.back().size() >= 6 && all.back().ends_with("ing") &&
                             IsSubjectWord(all[all.size() - 2]) &&
                             std::find(content.begin(), content.end(), all[all.size() - 2]) != content.end();
+  // Nor a plural where "did" or "does" asks it: that verb is in its plain
+  // form ("When did X add split panes?", not "…appears?").
+  const std::string& end = all.empty() ? question : all.back();
+  const bool plain_verb = std::any_of(
+      all.begin(), all.end(), [](const std::string& w) { return w == "did" || w == "does" || w == "do"; });
+  const bool last_is_plural = plain_verb && all.size() >= 2 && end.size() >= 4 && end.back() == 's' &&
+                              !end.ends_with("ss") && !end.ends_with("us") && !end.ends_with("is") &&
+                              IsSubjectWord(all[all.size() - 2]);
   std::vector<std::string> unsaid;
   bool pair_unsaid = false;  // two of the subject's words side by side ("ray tracing")
   for (size_t i = 0, last_unsaid = SIZE_MAX; i < words.size(); ++i) {
@@ -115,7 +123,8 @@ std::string UnsaidSubjectWord(Searcher& searcher, const std::string& question,
     bool head = !all.empty() && all.back() != w && !IsSubjectWord(all.back()) && !IsGenericNoun(w) &&
                 std::none_of(words.begin() + static_cast<long>(i) + 1, words.end(), IsSubjectWord);
     if (!IsSubjectWord(w) || w == "support" ||
-        (!head && (last ? !last_is_object && !last_is_head : !IsSubjectWord(words[i + 1])))) {
+        (!head &&
+         (last ? !last_is_object && !last_is_head && !last_is_plural : !IsSubjectWord(words[i + 1])))) {
       continue;
     }
     if (IsNumber(w)) continue;
