@@ -63,12 +63,11 @@ bool WordOfAKey(const std::string& word, const std::vector<std::string>& keys) {
 
 bool IsGenericNoun(const std::string& w) {
   static const std::set<std::string> kGeneric = {
-      "mechanism", "mechanisms", "feature",       "features",       "system",   "systems",  "support",
-      "approach",  "logic",      "process",       "tool",           "tools",    "option",   "options",
-      "setting",   "settings",   "method",        "methods",        "strategy", "scheme",   "handling",
-      "behavior",  "behaviour",  "functionality", "machinery",      "code",     "layer",    "subsystem",
-      "module",    "api",        "interface",     "implementation", "pipeline", "workflow", "path",
-      "paths",     "way",        "ways",          "part",           "parts",    "mode",     "modes"};
+      "mechanism", "mechanisms", "feature",  "features",  "system",   "systems",  "support",   "approach",
+      "logic",     "process",    "tool",     "tools",     "option",   "options",  "setting",   "settings",
+      "method",    "methods",    "strategy", "scheme",    "handling", "behavior", "behaviour", "functionality",
+      "machinery", "code",       "layer",    "subsystem", "module",   "api",      "interface", "implementation",
+      "pipeline",  "workflow",   "path",     "paths",     "way",      "ways",     "part",      "parts"};
   return kGeneric.count(w) > 0;
 }
 
