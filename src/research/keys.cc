@@ -391,10 +391,6 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
       prev_name = false;
       continue;
     }
-    if (LikenessInBrackets(question, words, starts, n)) {
-      prev_name = false;
-      continue;
-    }
     std::string w = WithoutModifierTail(words[n]);
     bool was_first = n == 0;
     int upper = 0, lower = 0, digits = 0;
@@ -423,7 +419,8 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     bool plural = key.size() > 3 && w.back() == 's' && !own_s && !std::isdigit(static_cast<unsigned char>(key[key.size() - 2]));
     if (plural) key.pop_back();
     if (key.size() > 2 && key.back() == 's' && std::isdigit(static_cast<unsigned char>(key[key.size() - 2]))) key.pop_back();  // H100s
-    if (NoKeys().count(key) || std::find(out.begin(), out.end(), key) != out.end()) {
+    if (NoKeys().count(key) || std::find(out.begin(), out.end(), key) != out.end() ||
+        LikenessInBrackets(question, words, starts, n)) {
       prev_name = false;
       continue;
     }
