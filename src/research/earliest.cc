@@ -79,7 +79,12 @@ std::vector<std::string> SubjectStemsBeside(const std::string& text, const std::
   std::vector<std::string> out;
   for (const auto& w : research::WithoutProjectNames(research::ContentWords(text), seen, widespread)) {
     if (!IsSubjectWord(w) || w == also_not || WordOfAKey(w, keys)) continue;
-    std::string stem = StemWord(w);
+    // A hyphened word is one name in any of its spellings, which MatchForm
+    // holds joined: "gnome-about", "gnome_about" and "GnomeAbout" are all
+    // gnomeabout (the hyphened form is in no record's MatchForm).
+    std::string joined = w;
+    std::erase_if(joined, [](char c) { return c == '-' || c == '_'; });
+    std::string stem = StemWord(joined);
     if (std::find(out.begin(), out.end(), stem) == out.end()) out.push_back(stem);
   }
   return out;

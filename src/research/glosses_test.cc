@@ -87,5 +87,21 @@ TEST(SubjectGlossTest, APluralAfterTheSubjectIsNoVerb) {
   EXPECT_TRUE(Says(AnswerLines(said), "Add split panes to the window")) << said;
 }
 
+// "When did cinnamon-desktop remove gnome-about?": a hyphened name is the
+// thing that went, said in any of its spellings (its stem was "gnome-about",
+// which no record's match form holds, and the report abstained).
+TEST(SubjectGlossTest, AHyphenedNameIsTheThingThatWent) {
+  const std::string others = ManyCommits(
+      12, "2011-03", [](int i) { return "Fix a warning in the background code, part " + std::to_string(i); });
+  testing::TempDir dir;
+  std::string md = ReportOn(dir,
+                            "c 2010-03-08T10:00:00Z '[gnome-about] Add main category to desktop file'"
+                            " && c 2010-08-07T10:00:00Z '[gnome-about] Update man page'"
+                            " && c 2010-11-26T10:00:00Z 'Remove gnome-about'" +
+                                others,
+                            "When did cinnamon-desktop remove gnome-about?", "cinnamon-desktop");
+  EXPECT_TRUE(Says(AnswerLines(md), "Remove gnome-about")) << md;
+}
+
 }  // namespace
 }  // namespace umwelt
