@@ -9,6 +9,13 @@
 #                                     runs of the characters patterns repeat
 #                                     over (every mode has those, and runs
 #                                     each target on 1 MiB runs first)
+#                                     A long run that is stopped (Ctrl-C,
+#                                     SIGTERM) keeps what its workers did:
+#                                     build-fuzz/long-ledger adds up each
+#                                     target's executions over runs, each
+#                                     resuming from the corpus the last one
+#                                     saved, and the next run does only what
+#                                     is left to RUNS.
 #   UMWELT_FUZZ_TARGETS="fuzz_auth fuzz_wandb" limits either to those targets.
 # Prints one line per target (executions, time, ok or CRASH) and exits 1 on a
 # crash, leaving the input as build-fuzz/crash-TARGET-*.
@@ -146,12 +153,29 @@ PY
 
 WORKERS=1
 [ $MODE = long ] && WORKERS=$(nproc)
+# The long runs' ledger: one line a run, "TARGET EXECUTIONS SECONDS CRASHES
+# DATE COMMIT". A target's total is the sum of its lines.
+LEDGER="$BUILD/long-ledger"
+done_so_far() { awk -v t="$1" '$1 == t { n += $2 } END { print n + 0 }' "$LEDGER" 2>/dev/null || echo 0; }
+# Stopping a long run: the workers get the signal, print their counts
+# (-print_final_stats) and exit; the run is written down, and no further
+# target starts.
+stopping=0
+pids=()
+trap 'stopping=1; kill -INT "${pids[@]}" 2>/dev/null || true' INT TERM
 status=0
 for target in $TARGETS; do
+  [ $stopping = 0 ] || break
   seeds="$SEEDS/$(seeds_of "$target")"
   work="$BUILD/corpus-$target"; mkdir -p "$work"
   if [ $MODE = long ]; then
-    limits=(-runs=$(((RUNS + WORKERS - 1) / WORKERS)) -max_len=1048576 -print_funcs=0)
+    before=$(done_so_far "$target")
+    left=$((RUNS - before))
+    if [ $left -le 0 ]; then
+      echo "fuzz: $target: $before executions in the ledger (at least $RUNS): done"
+      continue
+    fi
+    limits=(-runs=$(((left + WORKERS - 1) / WORKERS)) -max_len=1048576 -print_funcs=0 -print_final_stats=1)
   else
     limits=(-max_total_time="$SECONDS_PER_TARGET" -max_len=1048576)
   fi
@@ -159,19 +183,35 @@ for target in $TARGETS; do
   result=ok
   "./$BUILD/fuzz/$target" "$LONG"/long-* -rss_limit_mb=2048 -timeout=120 \
     -artifact_prefix="$BUILD/crash-$target-" >"$BUILD/$target.long.log" 2>&1 || { result=CRASH; tail -40 "$BUILD/$target.long.log"; }
+  [ $stopping = 0 ] || break
   pids=()
   for w in $(seq 1 "$WORKERS"); do
     "./$BUILD/fuzz/$target" "$work" "$seeds" "${limits[@]}" -seed="$w" -rss_limit_mb=2048 -timeout=120 \
       -artifact_prefix="$BUILD/crash-$target-" >"$BUILD/$target.$w.log" 2>&1 &
     pids+=($!)
   done
-  for p in "${pids[@]}"; do wait "$p" || result=CRASH; done
+  # `wait` returns early when a trapped signal arrives: wait again until
+  # every worker has written its counts (libFuzzer exits 72 when stopped).
+  for p in "${pids[@]}"; do
+    while :; do
+      wait "$p" && rc=0 || rc=$?
+      kill -0 "$p" 2>/dev/null || break
+    done
+    [ $rc = 0 ] || { [ $stopping = 1 ] && [ $rc = 72 ]; } || result=CRASH
+  done
   execs=0
   for w in $(seq 1 "$WORKERS"); do
-    n=$(grep -oE 'Done [0-9]+ runs' "$BUILD/$target.$w.log" | grep -oE '[0-9]+' || echo 0)
+    n=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$BUILD/$target.$w.log" | grep -oE '[0-9]+$' ||
+      grep -oE 'Done [0-9]+ runs' "$BUILD/$target.$w.log" | grep -oE '[0-9]+' || echo 0)
     execs=$((execs + n))
   done
-  echo "fuzz: $target: the 1 MiB runs, then $execs executions in $(($(date +%s) - start))s ($WORKERS worker(s)): $result"
+  seconds=$(($(date +%s) - start))
+  echo "fuzz: $target: the 1 MiB runs, then $execs executions in ${seconds}s ($WORKERS worker(s)): $result"
+  if [ $MODE = long ]; then
+    crashes=0; [ $result = ok ] || crashes=1
+    echo "$target $execs $seconds $crashes $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null || echo -)" >>"$LEDGER"
+    echo "fuzz: $target: $((before + execs)) of $RUNS executions in the ledger ($LEDGER)"
+  fi
   if [ $result != ok ]; then
     status=1
     for w in $(seq 1 "$WORKERS"); do grep -q "Done [0-9]* runs" "$BUILD/$target.$w.log" || tail -40 "$BUILD/$target.$w.log"; done
