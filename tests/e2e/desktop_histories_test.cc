@@ -189,5 +189,32 @@ TEST(WritingEval, GigoloReplayedFromItsDebianChangelog) {
                                     "xfce/gigolo", UMWELT_SOURCE_DIR "/evals/gigolo-history/questions");
 }
 
+// telepathy-haze (825 commits, 2007-2020) and cinnamon-desktop-data's log,
+// which is GNOME Desktop's to 3.6.3 (797, 2009-2013), their questions
+// written before their logs were read (changed once read: Haze's file
+// transfer and contact info, which no record says came, and the idle
+// monitor, after the log's end, are unanswerable; Haze's video calls
+// answerable; dropped: the RandR code, in use before the first record).
+// First runs: 10 of 11 retrieved must-haves cited, 1 of 12 answerable
+// abstained, 6 of 8 unanswerable abstained. Fixed since: a hyphened name is
+// named in any spelling ("Remove gnome-about" was no removal of
+// "gnome-about"). Left: Haze's video calls are answered from "Request
+// PurpleMedia audio/video requests as one" and "Fixes receiving video
+// calls", not "This lets video work as well as audio!"; its file transfer
+// and contact info, which records name in passing ("the file transfer proxy
+// list parameter", "Populate VCardField property"), are answered.
+TEST(WritingEval, TelepathyHazeReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "telepathy-haze", "bc995ee44c64a9b0e95bfd15aa32c6d06e9a7464716f4c4732f17ee0a415b18f",
+      "telepathy/telepathy-haze", UMWELT_SOURCE_DIR "/evals/telepathy-haze-history/questions", 0.8,
+      {"contactinfo", "filetransfer"});
+}
+
+TEST(WritingEval, CinnamonDesktopReplayedFromItsDebianChangelog) {
+  ExpectDebianChangelogHistoryHolds(
+      "cinnamon-desktop-data", "b441e2c1683de32542510cc37f991202b9d8044c5ab23b8d2a52dc40bffec8d7",
+      "linuxmint/cinnamon-desktop", UMWELT_SOURCE_DIR "/evals/cinnamon-desktop-history/questions");
+}
+
 }  // namespace
 }  // namespace umwelt
