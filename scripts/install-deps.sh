@@ -52,12 +52,13 @@ for p in xserver-xorg-video-ati xserver-xorg-video-nouveau xserver-xorg-video-in
   libdmapsharing-3.0-2 libtelepathy-glib0 libvte-2.91-0 libdvdread8 libclutter-1.0-0 telepathy-mission-control-5 \
   libfarstream-0.2-5 libgnome-menu-3-0 desktop-file-utils telepathy-idle gnome-keyring libcmis-0.5-5v5 pm-utils \
   libixion-0.17-0 libgconf-2-4 yelp-xsl gnome-themes-extra mousepad nemo parole nitrogen xfce4-terminal xfburn \
-  libtelepathy-logger3 gigolo telepathy-haze cinnamon-desktop-data; do
+  libtelepathy-logger3 gigolo telepathy-haze cinnamon-desktop-data cinnamon-control-center-data xfce4-dict; do
   [ -s "$LOGS/$p/changelog.gz" ] && continue
   tmp=$(mktemp -d) && chmod 755 "$tmp"
   if (cd "$tmp" && apt-get download -qq "$p" >/dev/null 2>&1); then
     mkdir -p "$LOGS/$p"
-    dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -xO "./usr/share/doc/$p/changelog.gz" > "$LOGS/$p/changelog.gz"
+    # A -data package may keep its program's folder (cinnamon-control-center).
+    dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -xO --wildcards "./usr/share/doc/*/changelog.gz" > "$LOGS/$p/changelog.gz"
   else
     echo "install-deps: $p could not be downloaded; the test on its history will skip" >&2
   fi
