@@ -57,8 +57,11 @@ for p in xserver-xorg-video-ati xserver-xorg-video-nouveau xserver-xorg-video-in
   tmp=$(mktemp -d) && chmod 755 "$tmp"
   if (cd "$tmp" && apt-get download -qq "$p" >/dev/null 2>&1); then
     mkdir -p "$LOGS/$p"
-    # A -data package may keep its program's folder (cinnamon-control-center).
-    dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -xO --wildcards "./usr/share/doc/*/changelog.gz" > "$LOGS/$p/changelog.gz"
+    # A -data package may keep it in its program's folder (cinnamon-control-center).
+    doc="./usr/share/doc/$p/changelog.gz"
+    files=$(dpkg-deb -c "$tmp"/*.deb)
+    grep -q " $doc\$" <<<"$files" || doc=$(grep -oE '\./usr/share/doc/[^/]+/changelog\.gz$' <<<"$files" | head -1)
+    dpkg-deb --fsys-tarfile "$tmp"/*.deb | tar -xO "$doc" > "$LOGS/$p/changelog.gz"
   else
     echo "install-deps: $p could not be downloaded; the test on its history will skip" >&2
   fi
