@@ -2,7 +2,8 @@
 // likeness in brackets glosses the thing before it, a hyphened word is one
 // word, a change adapting to a thing says so in any form of its verb, a
 // project's name is its own where its permalinks write it with a version,
-// and a plural that ends a question is no verb.
+// a plural that ends a question is no verb, a hyphened name is one in any
+// spelling, and the last of a few words after a name is the thing.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -101,6 +102,28 @@ TEST(SubjectGlossTest, AHyphenedNameIsTheThingThatWent) {
                                 others,
                             "When did cinnamon-desktop remove gnome-about?", "cinnamon-desktop");
   EXPECT_TRUE(Says(AnswerLines(md), "Remove gnome-about")) << md;
+}
+
+// "Wikipedia article previews": the last of the few words after a name that
+// end a question asking when a thing came is the thing; where no record
+// says it, records naming Wikipedia (a web dictionary added to a list) do
+// not answer.
+TEST(SubjectGlossTest, TheLastOfTheWordsAfterANameIsTheThing) {
+  const std::string others = ManyCommits(
+      12, "2009-03", [](int i) { return "Fix a warning in the search code, part " + std::to_string(i); });
+  const std::string question = "When did we add Wikipedia article previews?";
+  testing::TempDir dir;
+  std::string md =
+      ReportOn(dir, "c 2008-09-26T10:00:00Z 'Add en.wikipedia.org to the list of web dictionaries'" + others,
+               question);
+  EXPECT_TRUE(Abstains(md)) << md;
+  testing::TempDir dir2;
+  std::string said = ReportOn(dir2,
+                              "c 2008-09-26T10:00:00Z 'Add en.wikipedia.org to the list of web dictionaries'"
+                              " && c 2010-02-01T10:00:00Z 'Show previews of Wikipedia articles'" +
+                                  others,
+                              question);
+  EXPECT_TRUE(Says(AnswerLines(said), "Show previews of Wikipedia articles")) << said;
 }
 
 }  // namespace

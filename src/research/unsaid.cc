@@ -171,11 +171,21 @@ std::string UnsaidAfterAKey(Searcher& searcher, const std::string& question,
     // the thing came ("EXA acceleration for R600/R700 chips").
     bool head = at + 1 == all.size() ? AsksWhenItCame(question) : all[at + 1] == "of";
     bool where = first > 0 && preposition(all[first - 1]);
-    if (!head || where || w.size() < 3 || !IsSubjectWord(w) || IsGenericNoun(w) || IsNumber(w)) continue;
-    const std::vector<std::string> forms = FormsOf(w);
+    // Or the last of two or three words that end such a question, the
+    // others telling of what kind ("Wikipedia article previews").
+    const bool last_of_few =
+        !head && all.size() - at <= 3 && AsksWhenItCame(question) &&
+        std::all_of(all.begin() + static_cast<long>(at), all.end(),
+                    [](const std::string& x) { return x.size() >= 3 && IsSubjectWord(x) && !IsNumber(x); });
+    const std::string& thing = last_of_few ? all.back() : w;
+    if ((!head && !last_of_few) || where || thing.size() < 3 || !IsSubjectWord(thing) ||
+        IsGenericNoun(thing) || IsNumber(thing)) {
+      continue;
+    }
+    const std::vector<std::string> forms = FormsOf(thing);
     if (std::none_of(forms.begin(), forms.end(),
                      [&](const std::string& f) { return searcher.ChunksNaming(f) > 0; })) {
-      return w;
+      return thing;
     }
   }
   return "";
