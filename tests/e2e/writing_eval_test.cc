@@ -100,6 +100,46 @@ TEST(GitlogToJsonl, ReadsDatesInEachFormAChangelogWritesThem) {
 
 // --pretty=fuller names the author and committer apart, each with a date:
 // a commit is the author's, at the author's date.
+// A GNU ChangeLog (gitlog-to-changelog's, or one kept by hand) has no
+// shas: one date and author head a day's commits, each a subject and its
+// "* file" lines; a trailer or a run-on explanation after them is the same
+// commit's, a short line after them the next commit's subject.
+TEST(GitlogToJsonl, SplitsAGnuChangeLogIntoItsCommits) {
+  if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
+  std::vector<nlohmann::json> commits = GitlogToJsonl(
+      "2021-03-02  Ann Writer  <ann@example.com>\n"
+      "\t    Bo Helper  <bo@example.org>\n\n"
+      "\tTeach the parser tabs.\n"
+      "\t* src/parse.c (skip_space): Accept a tab.\n\n"
+      "\tReported-by: Cy Tester <cy@example.net>\n\n"
+      "\tKeep the old reader.\n"
+      "\tThe old reader stays for one release because two downstream tools\n"
+      "\tstill call it.\n"
+      "\t* src/read.c: Restore read_old.\n\n"
+      "\tWhat follows explains the restore at more length than any subject\n"
+      "\twould, and runs on.\n\n"
+      "2020-12-31  Bo Helper  <bo@example.org>\n\n"
+      "\t* src/main.c (main): Exit with 2 on a bad flag, as the\n"
+      "\tmanual says.\n"
+      "\t* doc/tool.texi: Say so.\n");
+  ASSERT_EQ(commits.size(), 3u);
+  EXPECT_EQ(commits[0]["subject"], "Teach the parser tabs.");
+  EXPECT_EQ(commits[0]["author_name"], "Ann Writer");
+  EXPECT_EQ(commits[0]["author_email_domain"], "example.com");
+  EXPECT_NE(commits[0]["body"].get<std::string>().find("Reported-by: Cy"), std::string::npos);
+  EXPECT_EQ(commits[1]["subject"], "Keep the old reader.");
+  EXPECT_NE(commits[1]["body"].get<std::string>().find("two downstream tools"), std::string::npos);
+  EXPECT_NE(commits[1]["body"].get<std::string>().find("runs on."), std::string::npos);
+  EXPECT_EQ(commits[0]["authored_date"], "2021-03-02T12:00:00+00:00");
+  EXPECT_EQ(commits[1]["authored_date"], "2021-03-02T11:59:59+00:00");
+  // A hand-kept entry's subject is its first item's sentence.
+  EXPECT_EQ(commits[2]["subject"], "* src/main.c (main): Exit with 2 on a bad flag, as the manual says.");
+  EXPECT_EQ(commits[2]["body"], "* doc/tool.texi: Say so.");
+  EXPECT_EQ(commits[2]["sha"].get<std::string>().size(), 40u);
+  EXPECT_NE(commits[2]["sha"], commits[1]["sha"]);
+  EXPECT_TRUE(commits[2]["files"].empty());
+}
+
 TEST(GitlogToJsonl, ReadsTheFullerFormsAuthorAndItsDate) {
   if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
   std::vector<nlohmann::json> commits =

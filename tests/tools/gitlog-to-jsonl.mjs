@@ -5,6 +5,10 @@
 // replayed into git and synced.
 //   node tests/tools/gitlog-to-jsonl.mjs CHANGELOG[.gz] OWNER/NAME > commits.jsonl
 // Each file's +/- split comes from its diffstat bar, scaled to its count.
+// A GNU ChangeLog (gitlog-to-changelog's output, or one kept by hand: a
+// "2022-12-11  Name  <mail>" line, then the entries indented by a tab) is
+// read too, where the log has no "commit" line: see readGnuChangeLog below.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 
@@ -76,7 +80,75 @@ const addStat = (path, count, bar) => {
   c.files.push({ path, added, deleted: count - added });
 };
 
-for (const line of lines) {
+// A GNU ChangeLog names no commit and counts no lines. Under one date and
+// author gitlog-to-changelog writes each of that day's commits as
+// paragraphs; a commit's message ends with its "* file (function): ..."
+// lines, so a paragraph that does not begin with "*" (nor with a trailer,
+// nor runs on as prose) after a commit's file lines begins the next commit. Each commit gets a made-up sha (a hash of
+// what it holds and its place) and no files: its paths are in its text.
+function readGnuChangeLog() {
+  let block = null;
+  let commit = null;
+  let serial = 0;
+  const flush = () => {
+    if (!commit) return;
+    while (commit.message.length && commit.message.at(-1) === '') commit.message.pop();
+    if (commit.message.length) {
+      // gitlog-to-changelog drops the blank line after a subject: the subject
+      // is the first line, or where the entry begins with a "* file" item (a
+      // hand-kept ChangeLog's), that item's first sentence (three lines at most).
+      const msg = commit.message;
+      let end = 1;
+      if (/^\*\s/.test(msg[0])) {
+        const stop = l => l === '' || /^[*(]/.test(l) || /^[\w-]+:|^[\w-]+ by:/.test(l);
+        while (end < Math.min(msg.length, 3) && !/[.:]$/.test(msg[end - 1]) && !stop(msg[end])) ++end;
+      }
+      if (end < msg.length && msg[end] !== '') msg.splice(end, 0, '');
+      const sha = crypto.createHash('sha1').update(`${serial++}\n${block.date}\n${block.author}\n${commit.message.join('\n')}`).digest('hex');
+      c = { sha, parents: [], author: block.author, domain: block.domain, date: isoDate(block.date), message: commit.message, files: [] };
+      finish();
+    }
+    commit = null;
+  };
+  let atParagraphStart = true;
+  // A paragraph whose first line is long and runs on into the next is a
+  // body's explanation after its file list, not a new commit's subject.
+  const text = i => (lines[i] || '').replace(/^(\t| {8})/, '');
+  const wrappedProse = i => text(i).length > 100 || text(i).length > 60 && !/[.!?:)\]]$/.test(text(i)) && text(i + 1).trim() !== '' && !/^[*(]/.test(text(i + 1));
+  for (const [i, raw] of lines.entries()) {
+    let m;
+    if ((m = /^(\d{4}-\d\d-\d\d)\s+(.+?)\s+<[^>@]*@?([^>]*)>/.exec(raw))) {
+      flush();
+      block = { date: m[1], author: m[2].trim(), domain: m[3], coauthors: true };
+      atParagraphStart = true;
+      continue;
+    }
+    if (!block || (raw !== '' && !/^\s/.test(raw))) { if (raw !== '') { flush(); block = null; } continue; }
+    const line = raw.replace(/^(\t| {8})/, '');
+    // Co-authors listed under the header, before the first entry.
+    if (block.coauthors && /^\s+\S.*<[^>]*@[^>]*>\s*$/.test(line) && !commit) continue;
+    block.coauthors = false;
+    if (line.trim() === '') {
+      if (commit) commit.message.push('');
+      atParagraphStart = true;
+      continue;
+    }
+    if (atParagraphStart) {
+      // A trailer paragraph ("Reported-by: ...") ends the commit before it.
+      const continues = /^\*\s/.test(line) || /^([\w-]*-by|Fixes|Closes|Resolves|Link|Bug|References|Complements|Cc)\s*:/i.test(line);
+      if (commit && commit.hasFiles && !continues && !wrappedProse(i)) flush();
+      if (!commit) commit = { message: [], hasFiles: false };
+      atParagraphStart = false;
+    }
+    if (/^\*\s/.test(line)) commit.hasFiles = true;
+    commit.message.push(line);
+  }
+  flush();
+}
+
+const gnu = !lines.some(l => /^commit [0-9a-f]{40}/.test(l)) && lines.some(l => /^\d{4}-\d\d-\d\d\s+\S.*<.*>/.test(l));
+if (gnu) readGnuChangeLog();
+for (const line of gnu ? [] : lines) {
   let m;
   if ((m = /^commit ([0-9a-f]{40})/.exec(line))) {
     finish();
