@@ -65,16 +65,19 @@ inline void ExpectDebianChangelogHistoryHolds(const std::string& package, const 
   // Installed, or taken out of its package by scripts/install-deps.sh --tests
   // (an installed package of another release leaves the one taken out).
   std::string log;
-  for (std::string at : {"/usr/share/doc/" + package, std::string(UMWELT_SOURCE_DIR "/build-changelogs/") + package}) {
-    testing::RunResult sum = testing::RunShell("sha256sum " + testing::Quote(at + "/changelog.gz") + " 2>/dev/null");
+  for (std::string at :
+       {"/usr/share/doc/" + package, std::string(UMWELT_SOURCE_DIR "/build-changelogs/") + package}) {
+    testing::RunResult sum =
+        testing::RunShell("sha256sum " + testing::Quote(at + "/changelog.gz") + " 2>/dev/null");
     if (sum.code == 0 && sum.out.rfind(sha256, 0) == 0) {
       log = at + "/changelog.gz";
       break;
     }
   }
   if (log.empty()) {
-    GTEST_SKIP() << package << "'s changelog.gz is absent or not Debian 12's (sha256 " << sha256
-                 << "): the questions name its replay (scripts/install-deps.sh --tests writes build-changelogs/)";
+    GTEST_SKIP()
+        << package << "'s changelog.gz is absent or not Debian 12's (sha256 " << sha256
+        << "): the questions name its replay (scripts/install-deps.sh --tests writes build-changelogs/)";
   }
   if (testing::RunShell("node --version").code != 0) GTEST_SKIP() << "node is not installed";
   testing::TempDir dir;
