@@ -70,6 +70,16 @@ std::vector<std::string> NameWords(std::string_view text) {
       e += 2;
       while (e < text.size() && std::isdigit(static_cast<unsigned char>(text[e]))) ++e;
     }
+    // A protocol's version is its name's: "HTTP/2", "HTTP/1.1".
+    if (e > i + 1 && std::isalpha(static_cast<unsigned char>(text[e - 1])) && e + 1 < text.size() &&
+        text[e] == '/' && std::isdigit(static_cast<unsigned char>(text[e + 1]))) {
+      e += 2;
+      while (e < text.size() && (std::isdigit(static_cast<unsigned char>(text[e])) ||
+                                 (text[e] == '.' && e + 1 < text.size() &&
+                                  std::isdigit(static_cast<unsigned char>(text[e + 1]))))) {
+        ++e;
+      }
+    }
     if (e > i) out.emplace_back(text.substr(i, e - i));
     i = e;
   }

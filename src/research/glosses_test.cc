@@ -3,7 +3,8 @@
 // word, a change adapting to a thing says so in any form of its verb, a
 // project's name is its own where its permalinks write it with a version,
 // a plural that ends a question is no verb, a hyphened name is one in any
-// spelling, and the last of a few words after a name is the thing.
+// spelling, the last of a few words after a name is the thing, and a
+// protocol's version is part of its name.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -124,6 +125,33 @@ TEST(SubjectGlossTest, TheLastOfTheWordsAfterANameIsTheThing) {
                                   others,
                               question);
   EXPECT_TRUE(Says(AnswerLines(said), "Show previews of Wikipedia articles")) << said;
+}
+
+// "When did wget add HTTP/2 support?": the version after a protocol's slash
+// is its name's, so records on HTTP (digest authentication, HTTP/1.1) do
+// not answer; one that says HTTP/2, or http2, does.
+TEST(SubjectGlossTest, AProtocolsVersionIsPartOfItsName) {
+  EXPECT_EQ(research::KeyConstraints("When did wget add HTTP/2 support?"),
+            std::vector<std::string>{"http/2|http2"});
+  EXPECT_EQ(research::KeyConstraints("Does it speak HTTP/1.1?"),
+            std::vector<std::string>{"http/1.1|http1.1"});
+  const std::string others = ManyCommits(
+      12, "2012-03", [](int i) { return "Fix a leak in the cookie code, part " + std::to_string(i); });
+  const std::string question = "When did wget add HTTP/2 support?";
+  testing::TempDir dir;
+  std::string md = ReportOn(dir,
+                            "c 1998-02-13T10:00:00Z 'Add HTTP digest authentication support'"
+                            " && c 2010-05-01T10:00:00Z 'Mention support for HTTP/1.1'" +
+                                others,
+                            question, "wget");
+  EXPECT_TRUE(Abstains(md)) << md;
+  testing::TempDir dir2;
+  std::string said = ReportOn(dir2,
+                              "c 1998-02-13T10:00:00Z 'Add HTTP digest authentication support'"
+                              " && c 2019-06-01T10:00:00Z 'Add http2 support through nghttp2'" +
+                                  others,
+                              question, "wget");
+  EXPECT_TRUE(Says(AnswerLines(said), "Add http2 support through nghttp2")) << said;
 }
 
 }  // namespace

@@ -195,6 +195,11 @@ bool IsHyphenedName(const std::string& w) {
 // Rotate option") in its other forms ("rotation"): its stem, of five
 // letters or more.
 std::string OtherSpellings(const std::string& w, const std::string& key, bool identifier, bool name) {
+  // A protocol's version is written with its slash or without: "HTTP/2", "http2".
+  if (size_t slash = key.find('/'); slash != std::string::npos && slash + 1 < key.size() &&
+                                    std::isdigit(static_cast<unsigned char>(key[slash + 1]))) {
+    return "|" + key.substr(0, slash) + key.substr(slash + 1);
+  }
   if (identifier) {
     std::string rest = WithoutNamePrefix(w);
     return rest.empty() ? "" : "|" + rest;
