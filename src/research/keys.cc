@@ -209,6 +209,21 @@ std::string OtherSpellings(const std::string& w, const std::string& key, bool id
   return stem != key && stem.size() >= 5 ? "|" + stem : "";
 }
 
+// A name of three to five words, written out with no other spelling, is
+// also its initials, as its records write it: "Web Key Directory" is WKD.
+std::string WithInitials(const std::string& key) {
+  if (key.find('|') != std::string::npos) return key;
+  std::vector<std::string> words = SplitList(key, ' ');
+  if (words.size() < 3 || words.size() > 5) return key;
+  std::string initials;
+  for (const auto& w : words) {
+    if (w.size() < 2 || !std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+      return key;
+    initials += w[0];
+  }
+  return key + "|" + initials;
+}
+
 // The word of a version written after the name at `n`, a space apart,
 // which is part of it: "Qt 6", "Llama 4", "RandR 1.2", "HDMI 2.1" (a record
 // on HDMI is not one on HDMI 2.1), and "XDMCP version 2"; 0 where none is.
@@ -478,7 +493,7 @@ std::vector<std::string> KeyConstraints(std::string_view question) {
     out.push_back(key);
     key_word.push_back(n);
   }
-  for (auto& key : out) key = WithOtherNames(key);
+  for (auto& key : out) key = WithInitials(WithOtherNames(key));
   // A list of alternatives is one constraint: a record names any of them.
   for (auto it = lists.rbegin(); it != lists.rend(); ++it) {
     if (!it->either) continue;

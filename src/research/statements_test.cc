@@ -71,6 +71,9 @@ TEST(Statements, NonProseIsNeverAStatement) {
   // A name of several words in brackets after another is its other name.
   EXPECT_EQ(research::KeyConstraints("When was support for EPS (Encapsulated PostScript) documents added?"),
             std::vector<std::string>{"eps|encapsulated postscript"});
+  // A name of three to five words written out is also its initials.
+  EXPECT_EQ(research::KeyConstraints("When did GnuPG add Web Key Directory support?"),
+            (std::vector<std::string>{"gnupg", "web key directory|wkd"}));
   EXPECT_EQ(research::KeyConstraints("When was MoE (Mixture of Experts) routing added?"),
             std::vector<std::string>{"moe|mixture of experts"});
   EXPECT_EQ(research::KeyConstraints("Was MFU (as measured) higher?"), std::vector<std::string>{"mfu"});
