@@ -53,7 +53,7 @@ for p in xserver-xorg-video-ati xserver-xorg-video-nouveau xserver-xorg-video-in
   libfarstream-0.2-5 libgnome-menu-3-0 desktop-file-utils telepathy-idle gnome-keyring libcmis-0.5-5v5 pm-utils \
   libixion-0.17-0 libgconf-2-4 yelp-xsl gnome-themes-extra mousepad nemo parole nitrogen xfce4-terminal xfburn \
   libtelepathy-logger3 gigolo telepathy-haze cinnamon-desktop-data cinnamon-control-center-data xfce4-dict strace \
-  wget grep tar libtiff6; do
+  wget grep tar libtiff6 findutils man-db gnupg; do
   [ -s "$LOGS/$p/changelog.gz" ] && continue
   tmp=$(mktemp -d) && chmod 755 "$tmp"
   if (cd "$tmp" && apt-get download -qq "$p" >/dev/null 2>&1); then

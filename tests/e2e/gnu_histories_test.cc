@@ -63,5 +63,40 @@ TEST(WritingEval, LibtiffReplayedFromItsGnuChangeLog) {
                                     "libtiff/libtiff", UMWELT_SOURCE_DIR "/evals/libtiff-history/questions");
 }
 
+// findutils (1,465 commits, 1987-2022, most of them hand-kept entries),
+// man-db (735, 2013-2023) and GnuPG 2.2 (4,020, 2011-2022). Unanswerable
+// once read: find's -readable, -writable and -executable (no record says
+// they came), man-db's dropping Berkeley DB (after its log), GnuPG's
+// keyboxd (2.3's). First runs: 9 of 11 retrieved must-haves cited, 1 of
+// 14 answerable abstained, 6 of 10 unanswerable abstained. Fixed since: a
+// name written out is also its initials (GnuPG's "Web Key Directory", WKD
+// in its records, abstained). Left: find's -newerXY, whose commit is
+// merged under another day's subject in the ChangeLog; man-db's seccomp
+// sandbox, answered from the fixes after "Confine most untrusted data
+// handling using seccomp"; three answered unanswerable questions whose
+// words records say of other things (man-db's Markdown rendering, from
+// "Add blank line for improved Markdown rendering" of its README; a
+// graphical browser, from a note on launching a web browser; GnuPG's web
+// interface, from "Support secret key export via the Assuan interface")
+// and find's -readable tests, from the release notes that say where their
+// history is documented.
+TEST(WritingEval, FindutilsReplayedFromItsGnuChangeLog) {
+  ExpectDebianChangelogHistoryHolds(
+      "findutils", "72933d4cffbdf89bb3d68cfa3a9e6d6e884d708922c9a90d9c848e433737ff45", "mirror/findutils",
+      UMWELT_SOURCE_DIR "/evals/findutils-history/questions", 0.75, {"readable"});
+}
+
+TEST(WritingEval, ManDbReplayedFromItsGnuChangeLog) {
+  ExpectDebianChangelogHistoryHolds(
+      "man-db", "ec3abef14dacc2319a66913f57390437828c831aefebb202104a02315114d8e4", "mirror/man-db",
+      UMWELT_SOURCE_DIR "/evals/man-db-history/questions", 0.6, {"browser", "markdown"});
+}
+
+TEST(WritingEval, GnupgReplayedFromItsGnuChangeLog) {
+  ExpectDebianChangelogHistoryHolds(
+      "gnupg", "706fc2ad5319cc9cb28e4ae8d641957d1edc5815e48e770eb622822229f821fa", "gpg/gnupg",
+      UMWELT_SOURCE_DIR "/evals/gnupg-history/questions", 0.9, {"web-ui"});
+}
+
 }  // namespace
 }  // namespace umwelt
