@@ -84,8 +84,9 @@ const addStat = (path, count, bar) => {
 // author gitlog-to-changelog writes each of that day's commits as
 // paragraphs; a commit's message ends with its "* file (function): ..."
 // lines, so a paragraph that does not begin with "*" (nor with a trailer,
-// nor runs on as prose) after a commit's file lines begins the next commit. Each commit gets a made-up sha (a hash of
-// what it holds and its place) and no files: its paths are in its text.
+// nor runs on as prose) after a commit's file lines begins the next
+// commit. Each commit gets a made-up sha (a hash of what it holds and its
+// place) and no files: its paths are in its text.
 function readGnuChangeLog() {
   let block = null;
   let commit = null;
@@ -104,8 +105,10 @@ function readGnuChangeLog() {
         while (end < Math.min(msg.length, 3) && !/[.:]$/.test(msg[end - 1]) && !stop(msg[end])) ++end;
       }
       if (end < msg.length && msg[end] !== '') msg.splice(end, 0, '');
-      const sha = crypto.createHash('sha1').update(`${serial++}\n${block.date}\n${block.author}\n${commit.message.join('\n')}`).digest('hex');
-      c = { sha, parents: [], author: block.author, domain: block.domain, date: isoDate(block.date), message: commit.message, files: [] };
+      const sha = crypto.createHash('sha1')
+        .update(`${serial++}\n${block.date}\n${block.author}\n${msg.join('\n')}`).digest('hex');
+      c = { sha, parents: [], author: block.author, domain: block.domain, date: isoDate(block.date), message: msg,
+            files: [] };
       finish();
     }
     commit = null;
@@ -114,7 +117,8 @@ function readGnuChangeLog() {
   // A paragraph whose first line is long and runs on into the next is a
   // body's explanation after its file list, not a new commit's subject.
   const text = i => (lines[i] || '').replace(/^(\t| {8})/, '');
-  const wrappedProse = i => text(i).length > 100 || text(i).length > 60 && !/[.!?:)\]]$/.test(text(i)) && text(i + 1).trim() !== '' && !/^[*(]/.test(text(i + 1));
+  const wrappedProse = i => text(i).length > 100 ||
+    (text(i).length > 60 && !/[.!?:)\]]$/.test(text(i)) && text(i + 1).trim() !== '' && !/^[*(]/.test(text(i + 1)));
   for (const [i, raw] of lines.entries()) {
     let m;
     if ((m = /^(\d{4}-\d\d-\d\d)\s+(.+?)\s+<[^>@]*@?([^>]*)>/.exec(raw))) {
