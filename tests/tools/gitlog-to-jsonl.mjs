@@ -128,7 +128,7 @@ function readGnuChangeLog() {
       continue;
     }
     if (!block || (raw !== '' && !/^\s/.test(raw))) { if (raw !== '') { flush(); block = null; } continue; }
-    const line = raw.replace(/^(\t| {8})/, '');
+    const line = text(i);
     // Co-authors listed under the header, before the first entry.
     if (block.coauthors && /^\s+\S.*<[^>]*@[^>]*>\s*$/.test(line) && !commit) continue;
     block.coauthors = false;
@@ -138,7 +138,7 @@ function readGnuChangeLog() {
       continue;
     }
     if (atParagraphStart) {
-      // A trailer paragraph ("Reported-by: ...") ends the commit before it.
+      // More file lines, or a trailer paragraph ("Reported-by: ..."), go on with the commit.
       const continues = /^\*\s/.test(line) || /^([\w-]*-by|Fixes|Closes|Resolves|Link|Bug|References|Complements|Cc)\s*:/i.test(line);
       if (commit && commit.hasFiles && !continues && !wrappedProse(i)) flush();
       if (!commit) commit = { message: [], hasFiles: false };
